@@ -1,0 +1,77 @@
+//! The command line: `mapgrep serve` (the MCP server) and `mapgrep read` (section reads for
+//! people). Parsing and rendering only; the work is the engine's.
+
+mod read;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+
+use crate::roots::Roots;
+use crate::workspace::WorkspaceBuilder;
+
+/// mapgrep: memory-mapped grep/read engine for AI agents (MCP server and CLI).
+#[derive(Debug, Parser)]
+#[command(name = "mapgrep", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the tools over MCP (stdio) for the files under ROOT... (default: the current
+    /// directory).
+    Serve(ServeArgs),
+    /// Print a line range of a file, with line numbers.
+    Read(read::ReadArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Directories the server may read (default: the current directory). Relative tool paths
+    /// resolve against the first.
+    pub roots: Vec<PathBuf>,
+    /// Bytes of file text one tool response may carry before it is cut.
+    #[arg(long, default_value_t = crate::workspace::DEFAULT_MAX_OUTPUT_BYTES)]
+    pub max_output_bytes: usize,
+    /// Byte budget of the line-index cache.
+    #[arg(long, default_value_t = crate::workspace::DEFAULT_INDEX_BUDGET)]
+    pub index_cache_bytes: usize,
+}
+
+/// Parses the process arguments and runs the command.
+pub fn run() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Serve(args) => serve(args),
+        Command::Read(args) => read::run(args),
+    }
+}
+
+fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let roots = if args.roots.is_empty() {
+        vec![std::env::current_dir().context("reading the current directory")?]
+    } else {
+        args.roots
+    };
+    let roots = Roots::new(&roots).context("checking the roots")?;
+    let ws = WorkspaceBuilder::new()
+        .max_output_bytes(args.max_output_bytes)
+        .index_budget(args.index_cache_bytes)
+        .build(roots);
+    eprintln!(
+        "mapgrep {}: serving MCP on stdio for {}",
+        env!("CARGO_PKG_VERSION"),
+        ws.roots().describe()
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(crate::mcp::serve_stdio(Arc::new(ws)))?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,22 @@
+//! mapgrep: a memory-mapped, high-throughput grep/read engine for AI agents.
+//!
+//! The engine (this library) opens files as [`Source`]s (mapped or read), indexes their lines
+//! with [`LineIndex`], and answers section reads ([`read`]) inside the allowed [`Roots`] of a
+//! long-lived [`Workspace`]. Front-ends live beside it: the MCP server ([`mcp`]) and the
+//! command line ([`cli`]); they parse parameters, call one engine function and render.
+
+pub mod cli;
+pub mod error;
+pub mod lines;
+pub mod mcp;
+pub mod read;
+pub mod roots;
+pub mod source;
+pub mod workspace;
+
+pub use error::{Error, Result};
+pub use lines::LineIndex;
+pub use read::{Excerpt, ReadRequest};
+pub use roots::Roots;
+pub use source::Source;
+pub use workspace::{Workspace, WorkspaceBuilder};

@@ -1,0 +1,81 @@
+//! The MCP server: mapgrep's engine exposed as tools over stdio with rmcp.
+//!
+//! Handlers are thin: parse parameters, run one engine call off the async threads, render.
+//! Logs go to stderr; stdout is the protocol.
+
+mod read;
+
+use std::sync::Arc;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ErrorData, ServerHandler, ServiceExt, tool_handler};
+
+use crate::workspace::Workspace;
+
+pub use read::{
+    FileReadRequest, ReadFilesParams, ReadTextFileMeta, ReadTextFileParams, ReadTextFileResult,
+};
+
+/// What the server tells a client about how to use it.
+pub const INSTRUCTIONS: &str = "\
+mapgrep serves fast, exact reads of the files under its roots (relative paths resolve against \
+the first root).
+
+Workflow: find, then read exactly what you need.
+1. Find the line: search for it (grep_content when available, or your own search).
+2. Read only that section with read_files: give start_line and read_to_next_pattern \
+(e.g. \"^\\\\[LOG-\" for log entries, \"^## \" for level-2 sections, \"^#+ \" for any heading); \
+the server stops right before the next matching line, so you never compute end_line yourself.
+Use head/tail to sample a file, start_line/end_line when you know both ends, and read_text_file \
+for line/limit pagination with has_more/next_line metadata. Every read says which lines it \
+returned and the file's total; a cut read says where to continue.";
+
+/// The MCP server type: one [`Workspace`] shared by every call.
+#[derive(Clone)]
+pub struct MapgrepServer {
+    ws: Arc<Workspace>,
+    tool_router: ToolRouter<MapgrepServer>,
+}
+
+impl MapgrepServer {
+    pub fn new(ws: Arc<Workspace>) -> MapgrepServer {
+        MapgrepServer {
+            ws,
+            tool_router: MapgrepServer::read_router(),
+        }
+    }
+
+    pub fn workspace(&self) -> &Arc<Workspace> {
+        &self.ws
+    }
+
+    /// Runs blocking engine work on tokio's blocking pool.
+    async fn blocking<T, F>(&self, f: F) -> Result<T, ErrorData>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Workspace) -> T + Send + 'static,
+    {
+        let ws = Arc::clone(&self.ws);
+        tokio::task::spawn_blocking(move || f(&ws))
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("engine task failed: {e}"), None))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for MapgrepServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("mapgrep", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+}
+
+/// Serves `ws` over stdin/stdout until the client disconnects.
+pub async fn serve_stdio(ws: Arc<Workspace>) -> anyhow::Result<()> {
+    let server = MapgrepServer::new(ws);
+    let running = server.serve(rmcp::transport::stdio()).await?;
+    running.waiting().await?;
+    Ok(())
+}

@@ -1,0 +1,385 @@
+//! Line-range reads: whole file, `head`, `tail`, `start_line`/`end_line`, and
+//! `start_line` + `read_to_next_pattern` (spec/000, spec/001), plus the paginated
+//! `line`/`limit` read of spec/002.
+//!
+//! A read resolves to a line range through the file's [`LineIndex`](crate::lines::LineIndex)
+//! and slices the bytes of that range; nothing else of the file is copied. The result is an
+//! [`Excerpt`]: the lines, where they are, and the notes a reader must see (pattern not found,
+//! output cut).
+
+mod params;
+
+use std::fmt;
+use std::ops::Range;
+
+use bstr::ByteSlice;
+use regex_automata::Input;
+use regex_automata::meta::Regex;
+
+use crate::error::Error;
+use crate::lines::LineIndex;
+use crate::workspace::{OpenFile, Workspace};
+
+pub use params::{ReadMode, ReadRequest};
+
+/// A validation error, rendered in spec/001's layout:
+///
+/// ```text
+/// Error: [Short description]
+///
+/// You provided: [echo back the parameters]
+/// Problem: [why this is invalid]
+/// Fix: [how to correct it]
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamError {
+    pub short: String,
+    pub provided: String,
+    pub problem: String,
+    pub fix: String,
+    pub tip: Option<String>,
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Error: {}\n\nYou provided: {}\nProblem: {}\nFix: {}",
+            self.short, self.provided, self.problem, self.fix
+        )?;
+        if let Some(tip) = &self.tip {
+            write!(f, "\n{tip}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+/// Why a read failed: the caller's parameters, or the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{0}")]
+    Param(ParamError),
+    #[error(transparent)]
+    File(#[from] Error),
+}
+
+impl ReadError {
+    /// The error in spec/001's layout, for a request echoed as `provided`.
+    pub fn to_param_error(&self, provided: &str) -> ParamError {
+        match self {
+            ReadError::Param(p) => p.clone(),
+            ReadError::File(e) => file_error_layout(e, provided),
+        }
+    }
+}
+
+/// Renders a file-level error in spec/001's layout, with a fix for each kind.
+pub fn file_error_layout(e: &Error, provided: &str) -> ParamError {
+    let (short, fix) = match e {
+        Error::NotFound { .. } => (
+            "File not found",
+            "Check the path: relative paths resolve against the first root. Use grep_content to find files.",
+        ),
+        Error::PermissionDenied { .. } => (
+            "Permission denied",
+            "Pick a file the server's user may read.",
+        ),
+        Error::NotAFile { .. } => (
+            "Not a regular file",
+            "Give the path of a regular file; directories, FIFOs, sockets and devices are not read.",
+        ),
+        Error::Binary { .. } => (
+            "Binary file",
+            "Only text files are read. Use grep_content to search text files instead.",
+        ),
+        Error::OutsideRoots { .. } | Error::NoRoots => (
+            "Path outside the allowed roots",
+            "Use a path inside the roots the server was started with (relative paths resolve against the first root).",
+        ),
+        Error::InvalidPath { .. } => ("Invalid path", "Give a plain file path."),
+        Error::Changed { .. } => ("File changed during read", "Retry the read."),
+        Error::Io { .. } => ("Read failed", "Retry; if it persists, check the file."),
+    };
+    ParamError {
+        short: short.into(),
+        provided: provided.into(),
+        problem: e.to_string(),
+        fix: fix.into(),
+        tip: None,
+    }
+}
+
+/// Something a reader of an excerpt must be told.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// `read_to_next_pattern` found no further match: the excerpt runs to end of file.
+    PatternNotFound { pattern: String, start_line: u64 },
+    /// `end_line` was past the end and was clamped.
+    EndClamped { requested: u64, total: u64 },
+    /// The response byte budget cut the excerpt; the rest starts at `next_line`.
+    Cut { next_line: u64, budget: usize },
+    /// A single line longer than the budget was cut inside the line.
+    LineCut { line: u64, shown: usize, len: usize },
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::PatternNotFound {
+                pattern,
+                start_line,
+            } => write!(
+                f,
+                "Note: Pattern '{pattern}' not found after line {start_line}. Read to end of file."
+            ),
+            Note::EndClamped { requested, total } => write!(
+                f,
+                "Note: end_line {requested} is past the end of the file ({total} lines). Read to end of file."
+            ),
+            Note::Cut { next_line, budget } => write!(
+                f,
+                "Note: Output cut at the {budget}-byte response limit. Continue with start_line: {next_line}."
+            ),
+            Note::LineCut { line, shown, len } => write!(
+                f,
+                "Note: Line {line} is {len} bytes long; only its first {shown} bytes are shown."
+            ),
+        }
+    }
+}
+
+/// A run of lines of one file, ready to render.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Excerpt {
+    /// The path as the caller gave it.
+    pub path: String,
+    /// First line returned (1-based); 0 with `last_line` 0 when nothing was returned.
+    pub first_line: u64,
+    /// Last line returned (inclusive).
+    pub last_line: u64,
+    /// The file's total number of lines.
+    pub total_lines: u64,
+    /// The text of the lines, terminators as in the file, decoded lossily.
+    pub text: String,
+    pub notes: Vec<Note>,
+}
+
+impl Excerpt {
+    /// Lines in the excerpt.
+    pub fn line_count(&self) -> u64 {
+        if self.last_line == 0 {
+            0
+        } else {
+            self.last_line - self.first_line + 1
+        }
+    }
+
+    /// The next line after the excerpt when the budget cut it.
+    pub fn cut_at(&self) -> Option<u64> {
+        self.notes.iter().find_map(|n| match n {
+            Note::Cut { next_line, .. } => Some(*next_line),
+            _ => None,
+        })
+    }
+}
+
+/// Runs one read request against the workspace, with `budget` bytes of output at most.
+pub fn read(ws: &Workspace, req: &ReadRequest, budget: usize) -> Result<Excerpt, ReadError> {
+    let mode = req.mode().map_err(ReadError::Param)?;
+    // Compile the pattern before touching the file: a bad regex is the caller's error
+    // whatever the file.
+    let regex = match &mode {
+        ReadMode::ToNext { pattern, .. } => Some(
+            ws.regex(pattern, false)
+                .map_err(|e| ReadError::Param(params::invalid_regex(req, pattern, &e)))?,
+        ),
+        _ => None,
+    };
+    let open = ws.open(&req.path)?;
+    if matches!(mode, ReadMode::Whole)
+        && !req.large_file_passthrough
+        && is_structured_data(&req.path)
+        && open.source.id().len > ws.limits().large_structured_file
+    {
+        return Err(ReadError::Param(params::large_structured(
+            req,
+            open.source.id().len,
+        )));
+    }
+    let total = open.total_lines();
+    let (range, mut notes) = resolve_lines(&open, req, &mode, regex.as_deref(), total)?;
+    let mut excerpt = excerpt_of(&open, &req.path, range, budget);
+    notes.append(&mut excerpt.notes);
+    excerpt.notes = notes;
+    Ok(excerpt)
+}
+
+/// The first and last line a mode selects (`last < first` when it selects nothing).
+fn resolve_lines(
+    open: &OpenFile,
+    req: &ReadRequest,
+    mode: &ReadMode,
+    regex: Option<&Regex>,
+    total: u64,
+) -> Result<(Range<u64>, Vec<Note>), ReadError> {
+    let mut notes = Vec::new();
+    let check_start = |start: u64| {
+        if start > total {
+            Err(ReadError::Param(params::start_past_end(req, start, total)))
+        } else {
+            Ok(())
+        }
+    };
+    let lines = match *mode {
+        ReadMode::Whole => 1..total + 1,
+        ReadMode::Head(n) => 1..n.min(total) + 1,
+        ReadMode::Tail(n) => total - n.min(total) + 1..total + 1,
+        ReadMode::Range { start, end } => {
+            check_start(start)?;
+            let end = match end {
+                Some(e) if e > total => {
+                    notes.push(Note::EndClamped {
+                        requested: e,
+                        total,
+                    });
+                    total
+                }
+                Some(e) => e,
+                None => total,
+            };
+            start..end + 1
+        }
+        ReadMode::ToNext { start, ref pattern } => {
+            check_start(start)?;
+            let re = regex.expect("compiled above");
+            let bytes = open.bytes();
+            let from = open
+                .index
+                .line_start(bytes, start + 1)
+                .unwrap_or(bytes.len());
+            match next_matching_line(re, bytes, &open.index, from) {
+                Some(line) => start..line,
+                None => {
+                    notes.push(Note::PatternNotFound {
+                        pattern: pattern.clone(),
+                        start_line: start,
+                    });
+                    start..total + 1
+                }
+            }
+        }
+    };
+    Ok((lines, notes))
+}
+
+/// The number of the first line at or after byte `from` (a line start) that contains a match
+/// of `re`, judged line by line: a match that spans a newline does not count, exactly as if
+/// each line were searched on its own. One forward search over the bytes, no line splitting.
+pub fn next_matching_line(re: &Regex, bytes: &[u8], index: &LineIndex, from: usize) -> Option<u64> {
+    let mut at = from;
+    while at < bytes.len() {
+        let m = re.find(Input::new(bytes).range(at..))?;
+        let line_start = memchr::memrchr(b'\n', &bytes[at..m.start()]).map_or(at, |i| at + i + 1);
+        if line_start >= bytes.len() {
+            return None;
+        }
+        let line_end =
+            memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i);
+        if m.end() <= line_end || re.is_match(&bytes[line_start..line_end]) {
+            return Some(index.line_of_offset(bytes, line_start));
+        }
+        at = line_end + 1;
+    }
+    None
+}
+
+/// Slices lines `lines` (1-based, half-open) of `open` into an excerpt of at most `budget`
+/// bytes of text, cutting at a line boundary (or inside a single over-long line) and saying so.
+pub fn excerpt_of(open: &OpenFile, path: &str, lines: Range<u64>, budget: usize) -> Excerpt {
+    let bytes = open.bytes();
+    let total = open.total_lines();
+    let mut excerpt = Excerpt {
+        path: path.to_string(),
+        first_line: 0,
+        last_line: 0,
+        total_lines: total,
+        text: String::new(),
+        notes: Vec::new(),
+    };
+    if lines.start >= lines.end || lines.start > total {
+        return excerpt;
+    }
+    let first = lines.start;
+    let mut last = (lines.end - 1).min(total);
+    let mut range = open.index.line_range(bytes, first, last);
+    if range.len() > budget {
+        // Find the last line that still fits; at least one (possibly cut) line is returned.
+        let limit = range.start + budget;
+        let fit_end = memchr::memrchr(b'\n', &bytes[range.start..limit]).map(|i| range.start + i);
+        match fit_end {
+            Some(end) => {
+                last = open.index.line_of_offset(bytes, end);
+                range = range.start..end + 1;
+            }
+            None => {
+                let line = open.index.line_range(bytes, first, first);
+                let cut = floor_char_boundary(&bytes[line.clone()], budget);
+                excerpt.notes.push(Note::LineCut {
+                    line: first,
+                    shown: cut,
+                    len: line.len(),
+                });
+                last = first;
+                range = line.start..line.start + cut;
+            }
+        }
+        if last < (lines.end - 1).min(total) {
+            excerpt.notes.push(Note::Cut {
+                next_line: last + 1,
+                budget,
+            });
+        }
+    }
+    excerpt.first_line = first;
+    excerpt.last_line = last;
+    excerpt.text = bytes[range].to_str_lossy().into_owned();
+    excerpt
+}
+
+/// The largest prefix length ≤ `max` that does not split a UTF-8 sequence.
+fn floor_char_boundary(bytes: &[u8], max: usize) -> usize {
+    let mut cut = max.min(bytes.len());
+    while cut > 0 && cut < bytes.len() && (bytes[cut] & 0xC0) == 0x80 {
+        cut -= 1;
+    }
+    cut
+}
+
+fn is_structured_data(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    [".json", ".jsonl", ".ndjson", ".yaml", ".yml"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
+}
+
+/// The paginated read of spec/002: `limit` lines from `line` (both 1-based, validated by the
+/// caller), cut by `budget` bytes. Returns the excerpt; `has_more`/`next_line` derive from it.
+pub fn read_page(
+    ws: &Workspace,
+    path: &str,
+    line: u64,
+    limit: Option<u64>,
+    budget: usize,
+) -> Result<Excerpt, Error> {
+    let open = ws.open(path)?;
+    let end = match limit {
+        Some(l) => line.saturating_add(l),
+        None => u64::MAX,
+    };
+    Ok(excerpt_of(&open, path, line..end, budget))
+}
+
+#[cfg(test)]
+mod tests;

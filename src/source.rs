@@ -1,0 +1,296 @@
+//! `Source`: the bytes of one opened regular file, memory-mapped or read, behind one type.
+//!
+//! This is the only module of mapgrep that contains `unsafe` code: the memory map. Everything
+//! else sees a `&[u8]`. The module also classifies the bytes once, at open time: binary (a NUL
+//! byte in the first 64 KiB), UTF-8 with a byte-order mark, or UTF-16 with a byte-order mark
+//! (transcoded to UTF-8 so that line indexing and searching work on one encoding).
+
+use std::fs::{File, Metadata};
+use std::io::{self, Read};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use memmap2::Mmap;
+
+use crate::error::{Error, Result};
+
+/// How many leading bytes are inspected for a NUL byte to call a file binary.
+pub const BINARY_PROBE_LEN: usize = 64 * 1024;
+
+/// Files at least this large are memory-mapped by default; smaller ones are read.
+pub const DEFAULT_MMAP_THRESHOLD: u64 = 256 * 1024;
+
+/// The identity of a file's contents as `fstat` tells it. Two equal identities mean "the same
+/// bytes" for caching purposes; a changed length or modification time means a new identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileId {
+    pub dev: u64,
+    pub ino: u64,
+    pub len: u64,
+    pub mtime: Option<SystemTime>,
+}
+
+impl FileId {
+    pub fn from_metadata(md: &Metadata) -> FileId {
+        FileId {
+            dev: md.dev(),
+            ino: md.ino(),
+            len: md.len(),
+            mtime: md.modified().ok(),
+        }
+    }
+
+    /// The same file (device and inode), whatever its contents now.
+    pub fn same_file(&self, other: &FileId) -> bool {
+        self.dev == other.dev && self.ino == other.ino
+    }
+}
+
+/// What the bytes of a file are, decided once when it is opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// UTF-8 or anything ASCII-compatible (decoded lossily at output time).
+    Utf8,
+    /// UTF-8 with a leading byte-order mark (the three BOM bytes are skipped).
+    Utf8Bom,
+    /// UTF-16 (little or big endian) with a byte-order mark, transcoded to UTF-8 on open.
+    Utf16,
+    /// A NUL byte in the first 64 KiB and no UTF-16 byte-order mark.
+    Binary,
+}
+
+enum Bytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+/// Options for opening a [`Source`].
+#[derive(Clone, Debug)]
+pub struct SourceOptions {
+    /// Map files at least this large; read smaller ones. `u64::MAX` never maps.
+    pub mmap_threshold: u64,
+}
+
+impl Default for SourceOptions {
+    fn default() -> SourceOptions {
+        SourceOptions {
+            mmap_threshold: DEFAULT_MMAP_THRESHOLD,
+        }
+    }
+}
+
+/// An opened regular file's bytes.
+pub struct Source {
+    path: PathBuf,
+    id: FileId,
+    encoding: Encoding,
+    bytes: Bytes,
+    /// Offset of the text within `bytes` (3 after a UTF-8 BOM, else 0).
+    start: usize,
+}
+
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Source")
+            .field("path", &self.path)
+            .field("id", &self.id)
+            .field("encoding", &self.encoding)
+            .field("mapped", &self.is_mapped())
+            .finish()
+    }
+}
+
+impl Source {
+    /// Opens `path`, which must name a regular file. Directories, FIFOs, sockets and devices
+    /// are refused before any byte is read, and the open itself never blocks (a FIFO swapped
+    /// in after the check is opened non-blocking and refused by `fstat`).
+    pub fn open(path: &Path, opts: &SourceOptions) -> Result<Source> {
+        let md = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        if !md.is_file() {
+            return Err(Error::NotAFile {
+                path: path.to_path_buf(),
+                kind: file_kind(&md),
+            });
+        }
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        let md = file.metadata().map_err(|e| Error::io(path, e))?;
+        if !md.is_file() {
+            return Err(Error::NotAFile {
+                path: path.to_path_buf(),
+                kind: file_kind(&md),
+            });
+        }
+        let id = FileId::from_metadata(&md);
+        let bytes = if id.len >= opts.mmap_threshold && id.len > 0 {
+            match mmap::map(&file) {
+                Ok(m) => Bytes::Mapped(m),
+                Err(_) => Bytes::Owned(read_all(&file, id.len, path)?),
+            }
+        } else {
+            Bytes::Owned(read_all(&file, id.len, path)?)
+        };
+        let mut source = Source {
+            path: path.to_path_buf(),
+            id,
+            encoding: Encoding::Utf8,
+            bytes,
+            start: 0,
+        };
+        source.classify();
+        Ok(source)
+    }
+
+    /// Builds a source from bytes in memory (tests and benches).
+    pub fn from_bytes(path: impl Into<PathBuf>, data: Vec<u8>) -> Source {
+        let id = FileId {
+            dev: 0,
+            ino: 0,
+            len: data.len() as u64,
+            mtime: None,
+        };
+        let mut source = Source {
+            path: path.into(),
+            id,
+            encoding: Encoding::Utf8,
+            bytes: Bytes::Owned(data),
+            start: 0,
+        };
+        source.classify();
+        source
+    }
+
+    fn classify(&mut self) {
+        let raw = self.raw();
+        if raw.starts_with(b"\xEF\xBB\xBF") {
+            self.encoding = Encoding::Utf8Bom;
+            self.start = 3;
+        } else if raw.starts_with(b"\xFF\xFE") || raw.starts_with(b"\xFE\xFF") {
+            let utf8 = transcode_utf16(raw);
+            self.bytes = Bytes::Owned(utf8);
+            self.encoding = Encoding::Utf16;
+            self.start = 0;
+        } else {
+            let probe = &raw[..raw.len().min(BINARY_PROBE_LEN)];
+            if memchr::memchr(0, probe).is_some() {
+                self.encoding = Encoding::Binary;
+            }
+        }
+    }
+
+    fn raw(&self) -> &[u8] {
+        match &self.bytes {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+
+    /// The text bytes (after a UTF-8 BOM; UTF-8 after transcoding a UTF-16 file).
+    pub fn bytes(&self) -> &[u8] {
+        &self.raw()[self.start..]
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn id(&self) -> FileId {
+        self.id
+    }
+
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    pub fn is_binary(&self) -> bool {
+        self.encoding == Encoding::Binary
+    }
+
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.bytes, Bytes::Mapped(_))
+    }
+}
+
+fn read_all(mut file: &File, len: u64, path: &Path) -> Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    file.read_to_end(&mut buf).map_err(|e| Error::io(path, e))?;
+    Ok(buf)
+}
+
+/// A short human name for a non-regular file type, used in error messages.
+pub fn file_kind(md: &Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let ft = md.file_type();
+    if ft.is_dir() {
+        "directory"
+    } else if ft.is_fifo() {
+        "FIFO"
+    } else if ft.is_socket() {
+        "socket"
+    } else if ft.is_char_device() {
+        "character device"
+    } else if ft.is_block_device() {
+        "block device"
+    } else if ft.is_symlink() {
+        "symbolic link"
+    } else if ft.is_file() {
+        "regular file"
+    } else {
+        "special file"
+    }
+}
+
+fn transcode_utf16(raw: &[u8]) -> Vec<u8> {
+    let little = raw.starts_with(b"\xFF\xFE");
+    let units = raw[2..].chunks(2).map(|c| {
+        let pair = [c[0], *c.get(1).unwrap_or(&0)];
+        if little {
+            u16::from_le_bytes(pair)
+        } else {
+            u16::from_be_bytes(pair)
+        }
+    });
+    let mut out = String::with_capacity(raw.len() / 2);
+    for ch in char::decode_utf16(units) {
+        out.push(ch.unwrap_or(char::REPLACEMENT_CHARACTER));
+    }
+    out.into_bytes()
+}
+
+/// Maps an `io::Error` kind to whether it means "does not exist".
+pub fn is_not_found(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::NotFound
+}
+
+mod mmap {
+    //! The memory map: the crate's only `unsafe` code.
+
+    use std::fs::File;
+    use std::io;
+
+    use memmap2::{Advice, Mmap};
+
+    /// Maps `file` read-only.
+    ///
+    /// # Safety
+    ///
+    /// This function is safe to call, but it wraps `Mmap::map`, whose contract is that the
+    /// mapped file must not be modified or truncated while the map is alive: a write shows up
+    /// in the slice (the bytes are not a snapshot) and a truncation makes access past the new
+    /// end raise SIGBUS. mapgrep accepts the first (every reader re-checks the file identity
+    /// and tolerates arbitrary bytes) and bounds the second by mapping only regular files,
+    /// holding a map only for the duration of one call, and falling back to `read` whenever
+    /// mapping fails. This is the same trade-off ripgrep makes for its mmap searcher.
+    pub(super) fn map(file: &File) -> io::Result<Mmap> {
+        // SAFETY: `file` is an open regular file (checked by the caller with fstat) and the
+        // map is read-only and private to this process; see the function docs for the
+        // concurrent-modification contract.
+        let map = unsafe { Mmap::map(file)? };
+        let _ = map.advise(Advice::Sequential);
+        Ok(map)
+    }
+}

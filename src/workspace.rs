@@ -1,0 +1,341 @@
+//! `Workspace`: the long-lived state behind every tool call — the roots, the line-index cache
+//! (bounded by a byte budget) and the compiled-regex cache.
+//!
+//! Every cached value is keyed by what makes it valid: a line index by the file's identity
+//! from `fstat` (device, inode, length, modification time), so a changed file is never served
+//! stale; a regex by its pattern and flags.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use regex_automata::meta::Regex;
+
+use crate::error::{Error, Result};
+use crate::lines::LineIndex;
+use crate::roots::Roots;
+use crate::source::{FileId, Source, SourceOptions};
+
+/// Default byte budget of the line-index cache.
+pub const DEFAULT_INDEX_BUDGET: usize = 64 * 1024 * 1024;
+
+/// Default byte budget of one tool response's text.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+
+/// How many compiled regexes are kept.
+const REGEX_CACHE_ENTRIES: usize = 256;
+
+/// Limits that shape every response.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Bytes of file text one response may carry before it is cut (and says so).
+    pub max_output_bytes: usize,
+    /// Whole-file reads of JSON/YAML files above this size are refused unless the caller
+    /// passes `large_file_passthrough`.
+    pub large_structured_file: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            large_structured_file: 256 * 1024,
+        }
+    }
+}
+
+/// Builds a [`Workspace`].
+#[derive(Clone, Debug)]
+pub struct WorkspaceBuilder {
+    source: SourceOptions,
+    limits: Limits,
+    index_budget: usize,
+}
+
+impl Default for WorkspaceBuilder {
+    fn default() -> WorkspaceBuilder {
+        WorkspaceBuilder {
+            source: SourceOptions::default(),
+            limits: Limits::default(),
+            index_budget: DEFAULT_INDEX_BUDGET,
+        }
+    }
+}
+
+impl WorkspaceBuilder {
+    pub fn new() -> WorkspaceBuilder {
+        WorkspaceBuilder::default()
+    }
+
+    /// Files at least this large are memory-mapped; smaller ones are read.
+    pub fn mmap_threshold(&mut self, bytes: u64) -> &mut WorkspaceBuilder {
+        self.source.mmap_threshold = bytes;
+        self
+    }
+
+    /// Bytes of file text one response may carry.
+    pub fn max_output_bytes(&mut self, bytes: usize) -> &mut WorkspaceBuilder {
+        self.limits.max_output_bytes = bytes.max(1);
+        self
+    }
+
+    /// Byte budget of the line-index cache.
+    pub fn index_budget(&mut self, bytes: usize) -> &mut WorkspaceBuilder {
+        self.index_budget = bytes;
+        self
+    }
+
+    pub fn build(&self, roots: Roots) -> Workspace {
+        Workspace {
+            roots,
+            source: self.source.clone(),
+            limits: self.limits.clone(),
+            indexes: Mutex::new(IndexCache::new(self.index_budget)),
+            regexes: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+/// A file opened for one call: its bytes and their line index.
+pub struct OpenFile {
+    pub source: Source,
+    pub index: Arc<LineIndex>,
+}
+
+impl OpenFile {
+    pub fn bytes(&self) -> &[u8] {
+        self.source.bytes()
+    }
+
+    pub fn total_lines(&self) -> u64 {
+        self.index.total_lines(self.source.bytes())
+    }
+}
+
+/// Long-lived engine state; share it behind an `Arc`.
+pub struct Workspace {
+    roots: Roots,
+    source: SourceOptions,
+    limits: Limits,
+    indexes: Mutex<IndexCache>,
+    regexes: Mutex<HashMap<(String, bool), Arc<Regex>>>,
+}
+
+impl Workspace {
+    pub fn new(roots: Roots) -> Workspace {
+        WorkspaceBuilder::new().build(roots)
+    }
+
+    pub fn roots(&self) -> &Roots {
+        &self.roots
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Resolves a caller's path inside the roots (see [`Roots::resolve`]).
+    pub fn resolve(&self, path: &str) -> Result<PathBuf> {
+        self.roots.resolve(path)
+    }
+
+    /// Resolves `path` and opens it as a regular file, without indexing it.
+    pub fn open_source(&self, path: &str) -> Result<Source> {
+        let resolved = self.resolve(path)?;
+        Source::open(&resolved, &self.source)
+    }
+
+    /// Resolves and opens `path` and gives its line index (cached). Binary files are refused.
+    pub fn open(&self, path: &str) -> Result<OpenFile> {
+        let source = self.open_source(path)?;
+        if source.is_binary() {
+            return Err(Error::Binary {
+                path: PathBuf::from(path),
+            });
+        }
+        let index = self.index(&source);
+        Ok(OpenFile { source, index })
+    }
+
+    /// The line index of an opened source: cached by file identity, extended when the file
+    /// only grew, rebuilt otherwise.
+    pub fn index(&self, source: &Source) -> Arc<LineIndex> {
+        let id = source.id();
+        let key = source.path();
+        let previous = {
+            let mut cache = self.indexes.lock().expect("index cache lock");
+            match cache.get(key, &id) {
+                Lookup::Hit(index) => return index,
+                Lookup::Grown(index) => Some(index),
+                Lookup::Miss => None,
+            }
+        };
+        let bytes = source.bytes();
+        let index = previous
+            .and_then(|old| old.extended(bytes))
+            .unwrap_or_else(|| LineIndex::build(bytes));
+        let index = Arc::new(index);
+        if id.dev != 0 || id.ino != 0 {
+            let mut cache = self.indexes.lock().expect("index cache lock");
+            cache.insert(key.to_path_buf(), id, Arc::clone(&index));
+        }
+        index
+    }
+
+    /// Bytes the line-index cache holds now.
+    pub fn index_cache_bytes(&self) -> usize {
+        self.indexes.lock().expect("index cache lock").bytes
+    }
+
+    /// Compiles (or fetches from the cache) a line-oriented regex: `^`/`$` match at line
+    /// boundaries (CRLF-aware), Unicode on.
+    pub fn regex(
+        &self,
+        pattern: &str,
+        case_insensitive: bool,
+    ) -> Result<Arc<Regex>, Box<regex_automata::meta::BuildError>> {
+        let key = (pattern.to_string(), case_insensitive);
+        if let Some(re) = self.regexes.lock().expect("regex cache lock").get(&key) {
+            return Ok(Arc::clone(re));
+        }
+        let re = Arc::new(build_line_regex(pattern, case_insensitive).map_err(Box::new)?);
+        let mut cache = self.regexes.lock().expect("regex cache lock");
+        if cache.len() >= REGEX_CACHE_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(key, Arc::clone(&re));
+        Ok(re)
+    }
+}
+
+/// Compiles a regex with mapgrep's line semantics (multi-line anchors, CRLF-aware).
+pub fn build_line_regex(
+    pattern: &str,
+    case_insensitive: bool,
+) -> Result<Regex, regex_automata::meta::BuildError> {
+    use regex_automata::util::syntax;
+    Regex::builder()
+        .syntax(
+            syntax::Config::new()
+                .multi_line(true)
+                .crlf(true)
+                .case_insensitive(case_insensitive),
+        )
+        .configure(
+            Regex::config()
+                .nfa_size_limit(Some(64 * 1024 * 1024))
+                .hybrid_cache_capacity(8 * 1024 * 1024),
+        )
+        .build(pattern)
+}
+
+enum Lookup {
+    Hit(Arc<LineIndex>),
+    Grown(Arc<LineIndex>),
+    Miss,
+}
+
+struct CacheEntry {
+    id: FileId,
+    index: Arc<LineIndex>,
+    cost: usize,
+    last_used: u64,
+}
+
+/// Line indexes by canonical path, evicted least-recently-used beyond a byte budget.
+struct IndexCache {
+    map: HashMap<PathBuf, CacheEntry>,
+    budget: usize,
+    bytes: usize,
+    clock: u64,
+}
+
+impl IndexCache {
+    fn new(budget: usize) -> IndexCache {
+        IndexCache {
+            map: HashMap::new(),
+            budget,
+            bytes: 0,
+            clock: 0,
+        }
+    }
+
+    fn get(&mut self, path: &Path, id: &FileId) -> Lookup {
+        self.clock += 1;
+        let Some(entry) = self.map.get_mut(path) else {
+            return Lookup::Miss;
+        };
+        if entry.id == *id {
+            entry.last_used = self.clock;
+            Lookup::Hit(Arc::clone(&entry.index))
+        } else if entry.id.same_file(id) && id.len > entry.id.len {
+            Lookup::Grown(Arc::clone(&entry.index))
+        } else {
+            Lookup::Miss
+        }
+    }
+
+    fn insert(&mut self, path: PathBuf, id: FileId, index: Arc<LineIndex>) {
+        let cost = index.heap_bytes() + path.as_os_str().len() + 96;
+        if cost > self.budget {
+            return;
+        }
+        self.clock += 1;
+        if let Some(old) = self.map.insert(
+            path,
+            CacheEntry {
+                id,
+                index,
+                cost,
+                last_used: self.clock,
+            },
+        ) {
+            self.bytes -= old.cost;
+        }
+        self.bytes += cost;
+        while self.bytes > self.budget {
+            let victim = self
+                .map
+                .iter()
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(p, _)| p.clone())
+                .expect("over budget means non-empty");
+            let e = self.map.remove(&victim).expect("victim exists");
+            self.bytes -= e.cost;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_changed_file_is_reindexed_and_a_grown_one_extended() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f.txt");
+        std::fs::write(&f, "a\nb\n").unwrap();
+        let ws = Workspace::new(Roots::new([dir.path()]).unwrap());
+        let open = ws.open("f.txt").unwrap();
+        assert_eq!(open.total_lines(), 2);
+        std::fs::write(&f, "a\nb\nc\n").unwrap();
+        assert_eq!(ws.open("f.txt").unwrap().total_lines(), 3);
+        std::fs::write(&f, "x\n").unwrap();
+        assert_eq!(ws.open("f.txt").unwrap().total_lines(), 1);
+    }
+
+    #[test]
+    fn the_cache_stays_within_its_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..50 {
+            std::fs::write(dir.path().join(format!("{i}.txt")), "x\n").unwrap();
+        }
+        let ws = WorkspaceBuilder::new()
+            .index_budget(1000)
+            .build(Roots::new([dir.path()]).unwrap());
+        for i in 0..50 {
+            ws.open(&format!("{i}.txt")).unwrap();
+            assert!(ws.index_cache_bytes() <= 1000);
+        }
+    }
+}
