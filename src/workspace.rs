@@ -198,7 +198,7 @@ impl Workspace {
         if let Some(re) = self.regexes.lock().expect("regex cache lock").get(&key) {
             return Ok(Arc::clone(re));
         }
-        let re = Arc::new(build_line_regex(pattern, case_insensitive).map_err(Box::new)?);
+        let re = Arc::new(build_line_regex(pattern, case_insensitive)?);
         let mut cache = self.regexes.lock().expect("regex cache lock");
         if cache.len() >= REGEX_CACHE_ENTRIES {
             cache.clear();
@@ -212,7 +212,7 @@ impl Workspace {
 pub fn build_line_regex(
     pattern: &str,
     case_insensitive: bool,
-) -> Result<Regex, regex_automata::meta::BuildError> {
+) -> Result<Regex, Box<regex_automata::meta::BuildError>> {
     use regex_automata::util::syntax;
     Regex::builder()
         .syntax(
@@ -227,6 +227,7 @@ pub fn build_line_regex(
                 .hybrid_cache_capacity(8 * 1024 * 1024),
         )
         .build(pattern)
+        .map_err(Box::new)
 }
 
 enum Lookup {
