@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod error;
 pub mod lines;
+pub mod matcher;
 pub mod mcp;
 pub mod read;
 pub mod roots;

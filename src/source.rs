@@ -215,6 +215,68 @@ impl Source {
     }
 }
 
+/// The bytes of one file for a search: mapped, or read into a caller's reusable buffer (the
+/// fast path for the many small files of a tree walk). UTF-8 BOMs are skipped and UTF-16 files
+/// transcoded, as [`Source`] does.
+pub enum Haystack<'a> {
+    Mapped { map: Mmap, start: usize },
+    Buffer(&'a [u8]),
+}
+
+impl std::ops::Deref for Haystack<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Haystack::Mapped { map, start } => &map[*start..],
+            Haystack::Buffer(b) => b,
+        }
+    }
+}
+
+/// Opens `path` (a regular file, never blocking) and loads its bytes for searching, reusing
+/// `buf` for files below the mmap threshold.
+pub fn load<'a>(
+    path: &Path,
+    opts: &SourceOptions,
+    buf: &'a mut Vec<u8>,
+) -> Result<(FileId, Haystack<'a>)> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    let md = file.metadata().map_err(|e| Error::io(path, e))?;
+    if !md.is_file() {
+        return Err(Error::NotAFile {
+            path: path.to_path_buf(),
+            kind: file_kind(&md),
+        });
+    }
+    let id = FileId::from_metadata(&md);
+    if id.len >= opts.mmap_threshold
+        && let Ok(map) = mmap::map(&file)
+    {
+        if map.starts_with(b"\xFF\xFE") || map.starts_with(b"\xFE\xFF") {
+            *buf = transcode_utf16(&map);
+            return Ok((id, Haystack::Buffer(buf)));
+        }
+        let start = if map.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        return Ok((id, Haystack::Mapped { map, start }));
+    }
+    buf.clear();
+    (&file).read_to_end(buf).map_err(|e| Error::io(path, e))?;
+    if buf.starts_with(b"\xFF\xFE") || buf.starts_with(b"\xFE\xFF") {
+        *buf = transcode_utf16(buf);
+    } else if buf.starts_with(b"\xEF\xBB\xBF") {
+        return Ok((id, Haystack::Buffer(&buf[3..])));
+    }
+    Ok((id, Haystack::Buffer(buf)))
+}
+
 fn read_all(mut file: &File, len: u64, path: &Path) -> Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
     file.read_to_end(&mut buf).map_err(|e| Error::io(path, e))?;

@@ -198,7 +198,7 @@ impl Workspace {
         if let Some(re) = self.regexes.lock().expect("regex cache lock").get(&key) {
             return Ok(Arc::clone(re));
         }
-        let re = Arc::new(build_line_regex(pattern, case_insensitive)?);
+        let re = Arc::new(crate::matcher::build_line_regex(pattern, case_insensitive)?);
         let mut cache = self.regexes.lock().expect("regex cache lock");
         if cache.len() >= REGEX_CACHE_ENTRIES {
             cache.clear();
@@ -206,28 +206,6 @@ impl Workspace {
         cache.insert(key, Arc::clone(&re));
         Ok(re)
     }
-}
-
-/// Compiles a regex with mapgrep's line semantics (multi-line anchors, CRLF-aware).
-pub fn build_line_regex(
-    pattern: &str,
-    case_insensitive: bool,
-) -> Result<Regex, Box<regex_automata::meta::BuildError>> {
-    use regex_automata::util::syntax;
-    Regex::builder()
-        .syntax(
-            syntax::Config::new()
-                .multi_line(true)
-                .crlf(true)
-                .case_insensitive(case_insensitive),
-        )
-        .configure(
-            Regex::config()
-                .nfa_size_limit(Some(64 * 1024 * 1024))
-                .hybrid_cache_capacity(8 * 1024 * 1024),
-        )
-        .build(pattern)
-        .map_err(Box::new)
 }
 
 enum Lookup {

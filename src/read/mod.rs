@@ -13,7 +13,6 @@ use std::fmt;
 use std::ops::Range;
 
 use bstr::ByteSlice;
-use regex_automata::Input;
 use regex_automata::meta::Regex;
 
 use crate::error::Error;
@@ -275,24 +274,11 @@ fn resolve_lines(
 }
 
 /// The number of the first line at or after byte `from` (a line start) that contains a match
-/// of `re`, judged line by line: a match that spans a newline does not count, exactly as if
-/// each line were searched on its own. One forward search over the bytes, no line splitting.
+/// of `re`, judged line by line (see [`crate::matcher`]).
 pub fn next_matching_line(re: &Regex, bytes: &[u8], index: &LineIndex, from: usize) -> Option<u64> {
-    let mut at = from;
-    while at < bytes.len() {
-        let m = re.find(Input::new(bytes).range(at..))?;
-        let line_start = memchr::memrchr(b'\n', &bytes[at..m.start()]).map_or(at, |i| at + i + 1);
-        if line_start >= bytes.len() {
-            return None;
-        }
-        let line_end =
-            memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i);
-        if m.end() <= line_end || re.is_match(&bytes[line_start..line_end]) {
-            return Some(index.line_of_offset(bytes, line_start));
-        }
-        at = line_end + 1;
-    }
-    None
+    let mut cache = re.create_cache();
+    crate::matcher::next_line_match(re, &mut cache, bytes, from)
+        .map(|m| index.line_of_offset(bytes, m.start))
 }
 
 /// Slices lines `lines` (1-based, half-open) of `open` into an excerpt of at most `budget`

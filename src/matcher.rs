@@ -1,0 +1,173 @@
+//! Line-oriented regex matching over whole buffers: compile a pattern with mapgrep's line
+//! semantics, and find matching *lines* with one forward search, never splitting the buffer
+//! into lines first.
+//!
+//! A line matches when the regex matches inside it (without its terminator). The search runs
+//! over the whole buffer for speed; a match that spans a newline (possible with `\s` or
+//! negated classes) is re-checked against its line alone, so results are exactly those of a
+//! line-by-line search.
+
+use regex_automata::meta::{Cache, Regex};
+use regex_automata::{Input, util::syntax};
+
+/// Compiles `pattern`: `^`/`$` match at line boundaries (CRLF-aware), Unicode on.
+pub fn build_line_regex(
+    pattern: &str,
+    case_insensitive: bool,
+) -> Result<Regex, Box<regex_automata::meta::BuildError>> {
+    Regex::builder()
+        .syntax(
+            syntax::Config::new()
+                .multi_line(true)
+                .crlf(true)
+                .case_insensitive(case_insensitive),
+        )
+        .configure(
+            Regex::config()
+                .nfa_size_limit(Some(64 * 1024 * 1024))
+                .hybrid_cache_capacity(8 * 1024 * 1024),
+        )
+        .build(pattern)
+        .map_err(Box::new)
+}
+
+/// A matching line: the byte range of its text (without terminator).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineMatch {
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The first line starting at or after byte `from` (which must be a line start) that
+/// matches, searching with `cache`.
+pub fn next_line_match(
+    re: &Regex,
+    cache: &mut Cache,
+    bytes: &[u8],
+    from: usize,
+) -> Option<LineMatch> {
+    let mut at = from;
+    while at < bytes.len() {
+        let m = re.search_with(cache, &Input::new(bytes).range(at..))?;
+        let start = memchr::memrchr(b'\n', &bytes[at..m.start()]).map_or(at, |i| at + i + 1);
+        if start >= bytes.len() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        // Re-check a match that ran past the line against the line alone; the range keeps
+        // the surrounding bytes visible to `^`/`$`, so anchors behave as in the whole buffer.
+        if m.end() <= end
+            || re
+                .search_with(cache, &Input::new(bytes).range(start..end).earliest(true))
+                .is_some()
+        {
+            return Some(LineMatch { start, end });
+        }
+        at = end + 1;
+    }
+    None
+}
+
+/// Counts `\n` bytes.
+pub fn count_newlines(bytes: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', bytes).count() as u64
+}
+
+/// Iterates the matching lines of `bytes[from..]` with their 1-based line numbers, counting
+/// newlines lazily (only up to each match). `first_line` is the number of the line at `from`.
+pub struct MatchingLines<'a> {
+    re: &'a Regex,
+    cache: &'a mut Cache,
+    bytes: &'a [u8],
+    at: usize,
+    counted_to: usize,
+    line: u64,
+}
+
+impl<'a> MatchingLines<'a> {
+    pub fn new(
+        re: &'a Regex,
+        cache: &'a mut Cache,
+        bytes: &'a [u8],
+        from: usize,
+        first_line: u64,
+    ) -> MatchingLines<'a> {
+        MatchingLines {
+            re,
+            cache,
+            bytes,
+            at: from,
+            counted_to: from,
+            line: first_line,
+        }
+    }
+
+    /// Newlines in `bytes[from..]` up to the end, counted after iteration (for chunk bases).
+    pub fn line_after_end(&mut self) -> u64 {
+        self.line += count_newlines(&self.bytes[self.counted_to..]);
+        self.counted_to = self.bytes.len();
+        self.line
+    }
+}
+
+impl Iterator for MatchingLines<'_> {
+    type Item = (u64, LineMatch);
+
+    fn next(&mut self) -> Option<(u64, LineMatch)> {
+        let m = next_line_match(self.re, self.cache, self.bytes, self.at)?;
+        self.line += count_newlines(&self.bytes[self.counted_to..m.start]);
+        self.counted_to = m.start;
+        self.at = m.end + 1;
+        Some((self.line, m))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(pattern: &str, text: &str) -> Vec<u64> {
+        let re = build_line_regex(pattern, false).unwrap();
+        let mut cache = re.create_cache();
+        MatchingLines::new(&re, &mut cache, text.as_bytes(), 0, 1)
+            .map(|(n, _)| n)
+            .collect()
+    }
+
+    fn naive(pattern: &str, text: &str) -> Vec<u64> {
+        let re = build_line_regex(pattern, false).unwrap();
+        // Each line on its own (split on `\n` only: a `\r` belongs to the line, as in
+        // ripgrep), with the rest of the text visible to the anchors.
+        let mut out = Vec::new();
+        let mut start = 0;
+        for (i, line) in text
+            .strip_suffix('\n')
+            .unwrap_or(text)
+            .split('\n')
+            .enumerate()
+        {
+            let input = Input::new(text).range(start..start + line.len());
+            if re.is_match(input) {
+                out.push(i as u64 + 1);
+            }
+            start += line.len() + 1;
+        }
+        out
+    }
+
+    #[test]
+    fn agrees_with_a_line_by_line_search() {
+        let text = "alpha beta\n\ngamma\n  delta\nbeta\r\nend";
+        for p in [
+            "beta", "^$", "^", "$", r"\s+", r"a\s+g", r"^\s", "a$", r"[^x]+", "end$", "^beta$",
+        ] {
+            assert_eq!(lines(p, text), naive(p, text), "pattern {p}");
+        }
+    }
+
+    #[test]
+    fn a_match_across_a_newline_does_not_count() {
+        assert_eq!(lines(r"a\s+g", "alpha\ngamma\n"), Vec::<u64>::new());
+        assert_eq!(lines(r"a\s+g", "alpha\ngamma\nsa ga\n"), vec![3]);
+    }
+}
