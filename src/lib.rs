@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod error;
+pub mod grep;
 pub mod lines;
 pub mod matcher;
 pub mod mcp;

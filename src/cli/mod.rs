@@ -1,6 +1,7 @@
 //! The command line: `mapgrep serve` (the MCP server) and `mapgrep read` (section reads for
 //! people). Parsing and rendering only; the work is the engine's.
 
+mod grep;
 mod read;
 
 use std::path::PathBuf;
@@ -28,6 +29,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Print a line range of a file, with line numbers.
     Read(read::ReadArgs),
+    /// Search files for a regex (output close to ripgrep's).
+    Grep(grep::GrepArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -49,6 +52,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(args) => serve(args),
         Command::Read(args) => read::run(args),
+        Command::Grep(args) => grep::run(args),
     }
 }
 

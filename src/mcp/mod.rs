@@ -3,6 +3,7 @@
 //! Handlers are thin: parse parameters, run one engine call off the async threads, render.
 //! Logs go to stderr; stdout is the protocol.
 
+mod grep;
 mod read;
 
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt, tool_handler};
 
 use crate::workspace::Workspace;
 
+pub use grep::{GrepContentParams, GrepContentResult};
 pub use read::{
     FileReadRequest, ReadFilesParams, ReadTextFileMeta, ReadTextFileParams, ReadTextFileResult,
 };
@@ -23,7 +25,8 @@ mapgrep serves fast, exact reads of the files under its roots (relative paths re
 the first root).
 
 Workflow: find, then read exactly what you need.
-1. Find the line: search for it (grep_content when available, or your own search).
+1. Find the line with grep_content (regex, parallel, .gitignore-aware). Each match comes with \
+a Section-End-Hint: the last line of its section (next `## `, `# ` or `[LOG-` boundary).
 2. Read only that section with read_files: give start_line and read_to_next_pattern \
 (e.g. \"^\\\\[LOG-\" for log entries, \"^## \" for level-2 sections, \"^#+ \" for any heading); \
 the server stops right before the next matching line, so you never compute end_line yourself.
@@ -42,7 +45,7 @@ impl MapgrepServer {
     pub fn new(ws: Arc<Workspace>) -> MapgrepServer {
         MapgrepServer {
             ws,
-            tool_router: MapgrepServer::read_router(),
+            tool_router: MapgrepServer::read_router() + MapgrepServer::grep_router(),
         }
     }
 

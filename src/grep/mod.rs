@@ -1,0 +1,598 @@
+//! Parallel regex search over the roots: the engine of `grep_content` and `mapgrep grep`.
+//!
+//! The walk is `ignore`'s parallel walker (`.gitignore`/`.ignore` honoured, hidden files
+//! skipped, symlinks never followed, so it cannot leave the roots). Each worker thread keeps
+//! its own read buffer and regex cache; small files are read into the buffer, large ones
+//! mapped. A file is searched as one buffer and line numbers are counted lazily up to each
+//! match. A file with a NUL byte is skipped as binary and counted. One large file is cut at
+//! newlines into chunks searched in parallel.
+//!
+//! Results are deterministic: sorted by path, then line, whatever the thread timing, and
+//! capped in total by `max_results` with a cursor that continues exactly where the cut was.
+//! While the cap is full, files that sort after every kept match are not searched at all.
+
+mod hints;
+mod query;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use bstr::ByteSlice;
+use ignore::{WalkBuilder, WalkState};
+use rayon::prelude::*;
+use regex_automata::meta::Regex;
+
+use crate::error::Error;
+use crate::matcher::{MatchingLines, count_newlines};
+use crate::read::ParamError;
+use crate::source::{self, Haystack, SourceOptions};
+use crate::workspace::Workspace;
+
+pub use hints::{DEFAULT_SECTION_PATTERNS, SectionHint};
+pub use query::{Cursor, GrepQuery};
+
+/// Longest line text returned for one match; longer lines are cut (and marked).
+pub const MAX_LINE_BYTES: usize = 1000;
+
+/// A file this large, searched on its own, is split into chunks searched in parallel.
+const PARALLEL_FILE_MIN: usize = 32 * 1024 * 1024;
+
+/// One line of context.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct ContextLine {
+    pub line: u64,
+    pub text: String,
+}
+
+/// One matching line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GrepMatch {
+    /// The path as displayed (relative to the first root, or as the caller wrote it).
+    pub path: String,
+    pub line: u64,
+    /// The line's text, decoded lossily, cut at [`MAX_LINE_BYTES`].
+    pub text: String,
+    pub text_cut: bool,
+    pub section_end_hint: Option<SectionHint>,
+    pub before: Vec<ContextLine>,
+    pub after: Vec<ContextLine>,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, Default)]
+pub struct GrepReport {
+    pub matches: Vec<GrepMatch>,
+    pub files_searched: u64,
+    pub files_matched: u64,
+    /// Files skipped because they contain a NUL byte (binary).
+    pub binary_skipped: u64,
+    /// The first few binary files skipped, for the curious.
+    pub binary_examples: Vec<String>,
+    /// Files or directories that could not be read (first few messages).
+    pub errors: Vec<String>,
+    pub error_count: u64,
+    /// The result was cut at `max_results`; `next_cursor` continues it.
+    pub truncated: bool,
+    pub next_cursor: Option<Cursor>,
+    /// The search was cancelled before it finished; the results are partial.
+    pub cancelled: bool,
+}
+
+/// Progress and cancellation shared with a caller on another thread.
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub files_searched: AtomicU64,
+    pub cancelled: AtomicBool,
+}
+
+impl Progress {
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+}
+
+/// Why a search could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum GrepError {
+    #[error("{0}")]
+    Param(ParamError),
+    #[error(transparent)]
+    File(#[from] Error),
+}
+
+/// A compiled search: the matcher and the section-hint patterns.
+struct Compiled {
+    re: std::sync::Arc<Regex>,
+    hints: Vec<(String, std::sync::Arc<Regex>)>,
+}
+
+/// Runs `query` in `ws`.
+pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<GrepReport, GrepError> {
+    let compiled = compile(ws, q)?;
+    let mut targets = Vec::new();
+    for given in q.paths() {
+        let resolved = ws
+            .resolve(&given)
+            .map_err(|e| GrepError::Param(q.path_error(&given, &e)))?;
+        let md = std::fs::metadata(&resolved).map_err(|e| {
+            let e = Error::io(Path::new(&given), e);
+            GrepError::Param(q.path_error(&given, &e))
+        })?;
+        targets.push((given, resolved, md.is_dir()));
+    }
+    let collector = Mutex::new(Collector::new(q.max_results, q.cursor.clone()));
+    let stats = Stats::default();
+    for (given, resolved, is_dir) in &targets {
+        let display = Display::new(ws, q, given, resolved);
+        if *is_dir {
+            walk(
+                ws, q, &compiled, resolved, &display, &collector, &stats, progress,
+            )?;
+        } else {
+            let name = display.of(resolved);
+            if collector.lock().expect("collector").wants(&name) {
+                let opts = SourceOptions::default();
+                let mut buf = Vec::new();
+                match source::load(resolved, &opts, &mut buf) {
+                    Ok((_, hay)) => {
+                        let limit = collector.lock().expect("collector").limit();
+                        let found = search_bytes(&hay, &compiled, q, &name, limit, true, progress);
+                        record(&collector, &stats, &name, found);
+                    }
+                    Err(e) => stats.error(e.to_string()),
+                }
+                progress.files_searched.fetch_add(1, Ordering::Relaxed);
+                stats.searched.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+    let collector = collector.into_inner().expect("collector");
+    let mut report = collector.finish();
+    stats.fill(&mut report);
+    report.cancelled = progress.is_cancelled();
+    Ok(report)
+}
+
+fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {
+    let pattern = q.regex_source().map_err(GrepError::Param)?;
+    let re = ws
+        .regex(&pattern, q.case_insensitive)
+        .map_err(|e| GrepError::Param(q.regex_error("pattern", &q.pattern, &e)))?;
+    let mut hints = Vec::new();
+    for p in q.section_patterns() {
+        let r = ws
+            .regex(&p, false)
+            .map_err(|e| GrepError::Param(q.regex_error("section_patterns", &p, &e)))?;
+        hints.push((p, r));
+    }
+    Ok(Compiled { re, hints })
+}
+
+/// How walked paths are displayed: the caller's spelling of the search path, joined with the
+/// path below it (or relative to the first root when the caller gave none).
+struct Display {
+    root: PathBuf,
+    prefix: String,
+}
+
+impl Display {
+    fn new(ws: &Workspace, q: &GrepQuery, given: &str, resolved: &Path) -> Display {
+        let first_root = &ws.roots().as_slice()[0];
+        let prefix = if q.display_relative_to_root() {
+            match resolved.strip_prefix(first_root) {
+                Ok(rel) => rel.to_string_lossy().into_owned(),
+                Err(_) => resolved.to_string_lossy().into_owned(),
+            }
+        } else {
+            given.to_string()
+        };
+        Display {
+            root: resolved.to_path_buf(),
+            prefix,
+        }
+    }
+
+    fn of(&self, path: &Path) -> String {
+        let rel = path.strip_prefix(&self.root).unwrap_or(path);
+        let rel = rel.to_string_lossy();
+        match (self.prefix.as_str(), rel.as_ref()) {
+            (p, "") => p.to_string(),
+            ("", r) => r.to_string(),
+            (p, r) if p.ends_with('/') => format!("{p}{r}"),
+            (p, r) => format!("{p}/{r}"),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Stats {
+    searched: AtomicU64,
+    binary: AtomicU64,
+    binary_examples: Mutex<Vec<String>>,
+    errors: Mutex<Vec<String>>,
+    error_count: AtomicU64,
+}
+
+impl Stats {
+    fn error(&self, msg: String) {
+        self.error_count.fetch_add(1, Ordering::Relaxed);
+        let mut e = self.errors.lock().expect("stats");
+        if e.len() < 20 {
+            e.push(msg);
+        }
+    }
+
+    fn fill(self, r: &mut GrepReport) {
+        r.files_searched = self.searched.into_inner();
+        r.binary_skipped = self.binary.into_inner();
+        r.binary_examples = self.binary_examples.into_inner().expect("stats");
+        r.errors = self.errors.into_inner().expect("stats");
+        r.error_count = self.error_count.into_inner();
+    }
+}
+
+/// What searching one file gave.
+enum FileResult {
+    Binary,
+    Matches(Vec<GrepMatch>),
+}
+
+fn record(collector: &Mutex<Collector>, stats: &Stats, name: &str, found: FileResult) {
+    match found {
+        FileResult::Binary => {
+            stats.binary.fetch_add(1, Ordering::Relaxed);
+            let mut ex = stats.binary_examples.lock().expect("stats");
+            if ex.len() < 20 {
+                ex.push(name.to_string());
+            }
+        }
+        FileResult::Matches(m) if !m.is_empty() => {
+            collector
+                .lock()
+                .expect("collector")
+                .add(name.to_string(), m);
+        }
+        FileResult::Matches(_) => {}
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn walk(
+    ws: &Workspace,
+    q: &GrepQuery,
+    compiled: &Compiled,
+    dir: &Path,
+    display: &Display,
+    collector: &Mutex<Collector>,
+    stats: &Stats,
+    progress: &Progress,
+) -> Result<(), GrepError> {
+    let mut wb = WalkBuilder::new(dir);
+    let standard = !q.include_ignored;
+    wb.hidden(!q.include_hidden)
+        .ignore(standard)
+        .git_ignore(standard)
+        .git_global(standard)
+        .git_exclude(standard)
+        .parents(standard)
+        .follow_links(false)
+        .max_filesize(q.max_filesize)
+        .threads(q.threads.unwrap_or_else(rayon::current_num_threads));
+    if !q.globs.is_empty() {
+        let mut ob = ignore::overrides::OverrideBuilder::new(dir);
+        for g in &q.globs {
+            ob.add(g)
+                .map_err(|e| GrepError::Param(q.glob_error(g, &e.to_string())))?;
+        }
+        let ov = ob
+            .build()
+            .map_err(|e| GrepError::Param(q.glob_error(&q.globs.join(", "), &e.to_string())))?;
+        wb.overrides(ov);
+    }
+    let roots = ws.roots();
+    wb.build_parallel().run(|| {
+        let mut buf = Vec::with_capacity(64 * 1024);
+        let opts = SourceOptions::default();
+        Box::new(move |entry| {
+            if progress.is_cancelled() {
+                return WalkState::Quit;
+            }
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    stats.error(e.to_string());
+                    return WalkState::Continue;
+                }
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            let path = entry.path();
+            // The walk starts inside a root and never follows links; a final check costs
+            // nothing and keeps the invariant local.
+            if !roots.contains(path) && !path.starts_with(dir) {
+                return WalkState::Continue;
+            }
+            let name = display.of(path);
+            let limit = {
+                let c = collector.lock().expect("collector");
+                if !c.wants(&name) {
+                    return WalkState::Continue;
+                }
+                c.limit()
+            };
+            match source::load(path, &opts, &mut buf) {
+                Ok((_, hay)) => {
+                    let found = search_bytes(&hay, compiled, q, &name, limit, false, progress);
+                    record(collector, stats, &name, found);
+                }
+                Err(e) => stats.error(e.to_string()),
+            }
+            stats.searched.fetch_add(1, Ordering::Relaxed);
+            progress.files_searched.fetch_add(1, Ordering::Relaxed);
+            WalkState::Continue
+        })
+    });
+    Ok(())
+}
+
+/// Searches one file's bytes for up to `limit` matching lines (from the cursor line if the
+/// cursor names this file).
+fn search_bytes(
+    hay: &Haystack<'_>,
+    c: &Compiled,
+    q: &GrepQuery,
+    name: &str,
+    limit: usize,
+    parallel: bool,
+    progress: &Progress,
+) -> FileResult {
+    let bytes: &[u8] = hay;
+    if memchr::memchr(0, bytes).is_some() {
+        return FileResult::Binary;
+    }
+    let from_line = q
+        .cursor
+        .as_ref()
+        .filter(|cur| cur.path == name)
+        .map_or(1, |cur| cur.line);
+    let mut lines: Vec<(u64, usize, usize)> = if parallel && bytes.len() >= PARALLEL_FILE_MIN {
+        search_chunks(bytes, &c.re, limit, from_line, progress)
+    } else {
+        let mut cache = c.re.create_cache();
+        MatchingLines::new(&c.re, &mut cache, bytes, 0, 1)
+            .skip_while(|(n, _)| *n < from_line)
+            .take(limit)
+            .map(|(n, m)| (n, m.start, m.end))
+            .collect()
+    };
+    lines.truncate(limit);
+    let hints = hints::compute(bytes, &c.hints, &lines);
+    let matches = lines
+        .iter()
+        .zip(hints)
+        .map(|(&(line, start, end), hint)| {
+            let (text, text_cut) = line_text(&bytes[start..end]);
+            let (before, after) = context(bytes, line, start, end, q.before(), q.after());
+            GrepMatch {
+                path: name.to_string(),
+                line,
+                text,
+                text_cut,
+                section_end_hint: hint,
+                before,
+                after,
+            }
+        })
+        .collect();
+    FileResult::Matches(matches)
+}
+
+/// Splits one large buffer at newlines and searches the pieces in parallel; line numbers are
+/// rebased with each piece's newline count.
+fn search_chunks(
+    bytes: &[u8],
+    re: &Regex,
+    limit: usize,
+    from_line: u64,
+    progress: &Progress,
+) -> Vec<(u64, usize, usize)> {
+    let pieces = (rayon::current_num_threads() * 8).max(2);
+    let target = bytes.len() / pieces + 1;
+    let mut bounds = vec![0];
+    while let Some(&last) = bounds.last() {
+        if last >= bytes.len() {
+            break;
+        }
+        let want = (last + target).min(bytes.len());
+        let cut = memchr::memchr(b'\n', &bytes[want..]).map_or(bytes.len(), |i| want + i + 1);
+        bounds.push(cut);
+    }
+    let results: Vec<(Vec<(u64, usize, usize)>, u64)> = bounds
+        .par_windows(2)
+        .map(|w| {
+            if progress.is_cancelled() {
+                return (Vec::new(), count_newlines(&bytes[w[0]..w[1]]));
+            }
+            let piece = &bytes[..w[1]];
+            let mut cache = re.create_cache();
+            let mut it = MatchingLines::new(re, &mut cache, piece, w[0], 0);
+            let found: Vec<(u64, usize, usize)> = it
+                .by_ref()
+                .take(limit)
+                .map(|(n, m)| (n, m.start, m.end))
+                .collect();
+            let newlines = it.line_after_end();
+            (found, newlines)
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut base = 1;
+    for (found, newlines) in results {
+        out.extend(
+            found
+                .into_iter()
+                .map(|(n, s, e)| (base + n, s, e))
+                .filter(|(n, _, _)| *n >= from_line),
+        );
+        if out.len() >= limit {
+            break;
+        }
+        base += newlines;
+    }
+    out
+}
+
+fn line_text(line: &[u8]) -> (String, bool) {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.len() <= MAX_LINE_BYTES {
+        (line.to_str_lossy().into_owned(), false)
+    } else {
+        let mut cut = MAX_LINE_BYTES;
+        while cut > 0 && (line[cut] & 0xC0) == 0x80 {
+            cut -= 1;
+        }
+        (line[..cut].to_str_lossy().into_owned(), true)
+    }
+}
+
+fn context(
+    bytes: &[u8],
+    line: u64,
+    start: usize,
+    end: usize,
+    before: usize,
+    after: usize,
+) -> (Vec<ContextLine>, Vec<ContextLine>) {
+    let mut b = Vec::new();
+    let mut s = start;
+    for k in 1..=before {
+        if s == 0 {
+            break;
+        }
+        let prev_end = s - 1;
+        let prev_start = memchr::memrchr(b'\n', &bytes[..prev_end]).map_or(0, |i| i + 1);
+        b.push(ContextLine {
+            line: line - k as u64,
+            text: line_text(&bytes[prev_start..prev_end]).0,
+        });
+        s = prev_start;
+    }
+    b.reverse();
+    let mut a = Vec::new();
+    let mut e = end;
+    for k in 1..=after {
+        if e >= bytes.len() {
+            break;
+        }
+        let next_start = e + 1;
+        if next_start >= bytes.len() {
+            break;
+        }
+        let next_end =
+            memchr::memchr(b'\n', &bytes[next_start..]).map_or(bytes.len(), |i| next_start + i);
+        a.push(ContextLine {
+            line: line + k as u64,
+            text: line_text(&bytes[next_start..next_end]).0,
+        });
+        e = next_end;
+    }
+    (b, a)
+}
+
+/// Keeps the first `cap` matches in (path, line) order, whatever order files arrive in, and
+/// remembers whether anything was left out.
+struct Collector {
+    cap: usize,
+    files: BTreeMap<String, Vec<GrepMatch>>,
+    count: usize,
+    cursor: Option<Cursor>,
+    dropped: bool,
+}
+
+impl Collector {
+    fn new(cap: usize, cursor: Option<Cursor>) -> Collector {
+        Collector {
+            cap: cap.max(1),
+            files: BTreeMap::new(),
+            count: 0,
+            cursor,
+            dropped: false,
+        }
+    }
+
+    /// Whether a file could contribute: not before the cursor, and not after every kept match
+    /// once the cap (plus one, to know there is more) is full.
+    fn wants(&self, name: &str) -> bool {
+        if let Some(c) = &self.cursor
+            && name < c.path.as_str()
+        {
+            return false;
+        }
+        if self.count > self.cap
+            && let Some(last) = self.files.keys().next_back()
+        {
+            return name < last.as_str();
+        }
+        true
+    }
+
+    /// At most this many matches of one file can be kept (cap + 1 to detect "more").
+    fn limit(&self) -> usize {
+        self.cap + 1
+    }
+
+    fn add(&mut self, name: String, matches: Vec<GrepMatch>) {
+        self.count += matches.len();
+        self.files.insert(name, matches);
+        // Drop whole files from the end while the rest still holds more than cap matches.
+        while self.count > self.cap + 1 {
+            let (last_name, last_len) = {
+                let (k, v) = self.files.iter().next_back().expect("non-empty");
+                (k.clone(), v.len())
+            };
+            if self.count - last_len > self.cap {
+                self.files.remove(&last_name);
+                self.count -= last_len;
+                self.dropped = true;
+            } else {
+                let keep = last_len - (self.count - self.cap - 1);
+                self.files
+                    .get_mut(&last_name)
+                    .expect("exists")
+                    .truncate(keep);
+                self.count = self.cap + 1;
+                self.dropped = true;
+            }
+        }
+    }
+
+    fn finish(self) -> GrepReport {
+        let files_matched = self.files.len() as u64;
+        let mut matches: Vec<GrepMatch> = self.files.into_values().flatten().collect();
+        let mut report = GrepReport {
+            files_matched,
+            ..GrepReport::default()
+        };
+        if matches.len() > self.cap {
+            let next = &matches[self.cap];
+            report.next_cursor = Some(Cursor {
+                path: next.path.clone(),
+                line: next.line,
+            });
+            report.truncated = true;
+            matches.truncate(self.cap);
+        }
+        report.matches = matches;
+        report
+    }
+}
+
+#[cfg(test)]
+mod tests;
