@@ -1,1 +1,293 @@
+//! Engine tests of the search against a naive line-by-line reference, and of the code paths
+//! against each other: parallel vs one thread, chunked vs whole-buffer, capped + cursor vs
+//! uncapped.
 
+use std::collections::BTreeSet;
+
+use super::*;
+use crate::roots::Roots;
+
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("src/deep/er")).unwrap();
+    std::fs::create_dir_all(p.join("target")).unwrap();
+    std::fs::create_dir_all(p.join(".hidden")).unwrap();
+    std::fs::write(p.join(".ignore"), "target/\n").unwrap();
+    for i in 0..40 {
+        let mut s = String::new();
+        for j in 0..(i * 7 % 50) {
+            s.push_str(&format!("line {j} of file {i} PM_RESUME={}\n", j % 3 == 0));
+        }
+        std::fs::write(p.join(format!("src/f{i:02}.c")), &s).unwrap();
+        std::fs::write(p.join(format!("src/deep/er/g{i:02}.h")), &s).unwrap();
+    }
+    std::fs::write(p.join("target/skip.c"), "PM_RESUME=true\n").unwrap();
+    std::fs::write(p.join(".hidden/h.c"), "PM_RESUME=true\n").unwrap();
+    std::fs::write(p.join("src/bin.o"), b"PM_RESUME=true\0\x01\x02").unwrap();
+    dir
+}
+
+fn ws(dir: &Path) -> Workspace {
+    Workspace::new(Roots::new([dir]).unwrap())
+}
+
+fn run(ws: &Workspace, q: &GrepQuery) -> GrepReport {
+    search(ws, q, &Progress::default()).unwrap()
+}
+
+fn keys(r: &GrepReport) -> Vec<(String, u64)> {
+    r.matches.iter().map(|m| (m.path.clone(), m.line)).collect()
+}
+
+/// Every (path, line) whose line matches, by reading each visible file line by line.
+fn naive(dir: &Path, pattern: &str) -> Vec<(String, u64)> {
+    let re = crate::matcher::build_line_regex(pattern, false).unwrap();
+    let mut out = BTreeSet::new();
+    for sub in ["src", "src/deep/er"] {
+        for e in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if !p.is_file() {
+                continue;
+            }
+            let bytes = std::fs::read(&p).unwrap();
+            if bytes.contains(&0) {
+                continue;
+            }
+            let text = String::from_utf8(bytes).unwrap();
+            for (i, l) in text.lines().enumerate() {
+                if re.is_match(l) {
+                    let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+                    out.insert((rel, i as u64 + 1));
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+#[test]
+fn matches_a_naive_reference_and_is_sorted() {
+    let dir = tree();
+    let ws = ws(dir.path());
+    for pattern in [r"PM_RESUME=true", r"^line 1\d ", r"file 3\d", r"=false$"] {
+        let mut q = GrepQuery::new(pattern);
+        q.max_results = 1_000_000;
+        let r = run(&ws, &q);
+        let want = naive(dir.path(), pattern);
+        assert_eq!(keys(&r), want, "pattern {pattern}");
+        assert_eq!(r.binary_skipped, 1);
+        assert!(!r.truncated);
+    }
+}
+
+#[test]
+fn parallel_equals_one_thread() {
+    let dir = tree();
+    let ws = ws(dir.path());
+    let mut q = GrepQuery::new("PM_RESUME");
+    q.max_results = 1_000_000;
+    let par = run(&ws, &q);
+    q.threads = Some(1);
+    let seq = run(&ws, &q);
+    assert_eq!(keys(&par), keys(&seq));
+    assert_eq!(par.files_searched, seq.files_searched);
+}
+
+#[test]
+fn a_capped_search_continues_exactly_with_its_cursor() {
+    let dir = tree();
+    let ws = ws(dir.path());
+    let mut q = GrepQuery::new("PM_RESUME=true");
+    q.max_results = 1_000_000;
+    let all = keys(&run(&ws, &q));
+    for cap in [1, 7, 50, 333] {
+        let mut got = Vec::new();
+        let mut q = GrepQuery::new("PM_RESUME=true");
+        q.max_results = cap;
+        loop {
+            let r = run(&ws, &q);
+            assert!(r.matches.len() <= cap);
+            got.extend(keys(&r));
+            if !r.truncated {
+                break;
+            }
+            q.cursor = r.next_cursor.clone();
+            assert!(q.cursor.is_some());
+        }
+        assert_eq!(got, all, "cap {cap}");
+    }
+}
+
+#[test]
+fn ignored_hidden_and_globs() {
+    let dir = tree();
+    let ws = ws(dir.path());
+    let mut q = GrepQuery::new("PM_RESUME=true");
+    q.max_results = 1_000_000;
+    let base = run(&ws, &q);
+    assert!(
+        !keys(&base)
+            .iter()
+            .any(|(p, _)| p.starts_with("target") || p.starts_with(".hidden"))
+    );
+    q.include_ignored = true;
+    q.include_hidden = true;
+    let wide = keys(&run(&ws, &q));
+    assert!(wide.contains(&("target/skip.c".into(), 1)));
+    assert!(wide.contains(&(".hidden/h.c".into(), 1)));
+    let mut q = GrepQuery::new("PM_RESUME=true");
+    q.globs = vec!["*.h".into()];
+    q.max_results = 1_000_000;
+    assert!(keys(&run(&ws, &q)).iter().all(|(p, _)| p.ends_with(".h")));
+    q.globs = vec!["!*.h".into()];
+    assert!(keys(&run(&ws, &q)).iter().all(|(p, _)| p.ends_with(".c")));
+}
+
+#[test]
+fn chunked_search_of_one_big_file_equals_the_plain_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = String::new();
+    let mut n = 0u64;
+    while s.len() < PARALLEL_FILE_MIN + 1_000_000 {
+        n += 1;
+        s.push_str(&format!(
+            "row {n} {}\n",
+            if n % 9973 == 0 { "NEEDLE" } else { "hay" }
+        ));
+    }
+    std::fs::write(dir.path().join("big.txt"), &s).unwrap();
+    let ws = ws(dir.path());
+    let mut q = GrepQuery::new("NEEDLE");
+    q.search_paths = vec!["big.txt".into()];
+    q.max_results = 1_000_000;
+    q.section_patterns = Some(vec![]);
+    let r = run(&ws, &q);
+    let want: Vec<u64> = (1..=n).filter(|k| k % 9973 == 0).collect();
+    let got: Vec<u64> = r.matches.iter().map(|m| m.line).collect();
+    assert_eq!(got, want);
+    assert!(
+        r.matches
+            .iter()
+            .all(|m| m.text == format!("row {} NEEDLE", m.line))
+    );
+    // Capped, with the cursor, across chunk boundaries.
+    q.max_results = 5;
+    let r = run(&ws, &q);
+    assert_eq!(r.matches.len(), 5);
+    assert_eq!(r.next_cursor.as_ref().unwrap().line, want[5]);
+}
+
+#[test]
+fn section_end_hints_follow_spec_001() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1 # Title / 2 text / 3 ## A / 4 [LOG-1] x DECISION / 5 body / 6 [LOG-2] / 7 ## B
+    // 8 [LOG-3] DECISION / 9 body
+    std::fs::write(
+        dir.path().join("WORK.md"),
+        "# Title\ntext\n## A\n[LOG-1] x DECISION\nbody\n[LOG-2]\n## B\n[LOG-3] DECISION\nbody\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("plain.c"), "int x; // DECISION\n").unwrap();
+    let ws = ws(dir.path());
+    let hint = |patterns: Option<Vec<String>>| {
+        let mut q = GrepQuery::new("DECISION");
+        q.section_patterns = patterns;
+        run(&ws, &q)
+            .matches
+            .into_iter()
+            .map(|m| (m.path, m.line, m.section_end_hint))
+            .collect::<Vec<_>>()
+    };
+    let h = |end_line, next: Option<&str>| {
+        Some(SectionHint {
+            end_line,
+            next: next.map(String::from),
+        })
+    };
+    // Defaults: ^## is checked first, so the [LOG-1] match ends before "## B" (line 6),
+    // not before [LOG-2]; the last section runs to end of file; an unsectioned file gets none.
+    assert_eq!(
+        hint(None),
+        vec![
+            ("WORK.md".into(), 4, h(6, Some("^## "))),
+            ("WORK.md".into(), 8, h(9, None)),
+            ("plain.c".into(), 1, None),
+        ]
+    );
+    // A caller's list replaces the defaults.
+    assert_eq!(
+        hint(Some(vec![r"^\[LOG-".into()])),
+        vec![
+            ("WORK.md".into(), 4, h(5, Some(r"^\[LOG-"))),
+            ("WORK.md".into(), 8, h(9, None)),
+            ("plain.c".into(), 1, None),
+        ]
+    );
+    // [] disables hints.
+    assert!(hint(Some(vec![])).iter().all(|(_, _, h)| h.is_none()));
+}
+
+#[test]
+fn bad_input_is_a_parameter_error() {
+    let dir = tree();
+    let ws = ws(dir.path());
+    let err = |q: GrepQuery| match search(&ws, &q, &Progress::default()) {
+        Err(GrepError::Param(p)) => p.short,
+        other => panic!(
+            "expected a parameter error, got {:?}",
+            other.map(|r| r.matches.len())
+        ),
+    };
+    assert_eq!(err(GrepQuery::new("")), "Empty pattern");
+    assert_eq!(err(GrepQuery::new("a(b")), "Invalid regex in pattern");
+    assert_eq!(
+        err(GrepQuery::new(r"\w{1000}{1000}")),
+        "Regex too large in pattern"
+    );
+    let mut q = GrepQuery::new("x");
+    q.search_paths = vec!["../".into()];
+    assert_eq!(err(q), "search_path outside the allowed roots");
+    let mut q = GrepQuery::new("x");
+    q.search_paths = vec!["missing".into()];
+    assert_eq!(err(q), "search_path not found");
+    let mut q = GrepQuery::new("x");
+    q.section_patterns = Some(vec!["(".into()]);
+    assert_eq!(err(q), "Invalid regex in section_patterns");
+}
+
+#[test]
+fn cancellation_stops_the_walk() {
+    let dir = tree();
+    let ws = ws(dir.path());
+    let p = Progress::default();
+    p.cancel();
+    let r = search(&ws, &GrepQuery::new("PM_RESUME"), &p).unwrap();
+    assert!(r.cancelled);
+    assert_eq!(r.files_searched, 0);
+}
+
+#[test]
+fn context_lines_surround_the_match() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "1\n2\n3 hit\n4\n5\n").unwrap();
+    let ws = ws(dir.path());
+    let mut q = GrepQuery::new("hit");
+    q.before_context = 5;
+    q.after_context = 1;
+    let m = &run(&ws, &q).matches[0];
+    assert_eq!(
+        m.before
+            .iter()
+            .map(|c| (c.line, c.text.as_str()))
+            .collect::<Vec<_>>(),
+        vec![(1, "1"), (2, "2")]
+    );
+    assert_eq!(
+        m.after
+            .iter()
+            .map(|c| (c.line, c.text.as_str()))
+            .collect::<Vec<_>>(),
+        vec![(4, "4")]
+    );
+}
