@@ -267,14 +267,42 @@ pub fn load<'a>(
         };
         return Ok((id, Haystack::Mapped { map, start }));
     }
-    buf.clear();
-    (&file).read_to_end(buf).map_err(|e| Error::io(path, e))?;
-    if buf.starts_with(b"\xFF\xFE") || buf.starts_with(b"\xFE\xFF") {
-        *buf = transcode_utf16(buf);
-    } else if buf.starts_with(b"\xEF\xBB\xBF") {
-        return Ok((id, Haystack::Buffer(&buf[3..])));
+    let n = read_exact_size(&file, id.len, buf).map_err(|e| Error::io(path, e))?;
+    let data = &buf[..n];
+    if data.starts_with(b"\xFF\xFE") || data.starts_with(b"\xFE\xFF") {
+        *buf = transcode_utf16(data);
+        return Ok((id, Haystack::Buffer(buf)));
     }
-    Ok((id, Haystack::Buffer(buf)))
+    let start = if data.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    Ok((id, Haystack::Buffer(&buf[start..n])))
+}
+
+/// Reads a file whose size fstat gave into `buf` with the fewest system calls and returns how
+/// many bytes it read: one `read` for the size fstat reported (the bytes as of that moment; a
+/// concurrent append is not chased), where `read_to_end` would stat and seek again and issue
+/// a final empty read. A file that reports size 0 gets one read anyway (pseudo files). `buf`
+/// is kept fully initialised and only ever grows, so a buffer reused across files is never
+/// zeroed again; the file's bytes are `buf[..n]`.
+fn read_exact_size(mut file: &File, len: u64, buf: &mut Vec<u8>) -> io::Result<usize> {
+    let len = usize::try_from(len).unwrap_or(usize::MAX);
+    let want = if len == 0 { 64 * 1024 } else { len };
+    if buf.len() < want {
+        buf.resize(want, 0);
+    }
+    let mut n = 0;
+    while n < want {
+        match file.read(&mut buf[n..want]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 fn read_all(mut file: &File, len: u64, path: &Path) -> Result<Vec<u8>> {

@@ -63,13 +63,10 @@ pub struct GrepArgs {
     pub threads: Option<usize>,
 }
 
-pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
-    let cwd = std::env::current_dir()?;
-    // People at a shell search whatever their user may read: relative paths resolve against
-    // the current directory, and `/` is a root too.
-    let ws = Workspace::new(Roots::new([cwd.as_path(), std::path::Path::new("/")])?);
-    let q = GrepQuery {
-        pattern: args.pattern,
+/// The engine query for command-line arguments.
+fn query(args: &GrepArgs) -> GrepQuery {
+    GrepQuery {
+        pattern: args.pattern.clone(),
         relative_to_root: args.paths.is_empty(),
         search_paths: args.paths.clone(),
         case_insensitive: args.ignore_case,
@@ -78,14 +75,22 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
         before_context: args.before_context.or(args.context).unwrap_or(0),
         after_context: args.after_context.or(args.context).unwrap_or(0),
         section_patterns: if args.hints { None } else { Some(Vec::new()) },
-        globs: args.globs,
+        globs: args.globs.clone(),
         include_ignored: args.no_ignore,
         include_hidden: args.hidden,
         max_filesize: args.max_filesize,
         max_results: args.max_results.unwrap_or(u32::MAX as usize),
         cursor: None,
         threads: args.threads,
-    };
+    }
+}
+
+pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
+    let cwd = std::env::current_dir()?;
+    // People at a shell search whatever their user may read: relative paths resolve against
+    // the current directory, and `/` is a root too.
+    let ws = Workspace::new(Roots::new([cwd.as_path(), std::path::Path::new("/")])?);
+    let q = query(&args);
     let report = match grep::search(&ws, &q, &Progress::default()) {
         Ok(r) => r,
         Err(GrepError::Param(p)) => {
@@ -186,4 +191,34 @@ fn json_match(m: &GrepMatch) -> serde_json::Value {
         "line": m.line,
         "text": m.text,
     })
+}
+
+/// `mapgrep bench-grep`: the same search repeated inside one process with one workspace, as a
+/// long-lived server runs it; prints the median wall time in seconds.
+#[derive(Debug, clap::Args)]
+pub struct BenchGrepArgs {
+    /// How many timed runs (after one warm-up).
+    #[arg(long, default_value_t = 10)]
+    pub runs: usize,
+    #[command(flatten)]
+    pub grep: GrepArgs,
+}
+
+pub fn bench(args: BenchGrepArgs) -> anyhow::Result<ExitCode> {
+    let cwd = std::env::current_dir()?;
+    let ws = Workspace::new(Roots::new([cwd.as_path(), std::path::Path::new("/")])?);
+    let q = query(&args.grep);
+    let mut times = Vec::with_capacity(args.runs);
+    let mut found = 0;
+    for i in 0..=args.runs {
+        let t = std::time::Instant::now();
+        let r = grep::search(&ws, &q, &Progress::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        if i > 0 {
+            times.push(t.elapsed().as_secs_f64());
+        }
+        found = r.matches.len();
+    }
+    times.sort_by(f64::total_cmp);
+    println!("matches {found} median_s {:.6}", times[times.len() / 2]);
+    Ok(ExitCode::SUCCESS)
 }

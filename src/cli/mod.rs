@@ -31,6 +31,9 @@ pub enum Command {
     Read(read::ReadArgs),
     /// Search files for a regex (output close to ripgrep's).
     Grep(grep::GrepArgs),
+    /// Time a search repeated in one process (a warm server); for scripts/bench_grep.py.
+    #[command(hide = true)]
+    BenchGrep(grep::BenchGrepArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -53,6 +56,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve(args),
         Command::Read(args) => read::run(args),
         Command::Grep(args) => grep::run(args),
+        Command::BenchGrep(args) => grep::bench(args),
     }
 }
 

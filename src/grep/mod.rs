@@ -36,6 +36,9 @@ pub use query::{Cursor, GrepQuery};
 /// Longest line text returned for one match; longer lines are cut (and marked).
 pub const MAX_LINE_BYTES: usize = 1000;
 
+/// Files at least this large are mapped during a walk; smaller ones are read.
+const WALK_MMAP_MIN: u64 = 64 * 1024 * 1024;
+
 /// A file this large, searched on its own, is split into chunks searched in parallel.
 const PARALLEL_FILE_MIN: usize = 32 * 1024 * 1024;
 
@@ -297,8 +300,12 @@ fn walk(
     }
     let roots = ws.roots();
     wb.build_parallel().run(|| {
-        let mut buf = Vec::with_capacity(64 * 1024);
-        let opts = SourceOptions::default();
+        let mut buf = Vec::new();
+        // Reading beats mapping for the many small files of a walk (no map/unmap, no page
+        // faults); only very large files are mapped.
+        let opts = SourceOptions {
+            mmap_threshold: WALK_MMAP_MIN,
+        };
         Box::new(move |entry| {
             if progress.is_cancelled() {
                 return WalkState::Quit;

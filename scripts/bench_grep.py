@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Grep benchmark: `mapgrep grep` against ripgrep on the Linux kernel tree, same run.
+
+For each of ripgrep's standard Linux queries, checks that both tools report the same set of
+(path, line) matches, then times both with hyperfine (warm page cache) and prints a markdown
+table of medians and the ratio mapgrep/rg. Also times the engine inside one long-lived process
+(what a server does on repeated calls) via `mapgrep bench-grep`.
+
+Usage: python3 scripts/bench_grep.py [--tree corpora/linux] [--bigfile corpora/generated/linux-all-c.txt]
+       [--runs 10] [--rg rg] [--mapgrep target/release/mapgrep] [--only NAME]
+Needs: hyperfine and rg on PATH (the script says so and skips rg when it is missing), the
+corpora from corpora/fetch_linux.sh, and a release build (`cargo build --release`).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+QUERIES = [
+    ("literal", ["PM_RESUME"]),
+    ("literal_n", ["-n", "PM_RESUME"]),
+    ("literal_casei", ["-n", "-i", "PM_RESUME"]),
+    ("word", ["-n", "-w", "PM_RESUME"]),
+    ("re_suffix", ["-n", "[A-Z]+_RESUME"]),
+    ("unicode_greek", ["-n", r"\p{Greek}"]),
+    ("no_literal", ["-n", r"\w{5}\s+\w{5}\s+\w{5}"]),
+    ("alternates", ["-n", "ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT"]),
+]
+
+
+def matches(cmd, cwd, single=False):
+    """The set of (path, line) a tool prints with -n (just line numbers for one file, where
+    neither tool prints the path)."""
+    out = subprocess.run(cmd, cwd=cwd, capture_output=True)
+    if out.returncode not in (0, 1):
+        sys.exit(f"failed: {' '.join(cmd)}\n{out.stderr.decode(errors='replace')}")
+    found = set()
+    for raw in out.stdout.split(b"\n"):
+        if not raw:
+            continue
+        parts = raw.split(b":", 2)
+        if single and parts[0].isdigit():
+            found.add((b"", int(parts[0])))
+        elif len(parts) >= 2 and parts[1].isdigit():
+            found.add((parts[0], int(parts[1])))
+    return found
+
+
+def hyperfine(cmds, runs, cwd):
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        args = ["hyperfine", "-N", "--warmup", "2", "--runs", str(runs), "--export-json", f.name]
+        args += ["-i"]  # exit code 1 (no match) is not a failure
+        args += [" ".join(shlex_quote(a) for a in c) for c in cmds]
+        subprocess.run(args, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+        data = json.load(open(f.name))
+    return [r["median"] for r in data["results"]]
+
+
+def shlex_quote(s):
+    import shlex
+
+    return shlex.quote(s)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tree", default="corpora/linux")
+    ap.add_argument("--bigfile", default="corpora/generated/linux-all-c.txt")
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--rg", default="rg")
+    ap.add_argument("--mapgrep", default="target/release/mapgrep")
+    ap.add_argument("--only")
+    a = ap.parse_args()
+    mg = os.path.join(root, a.mapgrep)
+    rg = shutil.which(a.rg)
+    if not shutil.which("hyperfine"):
+        sys.exit("hyperfine is not on PATH (apt-get install hyperfine)")
+    if not rg:
+        print(f"note: {a.rg} is not on PATH; timing mapgrep alone", file=sys.stderr)
+    else:
+        ver = subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+        print(f"ripgrep: {ver}")
+    print(f"cores: {os.cpu_count()}")
+    print()
+    print("| query | args | corpus | matches | same as rg | mapgrep median | rg median | ratio | in-process (warm server) | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    targets = [(a.tree, "tree")]
+    if os.path.exists(os.path.join(root, a.bigfile)):
+        targets.append((a.bigfile, "1 file"))
+    else:
+        print(f"note: {a.bigfile} missing (corpora/fetch_linux.sh --concat); skipping", file=sys.stderr)
+    for target, kind in targets:
+        for name, args in QUERIES:
+            if a.only and a.only != name:
+                continue
+            if kind == "1 file" and name not in ("literal_n", "literal", "alternates"):
+                continue
+            numbered = args if "-n" in args else ["-n"] + args
+            single = kind == "1 file"
+            ours = matches([mg, "grep"] + numbered + [target], root, single)
+            same = "-"
+            if rg:
+                theirs = matches([rg] + numbered + [target], root, single)
+                same = "yes" if ours == theirs else f"NO ({len(theirs)} in rg)"
+            cmds = [[mg, "grep"] + args + [target]]
+            if rg:
+                cmds.append([rg] + args + [target])
+            med = hyperfine(cmds, a.runs, root)
+            inproc = subprocess.run(
+                [mg, "bench-grep", "--runs", str(a.runs)] + args + [target],
+                cwd=root, capture_output=True, text=True,
+            )
+            warm = float(inproc.stdout.strip().split()[-1]) if inproc.returncode == 0 else None
+            row = [name, "`" + " ".join(args) + "`", kind, str(len(ours)), same, f"{med[0]*1000:.1f} ms"]
+            if rg:
+                row += [f"{med[1]*1000:.1f} ms", f"{med[0]/med[1]:.2f}"]
+            else:
+                row += ["-", "-"]
+            if warm is not None:
+                row += [f"{warm*1000:.1f} ms", f"{warm/med[1]:.2f}" if rg else "-"]
+            else:
+                row += ["-", "-"]
+            print("| " + " | ".join(row) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
