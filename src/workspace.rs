@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex};
 
 use regex_automata::meta::Regex;
 
+use crate::cache::FileCache;
 use crate::error::{Error, Result};
+use crate::grep::{WalkKey, WalkList};
 use crate::lines::LineIndex;
 use crate::roots::Roots;
 use crate::source::{FileId, Source, SourceOptions};
@@ -21,6 +23,15 @@ pub const DEFAULT_INDEX_BUDGET: usize = 64 * 1024 * 1024;
 
 /// Default byte budget of one tool response's text.
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+
+/// Default byte budget of the file-content cache (0 in the command line).
+pub const DEFAULT_CONTENT_BUDGET: usize = 0;
+
+/// Files larger than this are never kept in the content cache.
+pub const MAX_CACHED_FILE: u64 = 8 * 1024 * 1024;
+
+/// How many walk file lists are kept.
+const WALK_CACHE_ENTRIES: usize = 32;
 
 /// How many compiled regexes are kept.
 const REGEX_CACHE_ENTRIES: usize = 256;
@@ -50,6 +61,7 @@ pub struct WorkspaceBuilder {
     source: SourceOptions,
     limits: Limits,
     index_budget: usize,
+    content_budget: usize,
 }
 
 impl Default for WorkspaceBuilder {
@@ -58,6 +70,7 @@ impl Default for WorkspaceBuilder {
             source: SourceOptions::default(),
             limits: Limits::default(),
             index_budget: DEFAULT_INDEX_BUDGET,
+            content_budget: DEFAULT_CONTENT_BUDGET,
         }
     }
 }
@@ -85,13 +98,23 @@ impl WorkspaceBuilder {
         self
     }
 
+    /// Byte budget of the file-content cache: a long-lived server keeps the bytes of files it
+    /// searched (up to 8 MiB each) and re-reads only files whose identity changed. 0 disables.
+    pub fn content_budget(&mut self, bytes: usize) -> &mut WorkspaceBuilder {
+        self.content_budget = bytes;
+        self
+    }
+
     pub fn build(&self, roots: Roots) -> Workspace {
         Workspace {
             roots,
             source: self.source.clone(),
             limits: self.limits.clone(),
-            indexes: Mutex::new(IndexCache::new(self.index_budget)),
+            indexes: Mutex::new(FileCache::new(self.index_budget)),
+            contents: Mutex::new(FileCache::new(self.content_budget)),
+            content_budget: self.content_budget,
             regexes: Mutex::new(HashMap::new()),
+            walks: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -117,8 +140,11 @@ pub struct Workspace {
     roots: Roots,
     source: SourceOptions,
     limits: Limits,
-    indexes: Mutex<IndexCache>,
+    indexes: Mutex<FileCache<Arc<LineIndex>>>,
+    contents: Mutex<FileCache<Arc<[u8]>>>,
+    content_budget: usize,
     regexes: Mutex<HashMap<(String, bool), Arc<Regex>>>,
+    walks: Mutex<HashMap<WalkKey, Arc<WalkList>>>,
 }
 
 impl Workspace {
@@ -162,13 +188,14 @@ impl Workspace {
     pub fn index(&self, source: &Source) -> Arc<LineIndex> {
         let id = source.id();
         let key = source.path();
-        let previous = {
-            let mut cache = self.indexes.lock().expect("index cache lock");
-            match cache.get(key, &id) {
-                Lookup::Hit(index) => return index,
-                Lookup::Grown(index) => Some(index),
-                Lookup::Miss => None,
+        let cached = self.indexes.lock().expect("index cache lock").get(key);
+        let previous = match cached {
+            Some((cached_id, index)) if cached_id == id => return index,
+            // Same file, longer: if it only grew, the index is extended, not rebuilt.
+            Some((cached_id, index)) if cached_id.same_file(&id) && id.len > cached_id.len => {
+                Some(index)
             }
+            _ => None,
         };
         let bytes = source.bytes();
         let index = previous
@@ -176,15 +203,78 @@ impl Workspace {
             .unwrap_or_else(|| LineIndex::build(bytes));
         let index = Arc::new(index);
         if id.dev != 0 || id.ino != 0 {
-            let mut cache = self.indexes.lock().expect("index cache lock");
-            cache.insert(key.to_path_buf(), id, Arc::clone(&index));
+            let cost = index.heap_bytes();
+            self.indexes.lock().expect("index cache lock").insert(
+                key.to_path_buf(),
+                id,
+                Arc::clone(&index),
+                cost,
+            );
         }
         index
     }
 
+    /// Whether the content cache is on.
+    pub fn caches_contents(&self) -> bool {
+        self.content_budget > 0
+    }
+
+    /// The cached bytes of `path` if they were read from a file with identity `id`.
+    pub fn cached_content(&self, path: &Path, id: &FileId) -> Option<Arc<[u8]>> {
+        if !self.caches_contents() {
+            return None;
+        }
+        match self.contents.lock().expect("content cache lock").get(path) {
+            Some((cached, bytes)) if cached == *id => Some(bytes),
+            _ => None,
+        }
+    }
+
+    /// Remembers the bytes of `path` as read from a file with identity `id`.
+    pub fn cache_content(&self, path: &Path, id: FileId, bytes: &[u8]) {
+        if !self.caches_contents() || id.len > MAX_CACHED_FILE || bytes.len() as u64 != id.len {
+            return;
+        }
+        let value: Arc<[u8]> = Arc::from(bytes);
+        self.contents.lock().expect("content cache lock").insert(
+            path.to_path_buf(),
+            id,
+            value,
+            bytes.len(),
+        );
+    }
+
+    /// The file list of a walk: the cached one if nothing it depends on changed, else a new
+    /// one from `walk` (kept for next time; a few dozen lists at most).
+    pub fn walk_list(&self, key: &WalkKey, walk: impl FnOnce() -> WalkList) -> Arc<WalkList> {
+        let cached = self
+            .walks
+            .lock()
+            .expect("walk cache lock")
+            .get(key)
+            .cloned();
+        if let Some(list) = cached
+            && list.is_fresh()
+        {
+            return list;
+        }
+        let list = Arc::new(walk());
+        let mut walks = self.walks.lock().expect("walk cache lock");
+        if walks.len() >= WALK_CACHE_ENTRIES {
+            walks.clear();
+        }
+        walks.insert(key.clone(), Arc::clone(&list));
+        list
+    }
+
+    /// Bytes the content cache holds now.
+    pub fn content_cache_bytes(&self) -> usize {
+        self.contents.lock().expect("content cache lock").bytes()
+    }
+
     /// Bytes the line-index cache holds now.
     pub fn index_cache_bytes(&self) -> usize {
-        self.indexes.lock().expect("index cache lock").bytes
+        self.indexes.lock().expect("index cache lock").bytes()
     }
 
     /// Compiles (or fetches from the cache) a line-oriented regex: `^`/`$` match at line
@@ -205,83 +295,6 @@ impl Workspace {
         }
         cache.insert(key, Arc::clone(&re));
         Ok(re)
-    }
-}
-
-enum Lookup {
-    Hit(Arc<LineIndex>),
-    Grown(Arc<LineIndex>),
-    Miss,
-}
-
-struct CacheEntry {
-    id: FileId,
-    index: Arc<LineIndex>,
-    cost: usize,
-    last_used: u64,
-}
-
-/// Line indexes by canonical path, evicted least-recently-used beyond a byte budget.
-struct IndexCache {
-    map: HashMap<PathBuf, CacheEntry>,
-    budget: usize,
-    bytes: usize,
-    clock: u64,
-}
-
-impl IndexCache {
-    fn new(budget: usize) -> IndexCache {
-        IndexCache {
-            map: HashMap::new(),
-            budget,
-            bytes: 0,
-            clock: 0,
-        }
-    }
-
-    fn get(&mut self, path: &Path, id: &FileId) -> Lookup {
-        self.clock += 1;
-        let Some(entry) = self.map.get_mut(path) else {
-            return Lookup::Miss;
-        };
-        if entry.id == *id {
-            entry.last_used = self.clock;
-            Lookup::Hit(Arc::clone(&entry.index))
-        } else if entry.id.same_file(id) && id.len > entry.id.len {
-            Lookup::Grown(Arc::clone(&entry.index))
-        } else {
-            Lookup::Miss
-        }
-    }
-
-    fn insert(&mut self, path: PathBuf, id: FileId, index: Arc<LineIndex>) {
-        let cost = index.heap_bytes() + path.as_os_str().len() + 96;
-        if cost > self.budget {
-            return;
-        }
-        self.clock += 1;
-        if let Some(old) = self.map.insert(
-            path,
-            CacheEntry {
-                id,
-                index,
-                cost,
-                last_used: self.clock,
-            },
-        ) {
-            self.bytes -= old.cost;
-        }
-        self.bytes += cost;
-        while self.bytes > self.budget {
-            let victim = self
-                .map
-                .iter()
-                .min_by_key(|(_, e)| e.last_used)
-                .map(|(p, _)| p.clone())
-                .expect("over budget means non-empty");
-            let e = self.map.remove(&victim).expect("victim exists");
-            self.bytes -= e.cost;
-        }
     }
 }
 

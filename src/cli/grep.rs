@@ -200,13 +200,18 @@ pub struct BenchGrepArgs {
     /// How many timed runs (after one warm-up).
     #[arg(long, default_value_t = 10)]
     pub runs: usize,
+    /// Content-cache budget of the simulated server (as `serve --content-cache-bytes`).
+    #[arg(long, default_value_t = super::DEFAULT_SERVER_CONTENT_CACHE)]
+    pub content_cache_bytes: usize,
     #[command(flatten)]
     pub grep: GrepArgs,
 }
 
 pub fn bench(args: BenchGrepArgs) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir()?;
-    let ws = Workspace::new(Roots::new([cwd.as_path(), std::path::Path::new("/")])?);
+    let ws = crate::workspace::WorkspaceBuilder::new()
+        .content_budget(args.content_cache_bytes)
+        .build(Roots::new([cwd.as_path(), std::path::Path::new("/")])?);
     let q = query(&args.grep);
     let mut times = Vec::with_capacity(args.runs);
     let mut found = 0;

@@ -47,7 +47,14 @@ pub struct ServeArgs {
     /// Byte budget of the line-index cache.
     #[arg(long, default_value_t = crate::workspace::DEFAULT_INDEX_BUDGET)]
     pub index_cache_bytes: usize,
+    /// Byte budget of the file-content cache that makes repeated searches fast (files are
+    /// re-read whenever their size or modification time changes); 0 disables it.
+    #[arg(long, default_value_t = DEFAULT_SERVER_CONTENT_CACHE)]
+    pub content_cache_bytes: usize,
 }
+
+/// The server's default content-cache budget: 2 GiB.
+pub const DEFAULT_SERVER_CONTENT_CACHE: usize = 2 << 30;
 
 /// Parses the process arguments and runs the command.
 pub fn run() -> anyhow::Result<ExitCode> {
@@ -70,6 +77,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let ws = WorkspaceBuilder::new()
         .max_output_bytes(args.max_output_bytes)
         .index_budget(args.index_cache_bytes)
+        .content_budget(args.content_cache_bytes)
         .build(roots);
     eprintln!(
         "mapgrep {}: serving MCP on stdio for {}",

@@ -13,6 +13,7 @@
 
 mod hints;
 mod query;
+mod walklist;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,14 +28,18 @@ use regex_automata::meta::Regex;
 use crate::error::Error;
 use crate::matcher::{MatchingLines, count_newlines};
 use crate::read::ParamError;
-use crate::source::{self, Haystack, SourceOptions};
+use crate::source::{self, FileId, SourceOptions};
 use crate::workspace::Workspace;
 
 pub use hints::{DEFAULT_SECTION_PATTERNS, SectionHint};
 pub use query::{Cursor, GrepQuery};
+pub use walklist::{WalkKey, WalkList};
 
 /// Longest line text returned for one match; longer lines are cut (and marked).
 pub const MAX_LINE_BYTES: usize = 1000;
+
+/// Bytes checked for a NUL before a file is searched.
+const BINARY_PROBE: usize = 64 * 1024;
 
 /// Files at least this large are mapped during a walk; smaller ones are read.
 const WALK_MMAP_MIN: u64 = 64 * 1024 * 1024;
@@ -133,26 +138,19 @@ pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<Grep
     let stats = Stats::default();
     for (given, resolved, is_dir) in &targets {
         let display = Display::new(ws, q, given, resolved);
+        let ctx = Ctx {
+            ws,
+            q,
+            compiled: &compiled,
+            display: &display,
+            collector: &collector,
+            stats: &stats,
+            progress,
+        };
         if *is_dir {
-            walk(
-                ws, q, &compiled, resolved, &display, &collector, &stats, progress,
-            )?;
+            walk(&ctx, resolved)?;
         } else {
-            let name = display.of(resolved);
-            if collector.lock().expect("collector").wants(&name) {
-                let opts = SourceOptions::default();
-                let mut buf = Vec::new();
-                match source::load(resolved, &opts, &mut buf) {
-                    Ok((_, hay)) => {
-                        let limit = collector.lock().expect("collector").limit();
-                        let found = search_bytes(&hay, &compiled, q, &name, limit, true, progress);
-                        record(&collector, &stats, &name, found);
-                    }
-                    Err(e) => stats.error(e.to_string()),
-                }
-                progress.files_searched.fetch_add(1, Ordering::Relaxed);
-                stats.searched.fetch_add(1, Ordering::Relaxed);
-            }
+            search_one_file(&ctx, resolved);
         }
     }
     let collector = collector.into_inner().expect("collector");
@@ -160,6 +158,36 @@ pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<Grep
     stats.fill(&mut report);
     report.cancelled = progress.is_cancelled();
     Ok(report)
+}
+
+/// A search path that names one file: mapped if large, and split into parallel chunks.
+fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
+    let name = ctx.display.of(path);
+    let limit = {
+        let c = ctx.collector.lock().expect("collector");
+        if !c.wants(&name) {
+            return;
+        }
+        c.limit()
+    };
+    let mut buf = Vec::new();
+    match source::load(path, &SourceOptions::default(), &mut buf) {
+        Ok((_, hay)) => {
+            let found = search_bytes(
+                &hay,
+                ctx.compiled,
+                ctx.q,
+                &name,
+                limit,
+                Mode::OneFile,
+                ctx.progress,
+            );
+            record(ctx.collector, ctx.stats, &name, found);
+        }
+        Err(e) => ctx.stats.error(e.to_string()),
+    }
+    ctx.progress.files_searched.fetch_add(1, Ordering::Relaxed);
+    ctx.stats.searched.fetch_add(1, Ordering::Relaxed);
 }
 
 fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {
@@ -240,6 +268,17 @@ impl Stats {
     }
 }
 
+/// How a file reaches [`search_bytes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Found by a walk and just read.
+    Walk,
+    /// From the content cache, which holds only files whose first 64 KiB have no NUL.
+    CachedText,
+    /// The one file a search path named: large ones are searched in parallel chunks.
+    OneFile,
+}
+
 /// What searching one file gave.
 enum FileResult {
     Binary,
@@ -265,17 +304,89 @@ fn record(collector: &Mutex<Collector>, stats: &Stats, name: &str, found: FileRe
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn walk(
-    ws: &Workspace,
-    q: &GrepQuery,
-    compiled: &Compiled,
-    dir: &Path,
-    display: &Display,
-    collector: &Mutex<Collector>,
-    stats: &Stats,
-    progress: &Progress,
-) -> Result<(), GrepError> {
+/// Everything a search of one file needs besides the file.
+struct Ctx<'a> {
+    ws: &'a Workspace,
+    q: &'a GrepQuery,
+    compiled: &'a Compiled,
+    display: &'a Display,
+    collector: &'a Mutex<Collector>,
+    stats: &'a Stats,
+    progress: &'a Progress,
+}
+
+impl Ctx<'_> {
+    /// Searches one walked file, from the content cache when it is unchanged.
+    fn search_file(&self, path: &Path, name: Option<&str>, buf: &mut Vec<u8>) {
+        let owned;
+        let name = match name {
+            Some(n) => n,
+            None => {
+                owned = self.display.of(path);
+                &owned
+            }
+        };
+        let limit = {
+            let c = self.collector.lock().expect("collector");
+            if !c.wants(name) {
+                return;
+            }
+            c.limit()
+        };
+        // A warm server searches unchanged files from its content cache: one stat instead
+        // of open + read + close.
+        let ws = self.ws;
+        let cached = ws.caches_contents().then(|| {
+            std::fs::metadata(path)
+                .ok()
+                .map(|md| FileId::from_metadata(&md))
+                .and_then(|id| ws.cached_content(path, &id))
+        });
+        let found = if let Some(Some(bytes)) = cached {
+            // Only text files (no NUL in the first 64 KiB) are cached: skip that probe.
+            search_bytes(
+                &bytes,
+                self.compiled,
+                self.q,
+                name,
+                limit,
+                Mode::CachedText,
+                self.progress,
+            )
+        } else {
+            // Reading beats mapping for the many small files of a walk (no map/unmap, no
+            // page faults); only very large files are mapped.
+            let opts = SourceOptions {
+                mmap_threshold: WALK_MMAP_MIN,
+            };
+            match source::load(path, &opts, buf) {
+                Ok((id, hay)) => {
+                    if memchr::memchr(0, &hay[..hay.len().min(BINARY_PROBE)]).is_none() {
+                        ws.cache_content(path, id, &hay);
+                    }
+                    search_bytes(
+                        &hay,
+                        self.compiled,
+                        self.q,
+                        name,
+                        limit,
+                        Mode::Walk,
+                        self.progress,
+                    )
+                }
+                Err(e) => {
+                    self.stats.error(e.to_string());
+                    return;
+                }
+            }
+        };
+        record(self.collector, self.stats, name, found);
+        self.stats.searched.fetch_add(1, Ordering::Relaxed);
+        self.progress.files_searched.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+fn walk_builder(q: &GrepQuery, dir: &Path) -> Result<WalkBuilder, GrepError> {
     let mut wb = WalkBuilder::new(dir);
     let standard = !q.include_ignored;
     wb.hidden(!q.include_hidden)
@@ -298,22 +409,60 @@ fn walk(
             .map_err(|e| GrepError::Param(q.glob_error(&q.globs.join(", "), &e.to_string())))?;
         wb.overrides(ov);
     }
-    let roots = ws.roots();
+    Ok(wb)
+}
+
+/// Searches every file under `dir`: inline with the parallel walk, or — in a server that
+/// keeps file lists — over the cached, revalidated list with rayon.
+fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
+    let wb = walk_builder(ctx.q, dir)?;
+    if ctx.ws.caches_contents() {
+        let key = WalkKey {
+            dir: dir.to_path_buf(),
+            include_hidden: ctx.q.include_hidden,
+            include_ignored: ctx.q.include_ignored,
+            globs: ctx.q.globs.clone(),
+            max_filesize: ctx.q.max_filesize,
+            display_prefix: ctx.display.prefix.clone(),
+        };
+        let list = ctx
+            .ws
+            .walk_list(&key, || WalkList::build(&wb, &key, |p| ctx.display.of(p)));
+        for e in &list.errors {
+            ctx.stats.error(e.clone());
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(ctx.q.threads.unwrap_or_else(rayon::current_num_threads))
+            .build()
+            .map_err(|e| {
+                GrepError::File(Error::Io {
+                    path: dir.to_path_buf(),
+                    source: std::io::Error::other(e.to_string()),
+                })
+            })?;
+        pool.install(|| {
+            list.files
+                .par_iter()
+                .zip(list.names.par_iter())
+                .for_each_init(Vec::new, |buf, (path, name)| {
+                    if !ctx.progress.is_cancelled() {
+                        ctx.search_file(path, Some(name), buf);
+                    }
+                })
+        });
+        return Ok(());
+    }
+    let roots = ctx.ws.roots();
     wb.build_parallel().run(|| {
         let mut buf = Vec::new();
-        // Reading beats mapping for the many small files of a walk (no map/unmap, no page
-        // faults); only very large files are mapped.
-        let opts = SourceOptions {
-            mmap_threshold: WALK_MMAP_MIN,
-        };
         Box::new(move |entry| {
-            if progress.is_cancelled() {
+            if ctx.progress.is_cancelled() {
                 return WalkState::Quit;
             }
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
-                    stats.error(e.to_string());
+                    ctx.stats.error(e.to_string());
                     return WalkState::Continue;
                 }
             };
@@ -323,26 +472,9 @@ fn walk(
             let path = entry.path();
             // The walk starts inside a root and never follows links; a final check costs
             // nothing and keeps the invariant local.
-            if !roots.contains(path) && !path.starts_with(dir) {
-                return WalkState::Continue;
+            if roots.contains(path) || path.starts_with(dir) {
+                ctx.search_file(path, None, &mut buf);
             }
-            let name = display.of(path);
-            let limit = {
-                let c = collector.lock().expect("collector");
-                if !c.wants(&name) {
-                    return WalkState::Continue;
-                }
-                c.limit()
-            };
-            match source::load(path, &opts, &mut buf) {
-                Ok((_, hay)) => {
-                    let found = search_bytes(&hay, compiled, q, &name, limit, false, progress);
-                    record(collector, stats, &name, found);
-                }
-                Err(e) => stats.error(e.to_string()),
-            }
-            stats.searched.fetch_add(1, Ordering::Relaxed);
-            progress.files_searched.fetch_add(1, Ordering::Relaxed);
             WalkState::Continue
         })
     });
@@ -352,16 +484,19 @@ fn walk(
 /// Searches one file's bytes for up to `limit` matching lines (from the cursor line if the
 /// cursor names this file).
 fn search_bytes(
-    hay: &Haystack<'_>,
+    bytes: &[u8],
     c: &Compiled,
     q: &GrepQuery,
     name: &str,
     limit: usize,
-    parallel: bool,
+    mode: Mode,
     progress: &Progress,
 ) -> FileResult {
-    let bytes: &[u8] = hay;
-    if memchr::memchr(0, bytes).is_some() {
+    // Binary detection as ripgrep does it in effect: a NUL in the first 64 KiB stops a large
+    // file early; otherwise the rest is only checked when the file matched, since a file
+    // without matches is skipped either way.
+    let head = &bytes[..bytes.len().min(BINARY_PROBE)];
+    if mode != Mode::CachedText && memchr::memchr(0, head).is_some() {
         return FileResult::Binary;
     }
     let from_line = q
@@ -369,17 +504,24 @@ fn search_bytes(
         .as_ref()
         .filter(|cur| cur.path == name)
         .map_or(1, |cur| cur.line);
-    let mut lines: Vec<(u64, usize, usize)> = if parallel && bytes.len() >= PARALLEL_FILE_MIN {
-        search_chunks(bytes, &c.re, limit, from_line, progress)
-    } else {
-        let mut cache = c.re.create_cache();
-        MatchingLines::new(&c.re, &mut cache, bytes, 0, 1)
-            .skip_while(|(n, _)| *n < from_line)
-            .take(limit)
-            .map(|(n, m)| (n, m.start, m.end))
-            .collect()
-    };
+    let mut lines: Vec<(u64, usize, usize)> =
+        if mode == Mode::OneFile && bytes.len() >= PARALLEL_FILE_MIN {
+            search_chunks(bytes, &c.re, limit, from_line, progress)
+        } else {
+            let mut cache = c.re.create_cache();
+            MatchingLines::new(&c.re, &mut cache, bytes, 0, 1)
+                .skip_while(|(n, _)| *n < from_line)
+                .take(limit)
+                .map(|(n, m)| (n, m.start, m.end))
+                .collect()
+        };
     lines.truncate(limit);
+    if lines.is_empty() {
+        return FileResult::Matches(Vec::new());
+    }
+    if bytes.len() > BINARY_PROBE && memchr::memchr(0, &bytes[BINARY_PROBE..]).is_some() {
+        return FileResult::Binary;
+    }
     let hints = hints::compute(bytes, &c.hints, &lines);
     let matches = lines
         .iter()

@@ -1,0 +1,138 @@
+//! `FileCache`: values derived from files (line indexes, contents), keyed by canonical path,
+//! remembered with the file identity they were built from, and evicted least-recently-used
+//! beyond a byte budget.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::source::FileId;
+
+struct Entry<V> {
+    id: FileId,
+    value: V,
+    cost: usize,
+    stamp: u64,
+}
+
+/// An LRU map from path to `(FileId, V)` whose entries' costs stay within a budget.
+pub struct FileCache<V> {
+    map: HashMap<PathBuf, Entry<V>>,
+    order: BTreeMap<u64, PathBuf>,
+    budget: usize,
+    bytes: usize,
+    clock: u64,
+}
+
+impl<V: Clone> FileCache<V> {
+    pub fn new(budget: usize) -> FileCache<V> {
+        FileCache {
+            map: HashMap::new(),
+            order: BTreeMap::new(),
+            budget,
+            bytes: 0,
+            clock: 0,
+        }
+    }
+
+    /// The cached value and the identity it was built from (marks it recently used: the LRU
+    /// order is updated lazily at eviction time, so a hit costs one hash lookup).
+    pub fn get(&mut self, path: &Path) -> Option<(FileId, V)> {
+        self.clock += 1;
+        let e = self.map.get_mut(path)?;
+        e.stamp = self.clock;
+        Some((e.id, e.value.clone()))
+    }
+
+    /// Caches `value` (costing `cost` bytes plus bookkeeping) unless it alone is over budget;
+    /// evicts the least recently used entries to make room.
+    pub fn insert(&mut self, path: PathBuf, id: FileId, value: V, cost: usize) {
+        let cost = cost + path.as_os_str().len() + 128;
+        if cost > self.budget {
+            self.remove(&path);
+            return;
+        }
+        self.remove(&path);
+        self.clock += 1;
+        self.order.insert(self.clock, path.clone());
+        self.map.insert(
+            path,
+            Entry {
+                id,
+                value,
+                cost,
+                stamp: self.clock,
+            },
+        );
+        self.bytes += cost;
+        while self.bytes > self.budget {
+            let Some((stamp, victim)) = self.order.pop_first() else {
+                break;
+            };
+            match self.map.get(&victim) {
+                // Used since it was queued: queue it again at its last use.
+                Some(e) if e.stamp != stamp => {
+                    let s = e.stamp;
+                    self.order.insert(s, victim);
+                }
+                Some(_) => {
+                    let e = self.map.remove(&victim).expect("present");
+                    self.bytes -= e.cost;
+                }
+                None => {}
+            }
+        }
+        // Stale queue entries (removed or re-inserted paths) are dropped now and then.
+        if self.order.len() > 2 * self.map.len() + 64 {
+            self.order = self.map.iter().map(|(p, e)| (e.stamp, p.clone())).collect();
+        }
+    }
+
+    pub fn remove(&mut self, path: &Path) {
+        if let Some(e) = self.map.remove(path) {
+            self.bytes -= e.cost;
+        }
+    }
+
+    /// Bytes held (entry costs).
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(len: u64) -> FileId {
+        FileId {
+            dev: 1,
+            ino: len,
+            len,
+            mtime: None,
+        }
+    }
+
+    #[test]
+    fn evicts_least_recently_used_within_budget() {
+        let mut c = FileCache::new(3 * (100 + 1 + 128));
+        for name in ["a", "b", "c"] {
+            c.insert(PathBuf::from(name), id(1), name, 100);
+        }
+        assert_eq!(c.len(), 3);
+        assert!(c.get(Path::new("a")).is_some()); // a is now the most recent
+        c.insert(PathBuf::from("d"), id(1), "d", 100);
+        assert!(c.get(Path::new("b")).is_none());
+        assert!(c.get(Path::new("a")).is_some());
+        assert!(c.bytes() <= 3 * 229);
+        c.insert(PathBuf::from("huge"), id(1), "h", 10_000);
+        assert!(c.get(Path::new("huge")).is_none());
+    }
+}

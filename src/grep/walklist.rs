@@ -1,0 +1,103 @@
+//! The file list of a walk, kept by a long-lived server between searches and revalidated on
+//! every use: a directory whose modification time changed (an entry was created, deleted or
+//! renamed in it) or an ignore file that changed invalidates the list, and the next search
+//! walks again. File contents are not part of the list; they are checked file by file.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use ignore::{WalkBuilder, WalkState};
+use rayon::prelude::*;
+
+/// Ignore files whose changes invalidate a list (checked in every walked directory and in
+/// the search root's ancestors).
+const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".rgignore"];
+
+/// What identifies a walk: where, and with which filters.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WalkKey {
+    pub dir: PathBuf,
+    pub include_hidden: bool,
+    pub include_ignored: bool,
+    pub globs: Vec<String>,
+    pub max_filesize: Option<u64>,
+    /// How paths are displayed (part of the key because names are precomputed).
+    pub display_prefix: String,
+}
+
+type Stamp = Option<(u64, Option<SystemTime>)>;
+
+fn stamp(path: &Path) -> Stamp {
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| (m.len(), m.modified().ok()))
+}
+
+/// The files a walk found (sorted), and what must not change for them to stay valid.
+#[derive(Debug)]
+pub struct WalkList {
+    pub files: Vec<PathBuf>,
+    /// Display names of `files`, same order.
+    pub names: Vec<String>,
+    /// Every directory walked and the ancestors of the root, with their stamps and those of
+    /// the ignore files in them.
+    watched: Vec<(PathBuf, Stamp, [Stamp; 3])>,
+    pub errors: Vec<String>,
+}
+
+impl WalkList {
+    /// Walks `builder` (already configured for `key`) and records the list.
+    pub fn build(
+        builder: &WalkBuilder,
+        key: &WalkKey,
+        name: impl Fn(&Path) -> String + Sync,
+    ) -> WalkList {
+        let files = Mutex::new(Vec::new());
+        let dirs = Mutex::new(Vec::new());
+        let errors = Mutex::new(Vec::new());
+        builder.build_parallel().run(|| {
+            Box::new(|entry| {
+                match entry {
+                    Ok(e) => match e.file_type() {
+                        Some(t) if t.is_file() => {
+                            files.lock().expect("walk list").push(e.into_path());
+                        }
+                        Some(t) if t.is_dir() => {
+                            dirs.lock().expect("walk list").push(e.into_path());
+                        }
+                        _ => {}
+                    },
+                    Err(err) => errors.lock().expect("walk list").push(err.to_string()),
+                }
+                WalkState::Continue
+            })
+        });
+        let mut files = files.into_inner().expect("walk list");
+        files.sort_unstable();
+        let mut dirs = dirs.into_inner().expect("walk list");
+        dirs.extend(key.dir.ancestors().skip(1).map(Path::to_path_buf));
+        let watched = dirs
+            .into_par_iter()
+            .map(|d| {
+                let s = stamp(&d);
+                let ig = IGNORE_FILES.map(|f| stamp(&d.join(f)));
+                (d, s, ig)
+            })
+            .collect();
+        let names = files.par_iter().map(|f| name(f)).collect();
+        WalkList {
+            files,
+            names,
+            watched,
+            errors: errors.into_inner().expect("walk list"),
+        }
+    }
+
+    /// Whether nothing the list depends on has changed.
+    pub fn is_fresh(&self) -> bool {
+        self.watched
+            .par_iter()
+            .all(|(d, s, ig)| stamp(d) == *s && IGNORE_FILES.map(|f| stamp(&d.join(f))) == *ig)
+    }
+}
