@@ -74,7 +74,8 @@ pub struct GrepReport {
     pub matches: Vec<GrepMatch>,
     pub files_searched: u64,
     pub files_matched: u64,
-    /// Files skipped because they contain a NUL byte (binary).
+    /// Files skipped because they contain a NUL byte (binary). A NUL after the first 64 KiB is
+    /// only looked for in files that matched (a file without matches is skipped either way).
     pub binary_skipped: u64,
     /// The first few binary files skipped, for the curious.
     pub binary_examples: Vec<String>,

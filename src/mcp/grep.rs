@@ -107,7 +107,7 @@ pub struct GrepContentResult {
     pub total_matches: u64,
     pub files_searched: u64,
     pub files_matched: u64,
-    /// Files skipped because they look binary (a NUL byte).
+    /// Files skipped as binary (a NUL byte).
     pub binary_skipped: u64,
     /// Files that could not be read.
     pub errors: u64,
@@ -289,23 +289,23 @@ fn render(report: GrepReport, budget: usize) -> (String, GrepContentResult) {
     if shown.is_empty() {
         let _ = writeln!(
             text,
-            "No matches (searched {} files).",
-            report.files_searched
+            "No matches (searched {}).",
+            plural(report.files_searched, "file")
         );
     } else {
         let _ = writeln!(
             text,
-            "Found {} matching lines in {} files (searched {} files).",
-            shown.len(),
-            files_matched,
-            report.files_searched
+            "Found {} in {} (searched {}).",
+            plural(shown.len() as u64, "matching line"),
+            plural(files_matched, "file"),
+            plural(report.files_searched, "file")
         );
     }
     if report.binary_skipped > 0 {
         let _ = writeln!(
             text,
-            "Skipped {} binary files (e.g. {}).",
-            report.binary_skipped,
+            "Skipped {} (e.g. {}).",
+            plural(report.binary_skipped, "binary file"),
             report
                 .binary_examples
                 .iter()
@@ -318,8 +318,8 @@ fn render(report: GrepReport, budget: usize) -> (String, GrepContentResult) {
     if report.error_count > 0 {
         let _ = writeln!(
             text,
-            "Could not read {} files or directories (e.g. {}).",
-            report.error_count,
+            "Could not read {} (e.g. {}).",
+            plural(report.error_count, "file or directory"),
             report.errors.first().cloned().unwrap_or_default()
         );
     }
@@ -346,4 +346,12 @@ fn render(report: GrepReport, budget: usize) -> (String, GrepContentResult) {
         next_cursor: next.map(|c| c.encode()),
     };
     (text, structured)
+}
+
+fn plural(n: u64, what: &str) -> String {
+    match (n, what) {
+        (1, w) => format!("1 {w}"),
+        (n, "file or directory") => format!("{n} files or directories"),
+        (n, w) => format!("{n} {w}s"),
+    }
 }
