@@ -90,12 +90,15 @@ def main():
     print()
     print("| query | args | corpus | matches | same as rg | mapgrep median | rg median | ratio | in-process (warm server) | ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    targets = [(a.tree, "tree")]
+    # The tree is searched from inside it (as ripgrep's benchmark does), so that the
+    # repository's own .gitignore, which ignores corpora/, does not apply.
+    tree = os.path.join(root, a.tree)
+    targets = [(".", "tree", tree)]
     if os.path.exists(os.path.join(root, a.bigfile)):
-        targets.append((a.bigfile, "1 file"))
+        targets.append((os.path.join(root, a.bigfile), "1 file", root))
     else:
         print(f"note: {a.bigfile} missing (corpora/fetch_linux.sh --concat); skipping", file=sys.stderr)
-    for target, kind in targets:
+    for target, kind, cwd in targets:
         for name, args in QUERIES:
             if a.only and a.only != name:
                 continue
@@ -103,21 +106,21 @@ def main():
                 continue
             numbered = args if "-n" in args else ["-n"] + args
             single = kind == "1 file"
-            ours = matches([mg, "grep"] + numbered + [target], root, single)
+            ours = matches([mg, "grep"] + numbered + [target], cwd, single)
             same = "-"
             if rg:
-                theirs = matches([rg] + numbered + [target], root, single)
+                theirs = matches([rg] + numbered + [target], cwd, single)
                 same = "yes" if ours == theirs else f"NO ({len(theirs)} in rg)"
             cmds = [[mg, "grep"] + args + [target]]
             if rg:
                 cmds.append([rg] + args + [target])
-            med = hyperfine(cmds, a.runs, root)
+            med = hyperfine(cmds, a.runs, cwd)
             inproc = subprocess.run(
                 [mg, "bench-grep", "--runs", str(a.runs)] + args + [target],
-                cwd=root, capture_output=True, text=True,
+                cwd=cwd, capture_output=True, text=True,
             )
             warm = float(inproc.stdout.strip().split()[-1]) if inproc.returncode == 0 else None
-            row = [name, "`" + " ".join(args) + "`", kind, str(len(ours)), same, f"{med[0]*1000:.1f} ms"]
+            row = [name, "`" + " ".join(args).replace("|", "\\|") + "`", kind, str(len(ours)), same, f"{med[0]*1000:.1f} ms"]
             if rg:
                 row += [f"{med[1]*1000:.1f} ms", f"{med[0]/med[1]:.2f}"]
             else:

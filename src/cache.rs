@@ -117,6 +117,7 @@ mod tests {
             ino: len,
             len,
             mtime: None,
+            ctime: (0, 0),
         }
     }
 

@@ -31,6 +31,15 @@ pub fn build_line_regex(
         .map_err(Box::new)
 }
 
+/// A regex syntax error in one line: its `error: ...` line without the caret diagram.
+pub fn syntax_error_summary(e: &impl std::fmt::Display) -> String {
+    let full = e.to_string();
+    full.lines()
+        .find_map(|l| l.trim().strip_prefix("error: "))
+        .unwrap_or_else(|| full.lines().next().unwrap_or(""))
+        .to_string()
+}
+
 /// A matching line: the byte range of its text (without terminator).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LineMatch {

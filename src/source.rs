@@ -22,13 +22,17 @@ pub const BINARY_PROBE_LEN: usize = 64 * 1024;
 pub const DEFAULT_MMAP_THRESHOLD: u64 = 256 * 1024;
 
 /// The identity of a file's contents as `fstat` tells it. Two equal identities mean "the same
-/// bytes" for caching purposes; a changed length or modification time means a new identity.
+/// bytes" for caching purposes; a changed length, modification or change time means a new
+/// identity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileId {
     pub dev: u64,
     pub ino: u64,
     pub len: u64,
     pub mtime: Option<SystemTime>,
+    /// Inode change time (seconds, nanoseconds): unlike mtime it cannot be set back by a
+    /// writer (`touch -r`, `cp -p`), so a same-size rewrite is still a new identity.
+    pub ctime: (i64, i64),
 }
 
 impl FileId {
@@ -38,6 +42,7 @@ impl FileId {
             ino: md.ino(),
             len: md.len(),
             mtime: md.modified().ok(),
+            ctime: (md.ctime(), md.ctime_nsec()),
         }
     }
 
@@ -152,6 +157,7 @@ impl Source {
             ino: 0,
             len: data.len() as u64,
             mtime: None,
+            ctime: (0, 0),
         };
         let mut source = Source {
             path: path.into(),

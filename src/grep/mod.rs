@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use bstr::ByteSlice;
 use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
-use regex_automata::meta::Regex;
+use regex_automata::meta::{Cache, Regex};
 
 use crate::error::Error;
 use crate::matcher::{MatchingLines, count_newlines};
@@ -172,17 +172,10 @@ fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
         c.limit()
     };
     let mut buf = Vec::new();
+    let mut cache = ctx.compiled.re.create_cache();
     match source::load(path, &SourceOptions::default(), &mut buf) {
         Ok((_, hay)) => {
-            let found = search_bytes(
-                &hay,
-                ctx.compiled,
-                ctx.q,
-                &name,
-                limit,
-                Mode::OneFile,
-                ctx.progress,
-            );
+            let found = search_bytes(&hay, &mut cache, ctx, &name, limit, Mode::OneFile);
             record(ctx.collector, ctx.stats, &name, found);
         }
         Err(e) => ctx.stats.error(e.to_string()),
@@ -269,6 +262,9 @@ impl Stats {
     }
 }
 
+/// A matching line: its number and the byte range of its text.
+type Hit = (u64, usize, usize);
+
 /// How a file reaches [`search_bytes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -305,6 +301,22 @@ fn record(collector: &Mutex<Collector>, stats: &Stats, name: &str, found: FileRe
     }
 }
 
+/// A worker thread's reusable state: the read buffer and the regex cache (whose lazy DFA
+/// keeps the states it built across files).
+struct Scratch {
+    buf: Vec<u8>,
+    cache: Cache,
+}
+
+impl Scratch {
+    fn new(c: &Compiled) -> Scratch {
+        Scratch {
+            buf: Vec::new(),
+            cache: c.re.create_cache(),
+        }
+    }
+}
+
 /// Everything a search of one file needs besides the file.
 struct Ctx<'a> {
     ws: &'a Workspace,
@@ -318,7 +330,8 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     /// Searches one walked file, from the content cache when it is unchanged.
-    fn search_file(&self, path: &Path, name: Option<&str>, buf: &mut Vec<u8>) {
+    fn search_file(&self, path: &Path, name: Option<&str>, scratch: &mut Scratch) {
+        let Scratch { buf, cache } = scratch;
         let owned;
         let name = match name {
             Some(n) => n,
@@ -345,15 +358,7 @@ impl Ctx<'_> {
         });
         let found = if let Some(Some(bytes)) = cached {
             // Only text files (no NUL in the first 64 KiB) are cached: skip that probe.
-            search_bytes(
-                &bytes,
-                self.compiled,
-                self.q,
-                name,
-                limit,
-                Mode::CachedText,
-                self.progress,
-            )
+            search_bytes(&bytes, cache, self, name, limit, Mode::CachedText)
         } else {
             // Reading beats mapping for the many small files of a walk (no map/unmap, no
             // page faults); only very large files are mapped.
@@ -365,15 +370,7 @@ impl Ctx<'_> {
                     if memchr::memchr(0, &hay[..hay.len().min(BINARY_PROBE)]).is_none() {
                         ws.cache_content(path, id, &hay);
                     }
-                    search_bytes(
-                        &hay,
-                        self.compiled,
-                        self.q,
-                        name,
-                        limit,
-                        Mode::Walk,
-                        self.progress,
-                    )
+                    search_bytes(&hay, cache, self, name, limit, Mode::Walk)
                 }
                 Err(e) => {
                     self.stats.error(e.to_string());
@@ -432,30 +429,33 @@ fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
         for e in &list.errors {
             ctx.stats.error(e.clone());
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(ctx.q.threads.unwrap_or_else(rayon::current_num_threads))
-            .build()
-            .map_err(|e| {
-                GrepError::File(Error::Io {
-                    path: dir.to_path_buf(),
-                    source: std::io::Error::other(e.to_string()),
-                })
-            })?;
-        pool.install(|| {
-            list.files
-                .par_iter()
-                .zip(list.names.par_iter())
-                .for_each_init(Vec::new, |buf, (path, name)| {
-                    if !ctx.progress.is_cancelled() {
-                        ctx.search_file(path, Some(name), buf);
+        // A fixed set of workers pulling files from a shared counter: each keeps one scratch
+        // (buffer + regex cache) for the whole call, so the lazy DFA is built once per thread.
+        let next = AtomicU64::new(0);
+        let threads = ctx
+            .q
+            .threads
+            .unwrap_or_else(rayon::current_num_threads)
+            .max(1);
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    let mut scratch = Scratch::new(ctx.compiled);
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                        if i >= list.files.len() || ctx.progress.is_cancelled() {
+                            break;
+                        }
+                        ctx.search_file(&list.files[i], Some(&list.names[i]), &mut scratch);
                     }
-                })
+                });
+            }
         });
         return Ok(());
     }
     let roots = ctx.ws.roots();
     wb.build_parallel().run(|| {
-        let mut buf = Vec::new();
+        let mut scratch = Scratch::new(ctx.compiled);
         Box::new(move |entry| {
             if ctx.progress.is_cancelled() {
                 return WalkState::Quit;
@@ -474,7 +474,7 @@ fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
             // The walk starts inside a root and never follows links; a final check costs
             // nothing and keeps the invariant local.
             if roots.contains(path) || path.starts_with(dir) {
-                ctx.search_file(path, None, &mut buf);
+                ctx.search_file(path, None, &mut scratch);
             }
             WalkState::Continue
         })
@@ -486,13 +486,13 @@ fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
 /// cursor names this file).
 fn search_bytes(
     bytes: &[u8],
-    c: &Compiled,
-    q: &GrepQuery,
+    cache: &mut Cache,
+    ctx: &Ctx<'_>,
     name: &str,
     limit: usize,
     mode: Mode,
-    progress: &Progress,
 ) -> FileResult {
+    let (c, q, progress) = (ctx.compiled, ctx.q, ctx.progress);
     // Binary detection as ripgrep does it in effect: a NUL in the first 64 KiB stops a large
     // file early; otherwise the rest is only checked when the file matched, since a file
     // without matches is skipped either way.
@@ -505,17 +505,15 @@ fn search_bytes(
         .as_ref()
         .filter(|cur| cur.path == name)
         .map_or(1, |cur| cur.line);
-    let mut lines: Vec<(u64, usize, usize)> =
-        if mode == Mode::OneFile && bytes.len() >= PARALLEL_FILE_MIN {
-            search_chunks(bytes, &c.re, limit, from_line, progress)
-        } else {
-            let mut cache = c.re.create_cache();
-            MatchingLines::new(&c.re, &mut cache, bytes, 0, 1)
-                .skip_while(|(n, _)| *n < from_line)
-                .take(limit)
-                .map(|(n, m)| (n, m.start, m.end))
-                .collect()
-        };
+    let mut lines: Vec<Hit> = if mode == Mode::OneFile && bytes.len() >= PARALLEL_FILE_MIN {
+        search_chunks(bytes, &c.re, limit, from_line, progress)
+    } else {
+        MatchingLines::new(&c.re, cache, bytes, 0, 1)
+            .skip_while(|(n, _)| *n < from_line)
+            .take(limit)
+            .map(|(n, m)| (n, m.start, m.end))
+            .collect()
+    };
     lines.truncate(limit);
     if lines.is_empty() {
         return FileResult::Matches(Vec::new());
@@ -552,7 +550,7 @@ fn search_chunks(
     limit: usize,
     from_line: u64,
     progress: &Progress,
-) -> Vec<(u64, usize, usize)> {
+) -> Vec<Hit> {
     let pieces = (rayon::current_num_threads() * 8).max(2);
     let target = bytes.len() / pieces + 1;
     let mut bounds = vec![0];
@@ -564,7 +562,7 @@ fn search_chunks(
         let cut = memchr::memchr(b'\n', &bytes[want..]).map_or(bytes.len(), |i| want + i + 1);
         bounds.push(cut);
     }
-    let results: Vec<(Vec<(u64, usize, usize)>, u64)> = bounds
+    let results: Vec<(Vec<Hit>, u64)> = bounds
         .par_windows(2)
         .map(|w| {
             if progress.is_cancelled() {
@@ -573,7 +571,7 @@ fn search_chunks(
             let piece = &bytes[..w[1]];
             let mut cache = re.create_cache();
             let mut it = MatchingLines::new(re, &mut cache, piece, w[0], 0);
-            let found: Vec<(u64, usize, usize)> = it
+            let found: Vec<Hit> = it
                 .by_ref()
                 .take(limit)
                 .map(|(n, m)| (n, m.start, m.end))

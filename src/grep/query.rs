@@ -170,7 +170,10 @@ impl GrepQuery {
         match e.syntax_error() {
             Some(s) => self.error(
                 &format!("Invalid regex in {what}"),
-                format!("'{pattern}' is not a valid regular expression: {s}"),
+                format!(
+                    "'{pattern}' is not a valid regular expression: {}",
+                    crate::matcher::syntax_error_summary(s)
+                ),
                 "Fix the regex (Rust regex syntax: escape literal ( [ { . * + ? with a backslash), or pass fixed_strings: true to search for the text literally.",
             ),
             None => self.error(

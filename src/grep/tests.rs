@@ -153,7 +153,11 @@ fn chunked_search_of_one_big_file_equals_the_plain_search() {
         n += 1;
         s.push_str(&format!(
             "row {n} {}\n",
-            if n % 9973 == 0 { "NEEDLE" } else { "hay" }
+            if n.is_multiple_of(9973) {
+                "NEEDLE"
+            } else {
+                "hay"
+            }
         ));
     }
     std::fs::write(dir.path().join("big.txt"), &s).unwrap();
@@ -163,7 +167,7 @@ fn chunked_search_of_one_big_file_equals_the_plain_search() {
     q.max_results = 1_000_000;
     q.section_patterns = Some(vec![]);
     let r = run(&ws, &q);
-    let want: Vec<u64> = (1..=n).filter(|k| k % 9973 == 0).collect();
+    let want: Vec<u64> = (1..=n).filter(|k| k.is_multiple_of(9973)).collect();
     let got: Vec<u64> = r.matches.iter().map(|m| m.line).collect();
     assert_eq!(got, want);
     assert!(

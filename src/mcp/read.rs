@@ -67,6 +67,10 @@ const READ_TEXT_FILE_DESCRIPTION: &str = "Read complete or partial content of a 
 the result carries `content` and `_meta {total_lines, returned_lines, has_more, next_line}`: when has_more is true, \
 call again with line = next_line. Binary files are refused (-32004).";
 
+/// Below this many bytes of remaining budget, later batch entries are refused as over the
+/// response limit instead of returning a fragment.
+const MIN_ENTRY_BUDGET: usize = 256;
+
 /// One entry of a `read_files` batch.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -122,6 +126,10 @@ pub struct ReadTextFileMeta {
     /// Starting line for the next request (if has_more)
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub next_line: Option<u64>,
+    /// Set when a single line was longer than the response limit: that line's number. Only
+    /// its first bytes are in `content`; read it in full with read_files or a larger limit.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cut_line: Option<u64>,
 }
 
 /// Result of `read_text_file` (spec/002).
@@ -169,7 +177,8 @@ impl MapgrepServer {
                 if !out.is_empty() {
                     out.push('\n');
                 }
-                if budget == 0 {
+                // With less than a useful remainder left, say so rather than return a scrap.
+                if budget < MIN_ENTRY_BUDGET.min(ws.limits().max_output_bytes) {
                     failures += 1;
                     let _ = write!(
                         out,
@@ -255,6 +264,12 @@ impl MapgrepServer {
                 m.returned_lines, m.total_lines
             ),
         };
+        let mut summary = summary;
+        if let Some(n) = m.cut_line {
+            summary.push_str(&format!(
+                "\n[line {n} is longer than the response size limit and was cut: only its first bytes are shown]"
+            ));
+        }
         content.push(ContentBlock::text(summary));
         let structured = serde_json::to_value(&result)
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
@@ -273,6 +288,10 @@ fn page_result(excerpt: Excerpt, start: u64) -> ReadTextFileResult {
         excerpt.last_line + 1
     };
     let has_more = returned > 0 && next <= excerpt.total_lines;
+    let cut_line = excerpt.notes.iter().find_map(|n| match n {
+        read::Note::LineCut { line, .. } => Some(*line),
+        _ => None,
+    });
     ReadTextFileResult {
         content: excerpt.text,
         meta: ReadTextFileMeta {
@@ -280,6 +299,7 @@ fn page_result(excerpt: Excerpt, start: u64) -> ReadTextFileResult {
             returned_lines: returned,
             has_more,
             next_line: has_more.then_some(next),
+            cut_line,
         },
     }
 }

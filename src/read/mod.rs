@@ -118,7 +118,7 @@ pub enum Note {
     /// `end_line` was past the end and was clamped.
     EndClamped { requested: u64, total: u64 },
     /// The response byte budget cut the excerpt; the rest starts at `next_line`.
-    Cut { next_line: u64, budget: usize },
+    Cut { next_line: u64 },
     /// A single line longer than the budget was cut inside the line.
     LineCut { line: u64, shown: usize, len: usize },
 }
@@ -137,9 +137,9 @@ impl fmt::Display for Note {
                 f,
                 "Note: end_line {requested} is past the end of the file ({total} lines). Read to end of file."
             ),
-            Note::Cut { next_line, budget } => write!(
+            Note::Cut { next_line } => write!(
                 f,
-                "Note: Output cut at the {budget}-byte response limit. Continue with start_line: {next_line}."
+                "Note: Output cut at the response size limit. Continue with start_line: {next_line}."
             ),
             Note::LineCut { line, shown, len } => write!(
                 f,
@@ -236,7 +236,10 @@ fn resolve_lines(
         ReadMode::Head(n) => 1..n.min(total) + 1,
         ReadMode::Tail(n) => total - n.min(total) + 1..total + 1,
         ReadMode::Range { start, end } => {
-            check_start(start)?;
+            // `end_line` alone starts at line 1 implicitly: an empty file is just empty.
+            if req.start_line.is_some() {
+                check_start(start)?;
+            }
             let end = match end {
                 Some(e) if e > total => {
                     notes.push(Note::EndClamped {
@@ -324,7 +327,6 @@ pub fn excerpt_of(open: &OpenFile, path: &str, lines: Range<u64>, budget: usize)
         if last < (lines.end - 1).min(total) {
             excerpt.notes.push(Note::Cut {
                 next_line: last + 1,
-                budget,
             });
         }
     }

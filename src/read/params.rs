@@ -181,7 +181,7 @@ pub(super) fn invalid_regex(
     e: &regex_automata::meta::BuildError,
 ) -> ParamError {
     let detail = match e.syntax_error() {
-        Some(s) => s.to_string(),
+        Some(s) => crate::matcher::syntax_error_summary(s),
         None => e.to_string(),
     };
     ParamError {

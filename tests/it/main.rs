@@ -1,1 +1,9 @@
+//! End-to-end tests of the `mapgrep` binary: the MCP server over stdio (driven by an rmcp
+//! client) and the command line. Nothing here calls the engine directly.
 
+mod cli;
+mod common;
+mod read_files;
+mod read_text_file;
+mod sandbox;
+mod tools;

@@ -1,0 +1,141 @@
+//! `mapgrep read` on the command line.
+
+use std::process::{Command, Output};
+
+use crate::common::{BIN, Fixture};
+
+const LOG: &str = "\
+# Log
+[LOG-001] - first
+body a
+body b
+[LOG-002] - second
+body c
+";
+
+fn read(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("read")
+        .args(args)
+        .output()
+        .expect("run mapgrep read")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("utf-8 stderr")
+}
+
+#[test]
+fn read_to_next_pattern_prints_numbered_lines() {
+    let fx = Fixture::new();
+    let f = fx.abs("log.md");
+    fx.write("log.md", LOG);
+    let o = read(&[&f, "--start", "2", "--to-next", r"^\[LOG-"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(stdout(&o), "2  [LOG-001] - first\n3  body a\n4  body b\n");
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn read_to_next_pattern_not_found_notes_on_stderr() {
+    let fx = Fixture::new();
+    let f = fx.abs("log.md");
+    fx.write("log.md", LOG);
+    let o = read(&[&f, "--start", "5", "--to-next", r"^\[LOG-"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(stdout(&o), "5  [LOG-002] - second\n6  body c\n");
+    assert_eq!(
+        stderr(&o),
+        "Note: Pattern '^\\[LOG-' not found after line 5. Read to end of file.\n"
+    );
+}
+
+#[test]
+fn plain_reads_and_no_line_numbers() {
+    let fx = Fixture::new();
+    let text: String = (1..=12).map(|i| format!("l{i}\n")).collect();
+    fx.write("twelve.txt", &text);
+    let f = fx.abs("twelve.txt");
+    // Numbers are right-aligned to the width of the last line number.
+    let o = read(&[&f, "--start", "8", "--end", "10"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(stdout(&o), " 8  l8\n 9  l9\n10  l10\n");
+    let o = read(&[&f, "--head", "2", "-N"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), "l1\nl2\n");
+    let o = read(&[&f, "--tail", "1"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), "12  l12\n");
+    // A path relative to the current directory.
+    let o = Command::new(BIN)
+        .args(["read", "twelve.txt", "--head", "1"])
+        .current_dir(&fx.root)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(stdout(&o), "1  l1\n");
+}
+
+#[test]
+fn start_past_the_end_exits_2_with_a_message() {
+    let fx = Fixture::new();
+    let f = fx.abs("log.md");
+    fx.write("log.md", LOG);
+    let o = read(&[&f, "--start", "999", "--to-next", r"^\[LOG-"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("Error: start_line is past the end of the file\n"),
+        "{err}"
+    );
+    assert!(err.contains("Problem: "), "{err}");
+    assert!(err.contains("Fix: "), "{err}");
+    let o = read(&[&f, "--start", "999"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("start_line is past the end"));
+}
+
+#[test]
+fn head_with_tail_exits_2_with_a_message() {
+    let fx = Fixture::new();
+    let f = fx.abs("log.md");
+    fx.write("log.md", LOG);
+    let o = read(&[&f, "--head", "1", "--tail", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
+    assert!(err.contains("--head") && err.contains("--tail"), "{err}");
+}
+
+#[test]
+fn other_bad_input_exits_2_with_a_message() {
+    let fx = Fixture::new();
+    let f = fx.abs("log.md");
+    fx.write("log.md", LOG);
+    let cases: [&[&str]; 5] = [
+        &[&f, "--to-next", "^#"],                // needs --start
+        &[&f, "--start", "2", "--to-next", "("], // bad regex
+        &[&f, "--start", "3", "--end", "2"],     // end before start
+        &[&f, "--head", "0"],                    // not a count
+        &["/nonexistent/mapgrep/file.txt"],      // missing file
+    ];
+    for args in cases {
+        let o = read(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "", "{args:?}");
+        assert!(!stderr(&o).trim().is_empty(), "{args:?}");
+    }
+    let o = read(&[&f, "--start", "2", "--to-next", "("]);
+    assert!(
+        stderr(&o).starts_with("Error: Invalid regex in read_to_next_pattern"),
+        "{}",
+        stderr(&o)
+    );
+    let o = read(&["/nonexistent/mapgrep/file.txt"]);
+    assert!(stderr(&o).contains("file not found"), "{}", stderr(&o));
+}
