@@ -9,14 +9,20 @@
 
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Input, util::syntax};
+use regex_syntax::hir::{
+    Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Hir, HirKind,
+};
 
-/// Compiles `pattern`: `^`/`$` match at line boundaries (CRLF-aware), Unicode on.
+/// Compiles `pattern`: `^`/`$` match at line boundaries (CRLF-aware), Unicode on. As in
+/// ripgrep, `\n` is removed from every character class (`\s`, `[^a]`, `\W`…), so a match can
+/// only cross a line through an explicit `\n`; such matches are re-checked per line anyway.
 pub fn build_line_regex(
     pattern: &str,
     case_insensitive: bool,
 ) -> Result<Regex, Box<regex_automata::meta::BuildError>> {
-    Regex::builder()
-        .syntax(
+    let builder = {
+        let mut b = Regex::builder();
+        b.syntax(
             syntax::Config::new()
                 .multi_line(true)
                 .crlf(true)
@@ -26,9 +32,51 @@ pub fn build_line_regex(
             Regex::config()
                 .nfa_size_limit(Some(64 * 1024 * 1024))
                 .hybrid_cache_capacity(8 * 1024 * 1024),
-        )
-        .build(pattern)
-        .map_err(Box::new)
+        );
+        b
+    };
+    let hir = regex_syntax::ParserBuilder::new()
+        .multi_line(true)
+        .crlf(true)
+        .case_insensitive(case_insensitive)
+        .build()
+        .parse(pattern);
+    match hir {
+        Ok(hir) => builder
+            .build_from_hir(&strip_newlines(hir))
+            .map_err(Box::new),
+        // The meta builder reports the same syntax error, in the type callers expect.
+        Err(_) => builder.build(pattern).map_err(Box::new),
+    }
+}
+
+/// Removes `\n` from every class of `hir`.
+fn strip_newlines(hir: Hir) -> Hir {
+    match hir.into_kind() {
+        HirKind::Class(Class::Unicode(mut c)) => {
+            c.difference(&ClassUnicode::new([ClassUnicodeRange::new('\n', '\n')]));
+            Hir::class(Class::Unicode(c))
+        }
+        HirKind::Class(Class::Bytes(mut c)) => {
+            c.difference(&ClassBytes::new([ClassBytesRange::new(b'\n', b'\n')]));
+            Hir::class(Class::Bytes(c))
+        }
+        HirKind::Repetition(mut r) => {
+            r.sub = Box::new(strip_newlines(*r.sub));
+            Hir::repetition(r)
+        }
+        HirKind::Capture(mut c) => {
+            c.sub = Box::new(strip_newlines(*c.sub));
+            Hir::capture(c)
+        }
+        HirKind::Concat(subs) => Hir::concat(subs.into_iter().map(strip_newlines).collect()),
+        HirKind::Alternation(subs) => {
+            Hir::alternation(subs.into_iter().map(strip_newlines).collect())
+        }
+        HirKind::Empty => Hir::empty(),
+        HirKind::Literal(l) => Hir::literal(l.0),
+        HirKind::Look(l) => Hir::look(l),
+    }
 }
 
 /// A regex syntax error in one line: its `error: ...` line without the caret diagram.
