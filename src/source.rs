@@ -75,12 +75,16 @@ enum Bytes {
 pub struct SourceOptions {
     /// Map files at least this large; read smaller ones. `u64::MAX` never maps.
     pub mmap_threshold: u64,
+    /// [`load`] must return the file's identity (an fstat per file); without it, small
+    /// files are read with a single `read`.
+    pub identity: bool,
 }
 
 impl Default for SourceOptions {
     fn default() -> SourceOptions {
         SourceOptions {
             mmap_threshold: DEFAULT_MMAP_THRESHOLD,
+            identity: true,
         }
     }
 }
@@ -245,12 +249,25 @@ pub fn load<'a>(
     path: &Path,
     opts: &SourceOptions,
     buf: &'a mut Vec<u8>,
-) -> Result<(FileId, Haystack<'a>)> {
+) -> Result<(Option<FileId>, Haystack<'a>)> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY)
         .open(path)
         .map_err(|e| Error::io(path, e))?;
+    // Without a need for the identity, a small file costs open + one read + close: a read
+    // shorter than asked is the end of a regular file. A full read (a larger file, or a
+    // device that never ends) falls through to fstat, which also refuses non-regular files.
+    let mut have = 0;
+    if !opts.identity {
+        if buf.len() < FIRST_READ {
+            buf.resize(FIRST_READ, 0);
+        }
+        have = read_some(&file, &mut buf[..FIRST_READ]).map_err(|e| Error::io(path, e))?;
+        if have < FIRST_READ {
+            return Ok((None, text_of(buf, have)));
+        }
+    }
     let md = file.metadata().map_err(|e| Error::io(path, e))?;
     if !md.is_file() {
         return Err(Error::NotAFile {
@@ -264,27 +281,56 @@ pub fn load<'a>(
     {
         if map.starts_with(b"\xFF\xFE") || map.starts_with(b"\xFE\xFF") {
             *buf = transcode_utf16(&map);
-            return Ok((id, Haystack::Buffer(buf)));
+            return Ok((Some(id), Haystack::Buffer(buf)));
         }
         let start = if map.starts_with(b"\xEF\xBB\xBF") {
             3
         } else {
             0
         };
-        return Ok((id, Haystack::Mapped { map, start }));
+        return Ok((Some(id), Haystack::Mapped { map, start }));
     }
-    let n = read_exact_size(&file, id.len, buf).map_err(|e| Error::io(path, e))?;
+    let n = read_exact_size(&file, id.len, have, buf).map_err(|e| Error::io(path, e))?;
+    Ok((Some(id), text_of(buf, n)))
+}
+
+/// The first read of [`load`]'s fast path.
+const FIRST_READ: usize = 64 * 1024;
+
+/// `buf[..n]` as text: UTF-8 BOM skipped, UTF-16 transcoded (into `buf`).
+fn text_of(buf: &mut Vec<u8>, n: usize) -> Haystack<'_> {
     let data = &buf[..n];
     if data.starts_with(b"\xFF\xFE") || data.starts_with(b"\xFE\xFF") {
         *buf = transcode_utf16(data);
-        return Ok((id, Haystack::Buffer(buf)));
+        return Haystack::Buffer(buf);
     }
     let start = if data.starts_with(b"\xEF\xBB\xBF") {
         3
     } else {
         0
     };
-    Ok((id, Haystack::Buffer(&buf[start..n])))
+    Haystack::Buffer(&buf[start..n])
+}
+
+/// One `read`, retried on EINTR.
+fn read_some(mut file: &File, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match file.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            r => return r,
+        }
+    }
+}
+
+impl SourceOptions {
+    /// Options for searching many files: read (never map) below `mmap_threshold`, and fstat
+    /// only when `identity` is needed or the file is large.
+    pub fn for_search(mmap_threshold: u64, identity: bool) -> SourceOptions {
+        SourceOptions {
+            mmap_threshold,
+            identity,
+        }
+    }
 }
 
 /// Reads a file whose size fstat gave into `buf` with the fewest system calls and returns how
@@ -293,19 +339,17 @@ pub fn load<'a>(
 /// a final empty read. A file that reports size 0 gets one read anyway (pseudo files). `buf`
 /// is kept fully initialised and only ever grows, so a buffer reused across files is never
 /// zeroed again; the file's bytes are `buf[..n]`.
-fn read_exact_size(mut file: &File, len: u64, buf: &mut Vec<u8>) -> io::Result<usize> {
+fn read_exact_size(file: &File, len: u64, have: usize, buf: &mut Vec<u8>) -> io::Result<usize> {
     let len = usize::try_from(len).unwrap_or(usize::MAX);
-    let want = if len == 0 { 64 * 1024 } else { len };
+    let want = if len == 0 { 64 * 1024 } else { len.max(have) };
     if buf.len() < want {
         buf.resize(want, 0);
     }
-    let mut n = 0;
+    let mut n = have;
     while n < want {
-        match file.read(&mut buf[n..want]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+        match read_some(file, &mut buf[n..want])? {
+            0 => break,
+            k => n += k,
         }
     }
     Ok(n)

@@ -362,12 +362,12 @@ impl Ctx<'_> {
         } else {
             // Reading beats mapping for the many small files of a walk (no map/unmap, no
             // page faults); only very large files are mapped.
-            let opts = SourceOptions {
-                mmap_threshold: WALK_MMAP_MIN,
-            };
+            let opts = SourceOptions::for_search(WALK_MMAP_MIN, ws.caches_contents());
             match source::load(path, &opts, buf) {
                 Ok((id, hay)) => {
-                    if memchr::memchr(0, &hay[..hay.len().min(BINARY_PROBE)]).is_none() {
+                    if let Some(id) = id
+                        && memchr::memchr(0, &hay[..hay.len().min(BINARY_PROBE)]).is_none()
+                    {
                         ws.cache_content(path, id, &hay);
                     }
                     search_bytes(&hay, cache, self, name, limit, Mode::Walk)
