@@ -18,6 +18,9 @@ use crate::error::{Error, Result};
 /// How many leading bytes are inspected for a NUL byte to call a file binary.
 pub const BINARY_PROBE_LEN: usize = 64 * 1024;
 
+/// How recent a modification makes a file's identity unreliable for caching.
+pub const RACY_WINDOW: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Files at least this large are memory-mapped by default; smaller ones are read.
 pub const DEFAULT_MMAP_THRESHOLD: u64 = 256 * 1024;
 
@@ -43,6 +46,16 @@ impl FileId {
             len: md.len(),
             mtime: md.modified().ok(),
             ctime: (md.ctime(), md.ctime_nsec()),
+        }
+    }
+
+    /// Whether the file changed so recently (within [`RACY_WINDOW`] of `now`) that a later
+    /// change could leave size and timestamps as they are: file timestamps advance in coarse
+    /// ticks, so caches do not keep values derived from such files (git's "racy" rule).
+    pub fn is_racy(&self, now: SystemTime) -> bool {
+        match self.mtime {
+            Some(m) => now.duration_since(m).map_or(true, |age| age < RACY_WINDOW),
+            None => true,
         }
     }
 

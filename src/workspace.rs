@@ -202,7 +202,7 @@ impl Workspace {
             .and_then(|old| old.extended(bytes))
             .unwrap_or_else(|| LineIndex::build(bytes));
         let index = Arc::new(index);
-        if id.dev != 0 || id.ino != 0 {
+        if (id.dev != 0 || id.ino != 0) && !id.is_racy(std::time::SystemTime::now()) {
             let cost = index.heap_bytes();
             self.indexes.lock().expect("index cache lock").insert(
                 key.to_path_buf(),
@@ -232,7 +232,11 @@ impl Workspace {
 
     /// Remembers the bytes of `path` as read from a file with identity `id`.
     pub fn cache_content(&self, path: &Path, id: FileId, bytes: &[u8]) {
-        if !self.caches_contents() || id.len > MAX_CACHED_FILE || bytes.len() as u64 != id.len {
+        if !self.caches_contents()
+            || id.len > MAX_CACHED_FILE
+            || bytes.len() as u64 != id.len
+            || id.is_racy(std::time::SystemTime::now())
+        {
             return;
         }
         let value: Arc<[u8]> = Arc::from(bytes);

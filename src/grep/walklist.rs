@@ -28,6 +28,13 @@ pub struct WalkKey {
 
 type Stamp = Option<(u64, Option<SystemTime>)>;
 
+fn is_recent(m: Option<SystemTime>, now: SystemTime) -> bool {
+    m.is_none_or(|m| {
+        now.duration_since(m)
+            .map_or(true, |age| age < crate::source::RACY_WINDOW)
+    })
+}
+
 fn stamp(path: &Path) -> Stamp {
     std::fs::metadata(path)
         .ok()
@@ -40,10 +47,13 @@ pub struct WalkList {
     pub files: Vec<PathBuf>,
     /// Display names of `files`, same order.
     pub names: Vec<String>,
-    /// Every directory walked and the ancestors of the root, with their stamps and those of
-    /// the ignore files in them.
-    watched: Vec<(PathBuf, Stamp, [Stamp; 3])>,
+    /// Every directory walked (with its stamp) and the ancestors of the root (`None`: only
+    /// their ignore files matter), with the stamps of the ignore files in them.
+    watched: Vec<(PathBuf, Option<Stamp>, [Stamp; 3])>,
     pub errors: Vec<String>,
+    /// A watched directory changed within the racy window before the walk: its timestamp
+    /// cannot vouch for the list, so the list is used once and never trusted again.
+    racy: bool,
 }
 
 impl WalkList {
@@ -75,29 +85,45 @@ impl WalkList {
         });
         let mut files = files.into_inner().expect("walk list");
         files.sort_unstable();
-        let mut dirs = dirs.into_inner().expect("walk list");
-        dirs.extend(key.dir.ancestors().skip(1).map(Path::to_path_buf));
-        let watched = dirs
+        let dirs = dirs.into_inner().expect("walk list");
+        let ancestors = key
+            .dir
+            .ancestors()
+            .skip(1)
+            .map(|a| (a.to_path_buf(), false));
+        let now = SystemTime::now();
+        let watched: Vec<(PathBuf, Option<Stamp>, [Stamp; 3])> = dirs
+            .into_iter()
+            .map(|d| (d, true))
+            .chain(ancestors)
+            .collect::<Vec<_>>()
             .into_par_iter()
-            .map(|d| {
-                let s = stamp(&d);
+            .map(|(d, own)| {
+                let s = own.then(|| stamp(&d));
                 let ig = IGNORE_FILES.map(|f| stamp(&d.join(f)));
                 (d, s, ig)
             })
             .collect();
+        let racy = watched.iter().any(|(_, s, ig)| {
+            s.iter()
+                .chain(ig.iter())
+                .any(|st| st.is_some_and(|(_, m)| is_recent(m, now)))
+        });
         let names = files.par_iter().map(|f| name(f)).collect();
         WalkList {
             files,
             names,
             watched,
             errors: errors.into_inner().expect("walk list"),
+            racy,
         }
     }
 
     /// Whether nothing the list depends on has changed.
     pub fn is_fresh(&self) -> bool {
-        self.watched
-            .par_iter()
-            .all(|(d, s, ig)| stamp(d) == *s && IGNORE_FILES.map(|f| stamp(&d.join(f))) == *ig)
+        !self.racy
+            && self.watched.par_iter().all(|(d, s, ig)| {
+                s.is_none_or(|s| stamp(d) == s) && IGNORE_FILES.map(|f| stamp(&d.join(f))) == *ig
+            })
     }
 }
