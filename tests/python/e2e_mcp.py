@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Independent end-to-end check of `mapgrep serve` with the official MCP Python SDK.
+
+Runs the same checks twice: once negotiating protocol 2025-11-25 (the `initialize`
+handshake) and once 2026-07-28 (`server/discover`), and asserts the negotiated version.
+Prints `ok - NAME` / `not ok - NAME: DETAIL` per check and a closing `N passed, M failed`.
+
+Usage: python3 tests/python/e2e_mcp.py [path/to/mapgrep]   (default target/debug/mapgrep)
+"""
+
+import json
+import os
+import sys
+import tempfile
+
+import anyio
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+RESULTS = []
+
+
+def check(name, cond, detail=""):
+    RESULTS.append(bool(cond))
+    print(("ok - " if cond else "not ok - ") + name + ("" if cond else f": {detail}"), flush=True)
+
+
+def fixtures(root):
+    def w(name, data):
+        path = os.path.join(root, name)
+        mode = "wb" if isinstance(data, bytes) else "w"
+        with open(path, mode) as f:
+            f.write(data)
+        return path
+
+    log = ["# Work", "## Log"]
+    for i in range(1, 6):
+        log.append(f"[LOG-{i:03d}] - [2026-01-27] - [{'DECISION' if i == 3 else 'NOTE'}] - Task: T{i}")
+        log += [f"body {i}.{j}" for j in range(i)]
+    w("WORK.md", "\n".join(log) + "\n")
+    w("hello.txt", "Hello\nWorld\n")
+    w("numbers.txt", "".join(f"{i}\n" for i in range(1, 101)))
+    w("empty.txt", "")
+    w("image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    return log
+
+
+def text_of(result):
+    return "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+async def run_checks(binary, root, log, mode):
+    tag = f"[{mode}] "
+    params = StdioServerParameters(command=binary, args=["serve", root])
+    async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write):
+        async with ClientSession(read, write) as session:
+            with anyio.fail_after(20):
+                if mode == "2025-11-25":
+                    init = await session.initialize()
+                    check(tag + "initialize negotiates 2025-11-25", init.protocol_version == "2025-11-25",
+                          init.protocol_version)
+                    instructions = init.instructions or ""
+                else:
+                    disc = await session.discover()
+                    check(tag + "discover negotiates 2026-07-28", session.protocol_version == "2026-07-28",
+                          f"{session.protocol_version} (server supports {disc.supported_versions})")
+                    instructions = getattr(disc, "instructions", "") or ""
+                check(tag + "instructions teach read_to_next_pattern", "read_to_next_pattern" in instructions,
+                      instructions[:200])
+
+            with anyio.fail_after(20):
+                tools = {t.name: t for t in (await session.list_tools()).tools}
+            for name in ("read_files", "read_text_file", "grep_content"):
+                t = tools.get(name)
+                check(tag + f"{name} is listed read-only",
+                      t is not None and t.annotations is not None and t.annotations.read_only_hint is True,
+                      repr(t.annotations if t else None))
+
+            async def call(name, args):
+                with anyio.fail_after(20):
+                    return await session.call_tool(name, args)
+
+            # read_files: section read (spec/000): [LOG-003] is line 7; the next [LOG- is line 10.
+            start = log.index(next(l for l in log if l.startswith("[LOG-003]"))) + 1
+            end = log.index(next(l for l in log if l.startswith("[LOG-004]")))
+            r = await call("read_files", {"files": [
+                {"path": "WORK.md", "start_line": start, "read_to_next_pattern": r"^\[LOG-"}]})
+            want = "\n".join(log[start - 1:end]) + "\n"
+            t = text_of(r)
+            check(tag + "read_files stops before the next [LOG-",
+                  f"Lines: {start}-{end} of {len(log)}" in t and ("---\n" + want + "---") in t, t)
+
+            last = log.index(next(l for l in log if l.startswith("[LOG-005]"))) + 1
+            r = await call("read_files", {"files": [
+                {"path": "WORK.md", "start_line": last, "read_to_next_pattern": r"^\[LOG-"}]})
+            note = f"Note: Pattern '^\\[LOG-' not found after line {last}. Read to end of file."
+            check(tag + "read_files not-found note", note in text_of(r), text_of(r))
+
+            r = await call("read_files", {"files": [
+                {"path": "WORK.md", "read_to_next_pattern": "^## "},
+                {"path": "hello.txt", "head": 1}]})
+            t = text_of(r)
+            layout = all(s in t for s in ("Error: start_line is required when using read_to_next_pattern",
+                                          "You provided:", "Problem:", "Fix:"))
+            check(tag + "validation error in spec/001 layout, batch survives",
+                  layout and "Hello\n" in t and not r.is_error, t)
+
+            # grep_content with a section-end hint.
+            r = await call("grep_content", {"pattern": r"\[DECISION\]", "section_patterns": [r"^\[LOG-"]})
+            t = text_of(r)
+            check(tag + "grep_content gives the Section-End-Hint",
+                  f"File: WORK.md, Line: {start}, Section-End-Hint: {end} (next: ^\\[LOG-)" in t, t)
+
+            # read_text_file, spec/002 TC1-TC6.
+            def meta_of(res):
+                return (res.structured_content or {}).get("_meta", {}), (res.structured_content or {}).get("content")
+
+            r = await call("read_text_file", {"path": os.path.join(root, "hello.txt")})
+            m, c = meta_of(r)
+            check(tag + "TC1 whole file", c == "Hello\nWorld\n" and m.get("total_lines") == 2
+                  and m.get("returned_lines") == 2 and m.get("has_more") is False and "next_line" not in m,
+                  json.dumps(r.structured_content))
+            r = await call("read_text_file", {"path": os.path.join(root, "numbers.txt"), "line": 10, "limit": 5})
+            m, c = meta_of(r)
+            check(tag + "TC2 pagination", c == "10\n11\n12\n13\n14\n" and m == {
+                "total_lines": 100, "returned_lines": 5, "has_more": True, "next_line": 15},
+                json.dumps(r.structured_content))
+            r = await call("read_text_file", {"path": os.path.join(root, "empty.txt")})
+            m, c = meta_of(r)
+            check(tag + "TC6 empty file", c == "" and m.get("total_lines") == 0 and m.get("returned_lines") == 0
+                  and m.get("has_more") is False, json.dumps(r.structured_content))
+
+            async def rpc_error(args):
+                try:
+                    await call("read_text_file", args)
+                except MCPError as e:
+                    return e.error.code, e.error.message
+                return None
+
+            missing = os.path.join(root, "missing.txt")
+            check(tag + "TC3 not found -32001", await rpc_error({"path": missing}) == (-32001, f"File not found: {missing}"))
+            check(tag + "TC4 relative path -32600",
+                  await rpc_error({"path": "relative/path.txt"}) == (-32600, "Path must be absolute: relative/path.txt"))
+            png = os.path.join(root, "image.png")
+            check(tag + "TC5 binary -32004", await rpc_error({"path": png}) == (-32004, f"Cannot read binary file: {png}"))
+            check(tag + "line < 1 is -32600", await rpc_error({"path": png, "line": 0}) == (-32600, "Line number must be >= 1: 0"))
+
+            r = await call("read_files", {"files": [{"path": "hello.txt", "tail": 1}]})
+            check(tag + "server still serves after errors", "World\n" in text_of(r), text_of(r))
+
+
+async def main():
+    binary = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("MAPGREP_BIN", "target/debug/mapgrep")
+    binary = os.path.abspath(binary)
+    with tempfile.TemporaryDirectory() as root:
+        root = os.path.realpath(root)
+        log = fixtures(root)
+        for mode in ("2025-11-25", "2026-07-28"):
+            try:
+                await run_checks(binary, root, log, mode)
+            except Exception as e:  # a crash is a failed check, not a silent pass
+                check(f"[{mode}] session completed", False, repr(e))
+    failed = RESULTS.count(False)
+    print(f"{len(RESULTS) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(anyio.run(main))
