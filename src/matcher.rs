@@ -158,13 +158,6 @@ impl<'a> MatchingLines<'a> {
             line: first_line,
         }
     }
-
-    /// Newlines in `bytes[from..]` up to the end, counted after iteration (for chunk bases).
-    pub fn line_after_end(&mut self) -> u64 {
-        self.line += count_newlines(&self.bytes[self.counted_to..]);
-        self.counted_to = self.bytes.len();
-        self.line
-    }
 }
 
 impl Iterator for MatchingLines<'_> {

@@ -186,8 +186,12 @@ impl Workspace {
     /// The line index of an opened source: cached by file identity, extended when the file
     /// only grew, rebuilt otherwise.
     pub fn index(&self, source: &Source) -> Arc<LineIndex> {
-        let id = source.id();
-        let key = source.path();
+        self.index_bytes(source.path(), source.id(), source.bytes())
+    }
+
+    /// The line index of `bytes`, the text of the file at canonical `key` with identity `id`
+    /// (cached like [`Workspace::index`]).
+    pub fn index_bytes(&self, key: &Path, id: FileId, bytes: &[u8]) -> Arc<LineIndex> {
         let cached = self.indexes.lock().expect("index cache lock").get(key);
         let previous = match cached {
             Some((cached_id, index)) if cached_id == id => return index,
@@ -197,7 +201,6 @@ impl Workspace {
             }
             _ => None,
         };
-        let bytes = source.bytes();
         let index = previous
             .and_then(|old| old.extended(bytes))
             .unwrap_or_else(|| LineIndex::build(bytes));

@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use regex_automata::meta::{Cache, Regex};
 
 use crate::error::Error;
-use crate::matcher::{MatchingLines, count_newlines};
+use crate::matcher::MatchingLines;
 use crate::read::ParamError;
 use crate::source::{self, FileId, SourceOptions};
 use crate::workspace::Workspace;
@@ -174,8 +174,30 @@ fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
     let mut buf = Vec::new();
     let mut cache = ctx.compiled.re.create_cache();
     match source::load(path, &SourceOptions::default(), &mut buf) {
+        Ok((id, hay)) if hay.len() >= PARALLEL_FILE_MIN => {
+            // One large file: chunks searched in parallel, numbered through the line index
+            // (cached in a server, so paging with a cursor jumps straight to its line).
+            let found = if memchr::memchr(0, &hay[..BINARY_PROBE]).is_some() {
+                FileResult::Binary
+            } else {
+                let index = match id {
+                    Some(id) => ctx.ws.index_bytes(path, id, &hay),
+                    None => std::sync::Arc::new(crate::lines::LineIndex::build(&hay)),
+                };
+                let from_line = cursor_line(ctx.q, &name);
+                let start = index.line_start(&hay, from_line).unwrap_or(hay.len());
+                let (lines, nul) =
+                    search_chunks(&hay, &ctx.compiled.re, limit, start, &index, ctx.progress);
+                if nul {
+                    FileResult::Binary
+                } else {
+                    finish(&hay, lines, ctx, &name)
+                }
+            };
+            record(ctx.collector, ctx.stats, &name, found);
+        }
         Ok((_, hay)) => {
-            let found = search_bytes(&hay, &mut cache, ctx, &name, limit, Mode::OneFile);
+            let found = search_bytes(&hay, &mut cache, ctx, &name, limit, Mode::Walk);
             record(ctx.collector, ctx.stats, &name, found);
         }
         Err(e) => ctx.stats.error(e.to_string()),
@@ -268,12 +290,10 @@ type Hit = (u64, usize, usize);
 /// How a file reaches [`search_bytes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
-    /// Found by a walk and just read.
+    /// Just read (found by a walk, or the one file a search path named).
     Walk,
     /// From the content cache, which holds only files whose first 64 KiB have no NUL.
     CachedText,
-    /// The one file a search path named: large ones are searched in parallel chunks.
-    OneFile,
 }
 
 /// What searching one file gave.
@@ -492,7 +512,7 @@ fn search_bytes(
     limit: usize,
     mode: Mode,
 ) -> FileResult {
-    let (c, q, progress) = (ctx.compiled, ctx.q, ctx.progress);
+    let (c, q) = (ctx.compiled, ctx.q);
     // Binary detection as ripgrep does it in effect: a NUL in the first 64 KiB stops a large
     // file early; otherwise the rest is only checked when the file matched, since a file
     // without matches is skipped either way.
@@ -500,20 +520,12 @@ fn search_bytes(
     if mode != Mode::CachedText && memchr::memchr(0, head).is_some() {
         return FileResult::Binary;
     }
-    let from_line = q
-        .cursor
-        .as_ref()
-        .filter(|cur| cur.path == name)
-        .map_or(1, |cur| cur.line);
-    let mut lines: Vec<Hit> = if mode == Mode::OneFile && bytes.len() >= PARALLEL_FILE_MIN {
-        search_chunks(bytes, &c.re, limit, from_line, progress)
-    } else {
-        MatchingLines::new(&c.re, cache, bytes, 0, 1)
-            .skip_while(|(n, _)| *n < from_line)
-            .take(limit)
-            .map(|(n, m)| (n, m.start, m.end))
-            .collect()
-    };
+    let from_line = cursor_line(q, name);
+    let mut lines: Vec<Hit> = MatchingLines::new(&c.re, cache, bytes, 0, 1)
+        .skip_while(|(n, _)| *n < from_line)
+        .take(limit)
+        .map(|(n, m)| (n, m.start, m.end))
+        .collect();
     lines.truncate(limit);
     if lines.is_empty() {
         return FileResult::Matches(Vec::new());
@@ -521,6 +533,20 @@ fn search_bytes(
     if bytes.len() > BINARY_PROBE && memchr::memchr(0, &bytes[BINARY_PROBE..]).is_some() {
         return FileResult::Binary;
     }
+    finish(bytes, lines, ctx, name)
+}
+
+/// The line where the cursor resumes in file `name` (1 when the cursor is elsewhere).
+fn cursor_line(q: &GrepQuery, name: &str) -> u64 {
+    q.cursor
+        .as_ref()
+        .filter(|cur| cur.path == name)
+        .map_or(1, |cur| cur.line)
+}
+
+/// Turns a file's matching lines into matches: text, context and section hints.
+fn finish(bytes: &[u8], lines: Vec<Hit>, ctx: &Ctx<'_>, name: &str) -> FileResult {
+    let (c, q) = (ctx.compiled, ctx.q);
     let hints = hints::compute(bytes, &c.hints, &lines);
     let matches = lines
         .iter()
@@ -542,18 +568,19 @@ fn search_bytes(
     FileResult::Matches(matches)
 }
 
-/// Splits one large buffer at newlines and searches the pieces in parallel; line numbers are
-/// rebased with each piece's newline count.
+/// Splits `bytes[start..]` (a line start) at newlines and searches the pieces in parallel,
+/// each numbering its lines from the line index; also reports whether any piece has a NUL.
 fn search_chunks(
     bytes: &[u8],
     re: &Regex,
     limit: usize,
-    from_line: u64,
+    start: usize,
+    index: &crate::lines::LineIndex,
     progress: &Progress,
-) -> Vec<Hit> {
+) -> (Vec<Hit>, bool) {
     let pieces = (rayon::current_num_threads() * 8).max(2);
-    let target = bytes.len() / pieces + 1;
-    let mut bounds = vec![0];
+    let target = (bytes.len() - start) / pieces + 1;
+    let mut bounds = vec![start];
     while let Some(&last) = bounds.last() {
         if last >= bytes.len() {
             break;
@@ -562,39 +589,27 @@ fn search_chunks(
         let cut = memchr::memchr(b'\n', &bytes[want..]).map_or(bytes.len(), |i| want + i + 1);
         bounds.push(cut);
     }
-    let results: Vec<(Vec<Hit>, u64)> = bounds
+    let results: Vec<(Vec<Hit>, bool)> = bounds
         .par_windows(2)
         .map(|w| {
             if progress.is_cancelled() {
-                return (Vec::new(), count_newlines(&bytes[w[0]..w[1]]));
+                return (Vec::new(), false);
             }
+            let nul = memchr::memchr(0, &bytes[w[0]..w[1]]).is_some();
             let piece = &bytes[..w[1]];
             let mut cache = re.create_cache();
-            let mut it = MatchingLines::new(re, &mut cache, piece, w[0], 0);
-            let found: Vec<Hit> = it
-                .by_ref()
+            let first_line = index.line_of_offset(bytes, w[0]);
+            let found = MatchingLines::new(re, &mut cache, piece, w[0], first_line)
                 .take(limit)
                 .map(|(n, m)| (n, m.start, m.end))
                 .collect();
-            let newlines = it.line_after_end();
-            (found, newlines)
+            (found, nul)
         })
         .collect();
-    let mut out = Vec::new();
-    let mut base = 1;
-    for (found, newlines) in results {
-        out.extend(
-            found
-                .into_iter()
-                .map(|(n, s, e)| (base + n, s, e))
-                .filter(|(n, _, _)| *n >= from_line),
-        );
-        if out.len() >= limit {
-            break;
-        }
-        base += newlines;
-    }
-    out
+    let nul = results.iter().any(|(_, n)| *n);
+    let mut out: Vec<Hit> = results.into_iter().flat_map(|(f, _)| f).collect();
+    out.truncate(limit);
+    (out, nul)
 }
 
 fn line_text(line: &[u8]) -> (String, bool) {

@@ -180,6 +180,19 @@ fn chunked_search_of_one_big_file_equals_the_plain_search() {
     let r = run(&ws, &q);
     assert_eq!(r.matches.len(), 5);
     assert_eq!(r.next_cursor.as_ref().unwrap().line, want[5]);
+    // Paging deep into the file continues exactly, whatever chunk the cursor falls in.
+    let mut got = Vec::new();
+    let mut q = q.clone();
+    q.max_results = 7;
+    loop {
+        let r = run(&ws, &q);
+        got.extend(r.matches.iter().map(|m| m.line));
+        match r.next_cursor {
+            Some(c) => q.cursor = Some(c),
+            None => break,
+        }
+    }
+    assert_eq!(got, want);
 }
 
 #[test]
