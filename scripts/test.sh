@@ -4,6 +4,6 @@
 # Installs what it needs (the Python `mcp` package) on a fresh machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test --all-targets
+cargo test
 cargo build --quiet
 bash tests/python/run.sh target/debug/mapgrep
