@@ -308,3 +308,55 @@ fn context_lines_surround_the_match() {
         vec![(4, "4")]
     );
 }
+
+#[test]
+fn a_caching_workspace_sees_every_change_between_calls() {
+    use std::time::{Duration, SystemTime};
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("d")).unwrap();
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    let age = |path: &Path| {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    };
+    for (name, text) in [
+        ("d/a.txt", "needle 1\n"),
+        ("d/b.txt", "nothing\n"),
+        ("d/c.txt", "needle 3\n"),
+    ] {
+        std::fs::write(p.join(name), text).unwrap();
+        age(&p.join(name));
+    }
+    let ws = crate::workspace::WorkspaceBuilder::new()
+        .content_budget(1 << 20)
+        .build(Roots::new([p]).unwrap());
+    let found = |ws: &Workspace| {
+        let mut q = GrepQuery::new("needle");
+        q.section_patterns = Some(vec![]);
+        keys(&run(ws, &q))
+    };
+    let want = |v: &[(&str, u64)]| {
+        v.iter()
+            .map(|(p, l)| (p.to_string(), *l))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(found(&ws), want(&[("d/a.txt", 1), ("d/c.txt", 1)]));
+    // Cached now (old mtimes): same answer from the caches.
+    assert_eq!(found(&ws), want(&[("d/a.txt", 1), ("d/c.txt", 1)]));
+    assert!(ws.content_cache_bytes() > 0);
+    // Same-size rewrite with the old mtime restored: the change time still differs.
+    std::fs::write(p.join("d/b.txt"), "needle!\n").unwrap();
+    age(&p.join("d/b.txt"));
+    // A new file and a deleted one.
+    std::fs::write(p.join("d/e.txt"), "x\nneedle 5\n").unwrap();
+    std::fs::remove_file(p.join("d/c.txt")).unwrap();
+    assert_eq!(
+        found(&ws),
+        want(&[("d/a.txt", 1), ("d/b.txt", 1), ("d/e.txt", 2)])
+    );
+}
