@@ -125,29 +125,10 @@ impl std::fmt::Debug for Source {
 
 impl Source {
     /// Opens `path`, which must name a regular file. Directories, FIFOs, sockets and devices
-    /// are refused before any byte is read, and the open itself never blocks (a FIFO swapped
-    /// in after the check is opened non-blocking and refused by `fstat`).
+    /// are refused by `fstat` before any byte is read, and the open itself never blocks.
     pub fn open(path: &Path, opts: &SourceOptions) -> Result<Source> {
-        let md = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-        if !md.is_file() {
-            return Err(Error::NotAFile {
-                path: path.to_path_buf(),
-                kind: file_kind(&md),
-            });
-        }
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY)
-            .open(path)
-            .map_err(|e| Error::io(path, e))?;
-        let md = file.metadata().map_err(|e| Error::io(path, e))?;
-        if !md.is_file() {
-            return Err(Error::NotAFile {
-                path: path.to_path_buf(),
-                kind: file_kind(&md),
-            });
-        }
-        let id = FileId::from_metadata(&md);
+        let file = open_nonblocking(path)?;
+        let id = regular_identity(&file, path)?;
         let bytes = if id.len >= opts.mmap_threshold && id.len > 0 {
             match mmap::map(&file) {
                 Ok(m) => Bytes::Mapped(m),
@@ -263,11 +244,7 @@ pub fn load<'a>(
     opts: &SourceOptions,
     buf: &'a mut Vec<u8>,
 ) -> Result<(Option<FileId>, Haystack<'a>)> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
+    let file = open_nonblocking(path)?;
     // Without a need for the identity, a small file costs open + one read + close: a read
     // shorter than asked is the end of a regular file. A full read (a larger file, or a
     // device that never ends) falls through to fstat, which also refuses non-regular files.
@@ -281,14 +258,7 @@ pub fn load<'a>(
             return Ok((None, text_of(buf, have)));
         }
     }
-    let md = file.metadata().map_err(|e| Error::io(path, e))?;
-    if !md.is_file() {
-        return Err(Error::NotAFile {
-            path: path.to_path_buf(),
-            kind: file_kind(&md),
-        });
-    }
-    let id = FileId::from_metadata(&md);
+    let id = regular_identity(&file, path)?;
     if id.len >= opts.mmap_threshold
         && let Ok(map) = mmap::map(&file)
     {
@@ -305,6 +275,35 @@ pub fn load<'a>(
     }
     let n = read_exact_size(&file, id.len, have, buf).map_err(|e| Error::io(path, e))?;
     Ok((Some(id), text_of(buf, n)))
+}
+
+/// Opens `path` for reading without ever blocking: a FIFO swapped in for a file opens at once
+/// (and is then refused by [`regular_identity`]).
+fn open_nonblocking(path: &Path) -> Result<File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| match std::fs::metadata(path) {
+            // Sockets cannot be opened at all (ENXIO): say what they are.
+            Ok(md) if !md.is_file() => Error::NotAFile {
+                path: path.to_path_buf(),
+                kind: file_kind(&md),
+            },
+            _ => Error::io(path, e),
+        })
+}
+
+/// The identity of an opened file, which must be a regular file.
+fn regular_identity(file: &File, path: &Path) -> Result<FileId> {
+    let md = file.metadata().map_err(|e| Error::io(path, e))?;
+    if !md.is_file() {
+        return Err(Error::NotAFile {
+            path: path.to_path_buf(),
+            kind: file_kind(&md),
+        });
+    }
+    Ok(FileId::from_metadata(&md))
 }
 
 /// The first read of [`load`]'s fast path.

@@ -152,13 +152,7 @@ impl GrepQuery {
     }
 
     fn error(&self, short: &str, problem: String, fix: &str) -> ParamError {
-        ParamError {
-            short: short.into(),
-            provided: self.provided(),
-            problem,
-            fix: fix.into(),
-            tip: None,
-        }
+        ParamError::new(short, self.provided(), problem, fix)
     }
 
     pub(super) fn regex_error(

@@ -39,6 +39,19 @@ pub struct ParamError {
     pub tip: Option<String>,
 }
 
+impl ParamError {
+    /// An error without a tip.
+    pub fn new(short: &str, provided: String, problem: String, fix: &str) -> ParamError {
+        ParamError {
+            short: short.into(),
+            provided,
+            problem,
+            fix: fix.into(),
+            tip: None,
+        }
+    }
+}
+
 impl fmt::Display for ParamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

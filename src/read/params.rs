@@ -55,13 +55,7 @@ impl ReadRequest {
     }
 
     fn error(&self, short: &str, problem: String, fix: &str) -> ParamError {
-        ParamError {
-            short: short.into(),
-            provided: self.provided(),
-            problem,
-            fix: fix.into(),
-            tip: None,
-        }
+        ParamError::new(short, self.provided(), problem, fix)
     }
 
     /// Validates the combination of parameters.
