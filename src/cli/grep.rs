@@ -13,7 +13,7 @@ pub struct GrepArgs {
     pub pattern: String,
     /// Files or directories to search (default: the current directory).
     pub paths: Vec<String>,
-    /// Show line numbers (always on unless --no-line-number).
+    /// Show line numbers (the default when printing to a terminal, as in ripgrep).
     #[arg(short = 'n', long = "line-number", overrides_with = "no_line_number")]
     pub line_number: bool,
     /// Hide line numbers.
@@ -103,7 +103,8 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let single_file = args.paths.len() == 1 && std::path::Path::new(&args.paths[0]).is_file();
-    let numbers = !args.no_line_number;
+    let numbers = args.line_number
+        || (!args.no_line_number && std::io::IsTerminal::is_terminal(&std::io::stdout()));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     if args.json {
