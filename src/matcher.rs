@@ -7,6 +7,8 @@
 //! negated classes) is re-checked against its line alone, so results are exactly those of a
 //! line-by-line search.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Input, util::syntax};
 use regex_syntax::hir::{
@@ -130,8 +132,14 @@ pub fn count_newlines(bytes: &[u8]) -> u64 {
     memchr::memchr_iter(b'\n', bytes).count() as u64
 }
 
+/// Bytes searched by one regex call before [`MatchingLines`] checks its stop flag: a search
+/// of a large file can be cancelled within one window's time.
+pub const SEARCH_WINDOW: usize = 1 << 20;
+
 /// Iterates the matching lines of `bytes[from..]` with their 1-based line numbers, counting
 /// newlines lazily (only up to each match). `first_line` is the number of the line at `from`.
+/// The bytes are searched in windows of about [`SEARCH_WINDOW`] cut at newlines (a match never
+/// spans lines, so nothing is lost), checking an optional stop flag between windows.
 pub struct MatchingLines<'a> {
     re: &'a Regex,
     cache: &'a mut Cache,
@@ -139,6 +147,8 @@ pub struct MatchingLines<'a> {
     at: usize,
     counted_to: usize,
     line: u64,
+    window: usize,
+    stop: Option<&'a AtomicBool>,
 }
 
 impl<'a> MatchingLines<'a> {
@@ -156,7 +166,21 @@ impl<'a> MatchingLines<'a> {
             at: from,
             counted_to: from,
             line: first_line,
+            window: SEARCH_WINDOW,
+            stop: None,
         }
+    }
+
+    /// Stops the iteration (between windows) once `flag` is set.
+    pub fn stop_on(mut self, flag: &'a AtomicBool) -> MatchingLines<'a> {
+        self.stop = Some(flag);
+        self
+    }
+
+    /// Searches windows of about `bytes` bytes (tests use tiny ones).
+    pub fn window(mut self, bytes: usize) -> MatchingLines<'a> {
+        self.window = bytes.max(1);
+        self
     }
 }
 
@@ -164,11 +188,26 @@ impl Iterator for MatchingLines<'_> {
     type Item = (u64, LineMatch);
 
     fn next(&mut self) -> Option<(u64, LineMatch)> {
-        let m = next_line_match(self.re, self.cache, self.bytes, self.at)?;
-        self.line += count_newlines(&self.bytes[self.counted_to..m.start]);
-        self.counted_to = m.start;
-        self.at = m.end + 1;
-        Some((self.line, m))
+        let len = self.bytes.len();
+        while self.at < len {
+            let end = if len - self.at <= self.window {
+                len
+            } else {
+                let want = self.at + self.window;
+                memchr::memchr(b'\n', &self.bytes[want..]).map_or(len, |i| want + i + 1)
+            };
+            if let Some(m) = next_line_match(self.re, self.cache, &self.bytes[..end], self.at) {
+                self.line += count_newlines(&self.bytes[self.counted_to..m.start]);
+                self.counted_to = m.start;
+                self.at = m.end + 1;
+                return Some((self.line, m));
+            }
+            if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                return None;
+            }
+            self.at = end;
+        }
+        None
     }
 }
 
@@ -213,6 +252,44 @@ mod tests {
         ] {
             assert_eq!(lines(p, text), naive(p, text), "pattern {p}");
         }
+    }
+
+    #[test]
+    fn windows_cut_at_newlines_lose_nothing() {
+        let text = "alpha beta\n\ngamma\n  delta\nbeta\r\nend\nxx beta yy\n";
+        for p in [
+            "beta",
+            "^$",
+            "^",
+            "$",
+            r"\s+",
+            r"^\s",
+            "a$",
+            r"\bbeta\b",
+            "end$",
+        ] {
+            let re = build_line_regex(p, false).unwrap();
+            for w in [1, 3, 8, 1000] {
+                let mut cache = re.create_cache();
+                let got: Vec<u64> = MatchingLines::new(&re, &mut cache, text.as_bytes(), 0, 1)
+                    .window(w)
+                    .map(|(n, _)| n)
+                    .collect();
+                assert_eq!(got, naive(p, text), "pattern {p} window {w}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_set_stop_flag_ends_the_search_between_windows() {
+        let text = "x\n".repeat(100) + "hit\n";
+        let re = build_line_regex("hit", false).unwrap();
+        let mut cache = re.create_cache();
+        let stop = AtomicBool::new(true);
+        let mut it = MatchingLines::new(&re, &mut cache, text.as_bytes(), 0, 1)
+            .window(10)
+            .stop_on(&stop);
+        assert_eq!(it.next(), None);
     }
 
     #[test]

@@ -522,6 +522,7 @@ fn search_bytes(
     }
     let from_line = cursor_line(q, name);
     let mut lines: Vec<Hit> = MatchingLines::new(&c.re, cache, bytes, 0, 1)
+        .stop_on(&ctx.progress.cancelled)
         .skip_while(|(n, _)| *n < from_line)
         .take(limit)
         .map(|(n, m)| (n, m.start, m.end))
@@ -600,6 +601,7 @@ fn search_chunks(
             let mut cache = re.create_cache();
             let first_line = index.line_of_offset(bytes, w[0]);
             let found = MatchingLines::new(re, &mut cache, piece, w[0], first_line)
+                .stop_on(&progress.cancelled)
                 .take(limit)
                 .map(|(n, m)| (n, m.start, m.end))
                 .collect();

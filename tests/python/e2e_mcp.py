@@ -150,6 +150,70 @@ async def run_checks(binary, root, log, mode):
             check(tag + "server still serves after errors", "World\n" in text_of(r), text_of(r))
 
 
+def server_cpu_seconds(root):
+    """CPU time (user + system) of the server serving `root`, from /proc."""
+    tck = os.sysconf("SC_CLK_TCK")
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            if b"serve" in cmd and root.encode() in cmd:
+                fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+                return (int(fields[11]) + int(fields[12])) / tck
+        except OSError:
+            continue
+    return None
+
+
+async def progress_and_cancel(binary):
+    """A long search reports progress, and a cancelled one stops using the CPU at once."""
+    tag = "[progress/cancel] "
+    with tempfile.TemporaryDirectory() as big:
+        big = os.path.realpath(big)
+        block = ("αβγδ εζηθ ικλμ νξοπ ρστυ φχψω\n" * 18000).encode()
+        for i in range(8):  # 8 files of ~9.7 MB of Greek words
+            with open(os.path.join(big, f"f{i:02}.txt"), "wb") as f:
+                for _ in range(10):
+                    f.write(block)
+        # Never matches, and a Unicode word boundary over non-ASCII text makes the regex
+        # engine leave its DFAs for the NFA simulation: the search takes seconds.
+        slow = r"\b\w{30}\b"
+        params = StdioServerParameters(command=binary, args=["serve", "--content-cache-bytes", "0", big])
+        async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                seen = []
+
+                async def on_progress(progress, total, message):
+                    seen.append((progress, message))
+
+                with anyio.fail_after(120):
+                    t0 = anyio.current_time()
+                    r = await session.call_tool("grep_content", {"pattern": slow}, progress_callback=on_progress)
+                    full = anyio.current_time() - t0
+                check(tag + "progress notifications during a long search",
+                      len(seen) >= 1 and "files searched" in (seen[-1][1] or ""), f"{seen[-3:]} in {full:.2f}s")
+                check(tag + "long search completes", "No matches" in text_of(r), text_of(r)[:200])
+
+                # Cancel the same search shortly after it starts.
+                with anyio.move_on_after(0.3):
+                    await session.call_tool("grep_content", {"pattern": slow})
+                cancelled_at = anyio.current_time()
+                await anyio.sleep(0.1)
+                cpu0 = server_cpu_seconds(big)
+                await anyio.sleep(1.0)
+                cpu1 = server_cpu_seconds(big)
+                busy = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+                check(tag + "a cancelled search stops within 100 ms (no CPU used after it)",
+                      busy is not None and busy < 0.15 and full > 1.0,
+                      f"server CPU {busy} s in the second after cancel+100 ms; uncancelled search took {full:.2f} s")
+                with anyio.fail_after(10):
+                    r = await session.call_tool("read_files", {"files": [{"path": "f00.txt", "head": 1}]})
+                answer = anyio.current_time() - cancelled_at
+                check(tag + "server answers right after a cancel", "αβγδ" in text_of(r), f"{answer:.2f}s")
+
+
 async def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("MAPGREP_BIN", "target/debug/mapgrep")
     binary = os.path.abspath(binary)
@@ -161,6 +225,10 @@ async def main():
                 await run_checks(binary, root, log, mode)
             except Exception as e:  # a crash is a failed check, not a silent pass
                 check(f"[{mode}] session completed", False, repr(e))
+    try:
+        await progress_and_cancel(binary)
+    except Exception as e:
+        check("[progress/cancel] session completed", False, repr(e))
     failed = RESULTS.count(False)
     print(f"{len(RESULTS) - failed} passed, {failed} failed")
     return 1 if failed else 0
