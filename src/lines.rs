@@ -184,15 +184,6 @@ impl LineIndex {
     }
 }
 
-/// Splits `range` of `bytes` into lines without their `\n` terminators.
-pub fn lines_in(bytes: &[u8], range: Range<usize>) -> impl Iterator<Item = &[u8]> {
-    let slice = &bytes[range];
-    let body = slice.strip_suffix(b"\n").unwrap_or(slice);
-    let empty = slice.is_empty();
-    body.split(|&b| b == b'\n')
-        .take(if empty { 0 } else { usize::MAX })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,16 +297,6 @@ mod tests {
         changed.extend_from_slice(b"more\n");
         assert!(idx.extended(&changed).is_none());
         assert!(idx.extended(&bytes[..100]).is_none());
-    }
-
-    #[test]
-    fn lines_in_splits_without_terminators() {
-        let b = b"a\nbb\n\nc";
-        let got: Vec<&[u8]> = lines_in(b, 0..b.len()).collect();
-        assert_eq!(got, vec![&b"a"[..], b"bb", b"", b"c"]);
-        let got: Vec<&[u8]> = lines_in(b, 0..5).collect();
-        assert_eq!(got, vec![&b"a"[..], b"bb"]);
-        assert_eq!(lines_in(b, 2..2).count(), 0);
     }
 
     #[test]

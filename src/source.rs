@@ -148,26 +148,6 @@ impl Source {
         Ok(source)
     }
 
-    /// Builds a source from bytes in memory (tests and benches).
-    pub fn from_bytes(path: impl Into<PathBuf>, data: Vec<u8>) -> Source {
-        let id = FileId {
-            dev: 0,
-            ino: 0,
-            len: data.len() as u64,
-            mtime: None,
-            ctime: (0, 0),
-        };
-        let mut source = Source {
-            path: path.into(),
-            id,
-            encoding: Encoding::Utf8,
-            bytes: Bytes::Owned(data),
-            start: 0,
-        };
-        source.classify();
-        source
-    }
-
     fn classify(&mut self) {
         let raw = self.raw();
         if raw.starts_with(b"\xEF\xBB\xBF") {
@@ -411,11 +391,6 @@ fn transcode_utf16(raw: &[u8]) -> Vec<u8> {
         out.push(ch.unwrap_or(char::REPLACEMENT_CHARACTER));
     }
     out.into_bytes()
-}
-
-/// Maps an `io::Error` kind to whether it means "does not exist".
-pub fn is_not_found(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::NotFound
 }
 
 mod mmap {

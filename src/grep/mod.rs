@@ -39,7 +39,7 @@ pub use walklist::{WalkKey, WalkList};
 pub const MAX_LINE_BYTES: usize = 1000;
 
 /// Bytes checked for a NUL before a file is searched.
-const BINARY_PROBE: usize = 64 * 1024;
+const BINARY_PROBE: usize = source::BINARY_PROBE_LEN;
 
 /// Files at least this large are mapped during a walk; smaller ones are read.
 const WALK_MMAP_MIN: u64 = 64 * 1024 * 1024;
