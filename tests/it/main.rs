@@ -3,6 +3,7 @@
 
 mod cli;
 mod common;
+mod grep_tool;
 mod read_files;
 mod read_text_file;
 mod sandbox;

@@ -1,0 +1,340 @@
+//! `grep_content` through the server: spec/000's hint format, spec/001's hint rules, the
+//! structured result, the cursor, bad input, and freshness between calls.
+
+use serde_json::{Value, json};
+
+use crate::common::{Fixture, Server, text_of};
+
+struct Grep {
+    text: String,
+    structured: Value,
+    is_error: bool,
+}
+
+async fn grep(srv: &Server, args: Value) -> Grep {
+    let r = srv
+        .call("grep_content", args)
+        .await
+        .unwrap_or_else(|e| panic!("grep_content JSON-RPC error: {e:?}"));
+    Grep {
+        text: text_of(&r),
+        structured: r.structured_content.clone().unwrap_or(Value::Null),
+        is_error: r.is_error == Some(true),
+    }
+}
+
+/// The `File: ...` header lines of a grep answer.
+fn headers(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| l.starts_with("File: ")).collect()
+}
+
+/// spec/000's example: a [DECISION] entry at line 120, the next [LOG- at 145, no header after.
+fn work_md() -> String {
+    let mut lines = vec!["# Work".to_string(), "## Log".to_string()];
+    let mut n = 0;
+    while lines.len() < 119 {
+        if lines.len() % 2 == 0 {
+            n += 1;
+            lines.push(format!("[LOG-{n:03}] - [2026-01-27] - [NOTE] - Task: T"));
+        } else {
+            lines.push("body".into());
+        }
+    }
+    lines.push("[LOG-015] - [2026-01-27 10:00] - [DECISION] - Task: MODEL-A".into());
+    for i in 121..=144 {
+        lines.push(format!("decision body {i}"));
+    }
+    lines.push("[LOG-016] - [2026-01-27 11:00] - [NOTE] - Task: MODEL-B".into());
+    lines.push("last".into());
+    lines.join("\n") + "\n"
+}
+
+#[tokio::test]
+async fn spec_000_example_hint_format() {
+    let fx = Fixture::new();
+    let text = work_md();
+    assert_eq!(
+        text.lines().nth(119).unwrap(),
+        "[LOG-015] - [2026-01-27 10:00] - [DECISION] - Task: MODEL-A"
+    );
+    assert!(text.lines().nth(144).unwrap().starts_with("[LOG-016]"));
+    let (decision, next) = (120, 145);
+    fx.write("WORK.md", &text);
+    let srv = fx.serve().await;
+    let g = grep(
+        &srv,
+        json!({"pattern": r"\[DECISION\]", "search_path": "WORK.md"}),
+    )
+    .await;
+    assert!(!g.is_error, "{}", g.text);
+    let want = "File: WORK.md, Line: 120, Section-End-Hint: 144 (next: ^\\[LOG-)\n---\n[LOG-015] - [2026-01-27 10:00] - [DECISION] - Task: MODEL-A\n---\n";
+    assert!(g.text.starts_with(want), "{}", g.text);
+    let m = &g.structured["matches"][0];
+    assert_eq!(m["line"], decision);
+    assert_eq!(m["section_end_hint"]["end_line"], next - 1);
+    assert_eq!(m["section_end_hint"]["next"], r"^\[LOG-");
+    srv.shutdown().await;
+}
+
+/// Lines: 1 "# Title", 2 "intro", 3 "## A", 4 "[LOG-1] x DECISION", 5 "body",
+/// 6 "[LOG-2] y", 7 "## B", 8 "[LOG-3] DECISION", 9 "body".
+const SECTIONED: &str =
+    "# Title\nintro\n## A\n[LOG-1] x DECISION\nbody\n[LOG-2] y\n## B\n[LOG-3] DECISION\nbody\n";
+
+#[tokio::test]
+async fn spec_001_hint_rules() {
+    let fx = Fixture::new();
+    fx.write("WORK.md", SECTIONED);
+    fx.write("plain.c", "int x; /* DECISION */\n");
+    let srv = fx.serve().await;
+
+    // Defaults, in order: ^## is checked before ^\[LOG-, so line 4 ends before "## B".
+    let g = grep(&srv, json!({"pattern": "DECISION"})).await;
+    assert_eq!(
+        headers(&g.text),
+        vec![
+            "File: WORK.md, Line: 4, Section-End-Hint: 6 (next: ^## )",
+            "File: WORK.md, Line: 8, Section-End-Hint: 9 (end of file)",
+            "File: plain.c, Line: 1",
+        ]
+    );
+    assert_eq!(g.structured["matches"][2]["section_end_hint"], Value::Null);
+
+    // A caller's list replaces the defaults.
+    let g = grep(
+        &srv,
+        json!({"pattern": "DECISION", "section_patterns": [r"^\[LOG-"]}),
+    )
+    .await;
+    assert_eq!(
+        headers(&g.text)[0],
+        "File: WORK.md, Line: 4, Section-End-Hint: 5 (next: ^\\[LOG-)"
+    );
+
+    // The first pattern in the list that matches later wins, not the nearest boundary.
+    let g = grep(
+        &srv,
+        json!({"pattern": "DECISION", "section_patterns": ["^# ", r"^\[LOG-"]}),
+    )
+    .await;
+    assert_eq!(
+        headers(&g.text)[0],
+        "File: WORK.md, Line: 4, Section-End-Hint: 5 (next: ^\\[LOG-)"
+    );
+
+    // [] disables hints.
+    let g = grep(&srv, json!({"pattern": "DECISION", "section_patterns": []})).await;
+    assert!(!g.text.contains("Section-End-Hint"), "{}", g.text);
+    assert!(
+        g.structured["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["section_end_hint"].is_null())
+    );
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn results_are_sorted_filtered_and_structured() {
+    let fx = Fixture::new();
+    fx.write(".ignore", "skipped/\n");
+    fx.write("b/two.rs", "fn needle() {}\nneedle again\n");
+    fx.write("a/one.md", "x\nNeedle\nneedle\n");
+    fx.write("skipped/three.rs", "needle\n");
+    fx.write(".hidden/four.rs", "needle\n");
+    fx.write("bin.dat", b"needle\0\x01".as_slice());
+    let srv = fx.serve().await;
+
+    let g = grep(&srv, json!({"pattern": "needle", "section_patterns": []})).await;
+    let keys: Vec<(String, u64)> = g.structured["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["path"].as_str().unwrap().to_string(),
+                m["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        vec![
+            ("a/one.md".into(), 3),
+            ("b/two.rs".into(), 1),
+            ("b/two.rs".into(), 2)
+        ]
+    );
+    assert_eq!(g.structured["binary_skipped"], 1);
+    assert!(
+        g.text.contains("Skipped 1 binary file (e.g. bin.dat)."),
+        "{}",
+        g.text
+    );
+
+    let count = |g: &Grep| g.structured["matches"].as_array().unwrap().len();
+    let g = grep(&srv, json!({"pattern": "needle", "case_insensitive": true})).await;
+    assert_eq!(count(&g), 4);
+    let g = grep(
+        &srv,
+        json!({"pattern": "needle", "include_ignored": true, "include_hidden": true}),
+    )
+    .await;
+    assert_eq!(count(&g), 5);
+    let g = grep(&srv, json!({"pattern": "needle", "glob": ["*.rs"]})).await;
+    assert_eq!(count(&g), 2);
+    let g = grep(&srv, json!({"pattern": "needle", "glob": ["!*.rs"]})).await;
+    assert_eq!(count(&g), 1);
+    let g = grep(
+        &srv,
+        json!({"pattern": "needle", "word": true, "search_path": "b"}),
+    )
+    .await;
+    assert_eq!(count(&g), 2);
+    let g = grep(
+        &srv,
+        json!({"pattern": "fn needle()", "fixed_strings": true}),
+    )
+    .await;
+    assert_eq!(count(&g), 1);
+    let g = grep(&srv, json!({"pattern": "Needle", "context_lines": 1})).await;
+    let m = &g.structured["matches"][0];
+    assert_eq!(m["context"]["before"], json!([{"line": 1, "text": "x"}]));
+    assert_eq!(
+        m["context"]["after"],
+        json!([{"line": 3, "text": "needle"}])
+    );
+    assert!(
+        g.text.contains("1- x\n2: Needle\n3- needle\n"),
+        "{}",
+        g.text
+    );
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_cut_result_continues_exactly_with_its_cursor() {
+    let fx = Fixture::new();
+    for f in 0..5 {
+        let body: String = (1..=30).map(|i| format!("hit {f}-{i}\n")).collect();
+        fx.write(&format!("f{f}.txt"), body);
+    }
+    let srv = fx.serve().await;
+    let all = grep(&srv, json!({"pattern": "hit", "max_results": 1000})).await;
+    assert_eq!(all.structured["truncated"], false);
+    let want: Vec<Value> = all.structured["matches"].as_array().unwrap().clone();
+    assert_eq!(want.len(), 150);
+
+    let mut got = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut calls = 0;
+    loop {
+        let mut args = json!({"pattern": "hit", "max_results": 40});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let g = grep(&srv, args).await;
+        calls += 1;
+        got.extend(g.structured["matches"].as_array().unwrap().iter().cloned());
+        if g.structured["truncated"] == true {
+            let c = g.structured["next_cursor"].as_str().unwrap().to_string();
+            assert!(g.text.contains(&format!("cursor: \"{c}\"")), "{}", g.text);
+            cursor = Some(c);
+        } else {
+            break;
+        }
+    }
+    assert_eq!(calls, 4);
+    assert_eq!(got, want);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn bad_input_gets_the_spec_001_layout_and_the_server_keeps_serving() {
+    let fx = Fixture::new();
+    fx.write("a.txt", "needle\n");
+    let srv = fx.serve().await;
+    for (args, short) in [
+        (json!({"pattern": "a(b"}), "Error: Invalid regex in pattern"),
+        (
+            json!({"pattern": r"\w{1000}{1000}"}),
+            "Error: Regex too large in pattern",
+        ),
+        (json!({"pattern": ""}), "Error: Empty pattern"),
+        (
+            json!({"pattern": "x", "search_path": "../"}),
+            "Error: search_path outside the allowed roots",
+        ),
+        (
+            json!({"pattern": "x", "search_path": "missing"}),
+            "Error: search_path not found",
+        ),
+        (
+            json!({"pattern": "x", "section_patterns": ["("]}),
+            "Error: Invalid regex in section_patterns",
+        ),
+        (
+            json!({"pattern": "x", "cursor": "nonsense"}),
+            "Error: Invalid cursor",
+        ),
+    ] {
+        let g = grep(&srv, args.clone()).await;
+        assert!(g.is_error, "{args}: {}", g.text);
+        assert!(
+            g.text.starts_with(&format!("{short}\n\nYou provided: ")),
+            "{args}: {}",
+            g.text
+        );
+        assert!(
+            g.text.contains("\nProblem: ") && g.text.contains("\nFix: "),
+            "{}",
+            g.text
+        );
+    }
+    let g = grep(&srv, json!({"pattern": "needle"})).await;
+    assert_eq!(headers(&g.text), vec!["File: a.txt, Line: 1"]);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn every_change_between_calls_shows_in_the_next_call() {
+    let fx = Fixture::new();
+    fx.write("keep.txt", "needle 1\n");
+    fx.write("gone.txt", "needle 2\n");
+    fx.write("edit.txt", "nothing\n");
+    let srv = fx.serve().await;
+    let names = |g: &Grep| -> Vec<String> {
+        g.structured["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| format!("{}:{}", m["path"].as_str().unwrap(), m["line"]))
+            .collect()
+    };
+    for _ in 0..2 {
+        let g = grep(&srv, json!({"pattern": "needle"})).await;
+        assert_eq!(names(&g), vec!["gone.txt:1", "keep.txt:1"]);
+    }
+    fx.write("new.txt", "x\nneedle 3\n");
+    fx.write("edit.txt", "needle!\n");
+    std::fs::remove_file(fx.root.join("gone.txt")).unwrap();
+    for _ in 0..2 {
+        let g = grep(&srv, json!({"pattern": "needle"})).await;
+        assert_eq!(names(&g), vec!["edit.txt:1", "keep.txt:1", "new.txt:2"]);
+    }
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn two_million_matches_come_back_bounded_and_cut() {
+    let fx = Fixture::new();
+    fx.write("many.txt", "x\n".repeat(2_000_000));
+    let srv = fx.serve().await;
+    let g = grep(&srv, json!({"pattern": "x"})).await;
+    assert_eq!(g.structured["matches"].as_array().unwrap().len(), 100);
+    assert_eq!(g.structured["truncated"], true);
+    assert_eq!(g.structured["next_cursor"], "101:many.txt");
+    assert!(g.text.len() < 64 * 1024);
+    srv.shutdown().await;
+}
