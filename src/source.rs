@@ -1,9 +1,10 @@
 //! `Source`: the bytes of one opened regular file, memory-mapped or read, behind one type.
 //!
-//! This is the only module of mapgrep that contains `unsafe` code: the memory map. Everything
-//! else sees a `&[u8]`. The module also classifies the bytes once, at open time: binary (a NUL
-//! byte in the first 64 KiB), UTF-8 with a byte-order mark, or UTF-16 with a byte-order mark
-//! (transcoded to UTF-8 so that line indexing and searching work on one encoding).
+//! This is the only module of mapgrep that contains `unsafe` code: the memory map and the
+//! `openat2` call that refuses symbolic links. Everything else sees a `&[u8]`. The module also
+//! classifies the bytes once, at open time: binary (a NUL byte in the first 64 KiB), UTF-8
+//! with a byte-order mark, or UTF-16 with a byte-order mark (transcoded to UTF-8 so that line
+//! indexing and searching work on one encoding).
 
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
@@ -130,7 +131,7 @@ impl Source {
         let file = open_nonblocking(path)?;
         let id = regular_identity(&file, path)?;
         let bytes = if id.len >= opts.mmap_threshold && id.len > 0 {
-            match mmap::map(&file) {
+            match sys::map(&file) {
                 Ok(m) => Bytes::Mapped(m),
                 Err(_) => Bytes::Owned(read_all(&file, id.len, path)?),
             }
@@ -240,7 +241,7 @@ pub fn load<'a>(
     }
     let id = regular_identity(&file, path)?;
     if id.len >= opts.mmap_threshold
-        && let Ok(map) = mmap::map(&file)
+        && let Ok(map) = sys::map(&file)
     {
         if map.starts_with(b"\xFF\xFE") || map.starts_with(b"\xFE\xFF") {
             *buf = transcode_utf16(&map);
@@ -260,18 +261,25 @@ pub fn load<'a>(
 /// Opens `path` for reading without ever blocking: a FIFO swapped in for a file opens at once
 /// (and is then refused by [`regular_identity`]).
 fn open_nonblocking(path: &Path) -> Result<File> {
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| match std::fs::metadata(path) {
-            // Sockets cannot be opened at all (ENXIO): say what they are.
-            Ok(md) if !md.is_file() => Error::NotAFile {
-                path: path.to_path_buf(),
-                kind: file_kind(&md),
-            },
-            _ => Error::io(path, e),
-        })
+    let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY;
+    // Every path the engine opens is canonical (resolved inside the roots), so a symbolic link
+    // anywhere in it was swapped in after the check: refuse it (openat2 RESOLVE_NO_SYMLINKS;
+    // on kernels without openat2, O_NOFOLLOW guards the last component).
+    let opened = match sys::open_no_symlinks(path, flags) {
+        Some(r) => r,
+        None => std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(flags | libc::O_NOFOLLOW)
+            .open(path),
+    };
+    opened.map_err(|e| match std::fs::metadata(path) {
+        // Sockets cannot be opened at all (ENXIO): say what they are.
+        Ok(md) if !md.is_file() => Error::NotAFile {
+            path: path.to_path_buf(),
+            kind: file_kind(&md),
+        },
+        _ => Error::io(path, e),
+    })
 }
 
 /// The identity of an opened file, which must be a regular file.
@@ -393,13 +401,50 @@ fn transcode_utf16(raw: &[u8]) -> Vec<u8> {
     out.into_bytes()
 }
 
-mod mmap {
-    //! The memory map: the crate's only `unsafe` code.
+mod sys {
+    //! System calls that need `unsafe`: the memory map and `openat2`. The crate's only
+    //! `unsafe` code.
 
+    use std::ffi::CString;
     use std::fs::File;
     use std::io;
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
 
     use memmap2::{Advice, Mmap};
+
+    /// Opens `path` with `flags`, failing with ELOOP if any component is a symbolic link.
+    /// `None` when the kernel has no `openat2` (before Linux 5.6).
+    pub(super) fn open_no_symlinks(path: &Path, flags: i32) -> Option<io::Result<File>> {
+        let Ok(c_path) = CString::new(path.as_os_str().as_bytes()) else {
+            return Some(Err(io::Error::from(io::ErrorKind::InvalidInput)));
+        };
+        // SAFETY: `open_how` is a plain C struct of integers, for which all-zero is valid.
+        let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+        how.flags = flags as u64;
+        how.resolve = libc::RESOLVE_NO_SYMLINKS;
+        // SAFETY: the path is a NUL-terminated string and `how` a valid `open_how` that both
+        // outlive the call; the size passed is the size of that struct.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_openat2,
+                libc::AT_FDCWD,
+                c_path.as_ptr(),
+                &how as *const libc::open_how,
+                std::mem::size_of::<libc::open_how>(),
+            )
+        };
+        if fd < 0 {
+            let e = io::Error::last_os_error();
+            return match e.raw_os_error() {
+                Some(libc::ENOSYS) | Some(libc::EPERM) => None,
+                _ => Some(Err(e)),
+            };
+        }
+        // SAFETY: `fd` is a new descriptor that nothing else owns.
+        Some(Ok(unsafe { File::from_raw_fd(fd as i32) }))
+    }
 
     /// Maps `file` read-only.
     ///
@@ -419,5 +464,39 @@ mod mmap {
         let map = unsafe { Mmap::map(file)? };
         let _ = map.advise(Advice::Sequential);
         Ok(map)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_symlink_anywhere_in_an_opened_path_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(base.join("real")).unwrap();
+        std::fs::write(base.join("real/f.txt"), "x\n").unwrap();
+        std::os::unix::fs::symlink(base.join("real"), base.join("link")).unwrap();
+        std::os::unix::fs::symlink(base.join("real/f.txt"), base.join("flink")).unwrap();
+        let opts = SourceOptions::default();
+        assert!(Source::open(&base.join("real/f.txt"), &opts).is_ok());
+        for p in ["link/f.txt", "flink"] {
+            match Source::open(&base.join(p), &opts) {
+                Err(Error::InvalidPath { .. }) => {}
+                other => panic!("{p}: expected a refusal, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn non_regular_files_are_refused_without_blocking() {
+        let opts = SourceOptions::default();
+        for p in ["/dev/zero", "/dev/null", "/"] {
+            assert!(matches!(
+                Source::open(Path::new(p), &opts),
+                Err(Error::NotAFile { .. })
+            ));
+        }
     }
 }
