@@ -133,6 +133,13 @@ pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<Grep
             let e = Error::io(Path::new(&given), e);
             GrepError::Param(q.path_error(&given, &e))
         })?;
+        if !md.is_dir() && !md.is_file() {
+            let e = Error::NotAFile {
+                path: resolved.clone(),
+                kind: source::file_kind(&md),
+            };
+            return Err(GrepError::Param(q.path_error(&given, &e)));
+        }
         targets.push((given, resolved, md.is_dir()));
     }
     let collector = Mutex::new(Collector::new(q.max_results, q.cursor.clone()));

@@ -7,4 +7,5 @@ mod grep_tool;
 mod read_files;
 mod read_text_file;
 mod sandbox;
+mod sandbox_table;
 mod tools;

@@ -1,0 +1,226 @@
+//! The sandbox as one table: every attack path against every tool that takes a path
+//! (`read_files`, `read_text_file`, `grep_content`). Each must be refused (or, for the
+//! controls, allowed) promptly, leak nothing from outside the root, and leave the server
+//! answering.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::json;
+
+use crate::common::{CALL_TIMEOUT, Fixture, Server, text_of};
+
+const SECRET: &str = "TOP SECRET outside the root";
+
+/// Whether a case must be refused or is a control that must work.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Want {
+    Refused,
+    Allowed,
+}
+
+struct Case {
+    name: &'static str,
+    /// The path as the attacker sends it; `{root}` and `{base}` are replaced.
+    path: String,
+    want: Want,
+}
+
+fn case(name: &'static str, path: &str, want: Want) -> Case {
+    Case {
+        name,
+        path: path.to_string(),
+        want,
+    }
+}
+
+fn fixture() -> Fixture {
+    let fx = Fixture::new();
+    let (root, base) = (fx.root.clone(), fx.base().to_path_buf());
+    fx.write("good.txt", "good line\n");
+    fx.write("sub/inner.txt", "inner line\n");
+    fx.write_outside("outside/secret.txt", format!("{SECRET}\n"));
+    fx.write_outside("repo-evil/secret.txt", format!("{SECRET}\n"));
+    let link = |target: &Path, name: &str| {
+        std::os::unix::fs::symlink(target, root.join(name)).expect("symlink");
+    };
+    link(&base.join("outside/secret.txt"), "file-out");
+    link(&base.join("outside"), "dir-out");
+    link(Path::new("../outside/secret.txt"), "relative-out");
+    link(&root.join("file-out"), "chain-out");
+    link(&root.join("loop-b"), "loop-a");
+    link(&root.join("loop-a"), "loop-b");
+    link(&root.join("missing.txt"), "dangling-in");
+    link(&base.join("outside/missing.txt"), "dangling-out");
+    link(&base, "parent");
+    link(&root.join("sub"), "sub-link");
+    link(&root.join("good.txt"), "good-link");
+    let ok = std::process::Command::new("mkfifo")
+        .arg(root.join("fifo"))
+        .status()
+        .expect("mkfifo")
+        .success();
+    assert!(ok);
+    let sock = std::os::unix::net::UnixListener::bind(root.join("sock")).expect("socket");
+    std::mem::forget(sock);
+    fx
+}
+
+fn cases() -> Vec<Case> {
+    use Want::*;
+    vec![
+        case(
+            "absolute path outside",
+            "{base}/outside/secret.txt",
+            Refused,
+        ),
+        case("/etc/passwd", "/etc/passwd", Refused),
+        case("dot-dot escape", "../outside/secret.txt", Refused),
+        case(
+            "deep dot-dot escape",
+            "sub/../../outside/secret.txt",
+            Refused,
+        ),
+        case(
+            "absolute dot-dot escape",
+            "{root}/../outside/secret.txt",
+            Refused,
+        ),
+        case(
+            "sibling with the root as prefix",
+            "{base}/repo-evil/secret.txt",
+            Refused,
+        ),
+        case(
+            "sibling prefix by dot-dot",
+            "../repo-evil/secret.txt",
+            Refused,
+        ),
+        case("symlink to a file outside", "file-out", Refused),
+        case(
+            "symlink to a directory outside",
+            "dir-out/secret.txt",
+            Refused,
+        ),
+        case(
+            "missing file under an outside symlink",
+            "dir-out/missing.txt",
+            Refused,
+        ),
+        case("relative symlink outside", "relative-out", Refused),
+        case("symlink chain outside", "chain-out", Refused),
+        case("symlink loop", "loop-a", Refused),
+        case("dangling symlink inside", "dangling-in", Refused),
+        case("dangling symlink outside", "dangling-out", Refused),
+        case(
+            "symlink to the root's parent",
+            "parent/outside/secret.txt",
+            Refused,
+        ),
+        case(
+            "NUL byte in the path",
+            "good.txt\u{0}../../etc/passwd",
+            Refused,
+        ),
+        case("/dev/zero", "/dev/zero", Refused),
+        case("/dev/urandom", "/dev/urandom", Refused),
+        case("/proc/self/environ", "/proc/self/environ", Refused),
+        case("FIFO inside the root", "fifo", Refused),
+        case("socket inside the root", "sock", Refused),
+        case("the filesystem root", "/", Refused),
+        case("empty path", "", Refused),
+        case("file with a trailing slash", "good.txt/", Refused),
+        case("tilde is not expanded", "~/outside/secret.txt", Refused),
+        case("URL-encoded dot-dot", "%2e%2e/outside/secret.txt", Refused),
+        case("backslash dot-dot", "..\\outside\\secret.txt", Refused),
+        case("very long path", &"a/".repeat(3000), Refused),
+        case("control: a file", "good.txt", Allowed),
+        case("control: a symlink inside", "good-link", Allowed),
+        case(
+            "control: through a symlinked directory inside",
+            "sub-link/inner.txt",
+            Allowed,
+        ),
+    ]
+}
+
+fn expand(fx: &Fixture, path: &str) -> String {
+    path.replace("{root}", fx.root.to_str().unwrap())
+        .replace("{base}", fx.base().to_str().unwrap())
+}
+
+/// Runs one tool on one path: (refused?, all the text of the answer).
+async fn run(srv: &Server, fx: &Fixture, tool: &str, path: &str) -> (bool, String) {
+    let started = Instant::now();
+    let (refused, text) = match tool {
+        "read_files" => {
+            let out = srv.read_one(json!({"path": path})).await;
+            (out.is_error, out.text)
+        }
+        "read_text_file" => {
+            // The tool takes absolute paths: relative attacks are joined to the root first.
+            let abs = if path.starts_with('/') {
+                path.to_string()
+            } else {
+                format!("{}/{path}", fx.root.display())
+            };
+            match srv.read_text_file(json!({"path": abs})).await {
+                Ok(r) => (r.is_error == Some(true), text_of(&r)),
+                Err(e) => (true, e.message.to_string()),
+            }
+        }
+        "grep_content" => {
+            match srv
+                .call(
+                    "grep_content",
+                    json!({"pattern": "line|SECRET", "search_path": path}),
+                )
+                .await
+            {
+                Ok(r) => (r.is_error == Some(true), text_of(&r)),
+                Err(e) => (true, e.message.to_string()),
+            }
+        }
+        _ => unreachable!(),
+    };
+    assert!(
+        started.elapsed() < CALL_TIMEOUT,
+        "{tool} {path:?} took too long"
+    );
+    (refused, text)
+}
+
+#[tokio::test]
+async fn every_attack_against_every_path_tool() {
+    let fx = fixture();
+    let srv = fx.serve().await;
+    let mut failures = Vec::new();
+    let mut attacks = 0;
+    for tool in ["read_files", "read_text_file", "grep_content"] {
+        for c in cases() {
+            let path = expand(&fx, &c.path);
+            let (refused, text) = run(&srv, &fx, tool, &path).await;
+            if c.want == Want::Refused {
+                attacks += 1;
+            }
+            let leaked = text.contains(SECRET);
+            let ok = match c.want {
+                Want::Refused => refused && !leaked,
+                Want::Allowed => !refused && text.contains("line"),
+            };
+            if !ok {
+                failures.push(format!(
+                    "{tool} / {}: refused={refused} leaked={leaked}: {}",
+                    c.name,
+                    text.chars().take(200).collect::<String>()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(attacks >= 25 * 3, "{attacks} attack runs");
+    // Still serving.
+    let out = srv.read_one(json!({"path": "good.txt"})).await;
+    assert!(!out.is_error && out.text.contains("good line"));
+    srv.shutdown().await;
+}
