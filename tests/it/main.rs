@@ -8,4 +8,5 @@ mod read_files;
 mod read_text_file;
 mod sandbox;
 mod sandbox_table;
+mod snapshots;
 mod tools;
