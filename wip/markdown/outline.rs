@@ -1,0 +1,515 @@
+//! [`Outline`]: the heading tree of a markdown document, with slugs, index paths, and the
+//! line and byte range of every section.
+//!
+//! Headings are what pulldown-cmark (CommonMark plus GFM tables, strikethrough and task
+//! lists) parses as headings: ATX and setext, also inside lists and block quotes; never `#`
+//! lines in code, HTML blocks or comments, or front matter at the start of the document. The
+//! parser reads the document's [skeleton](super::skeleton), so building the outline of a
+//! large file costs little more than finding its newlines.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use pulldown_cmark::{BrokenLink, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
+use rayon::prelude::*;
+
+use super::resolve::fold;
+use super::skeleton::{self, Prepared};
+use super::slug::Slugger;
+
+/// One heading and the lines it governs: from its own line to the line before the next
+/// heading of the same or a higher level (a lower number), or to the end of the file.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Section {
+    /// Position in document order; index into [`Outline::sections`].
+    pub id: usize,
+    /// 1 to 6.
+    pub level: u8,
+    /// The heading's plain text: code spans' text and links' text kept, emphasis markers,
+    /// images and HTML tags dropped, line breaks as spaces, trimmed.
+    pub title: String,
+    /// GitHub's anchor for the heading, unique within the document (see [`super::slug`]).
+    pub slug: String,
+    /// Position in the heading tree, like `2` or `2.1.3`; the top level counts from 1 whatever
+    /// its heading level.
+    pub index_path: String,
+    /// 1-based line of the heading (the first line of a setext heading's text).
+    pub line_start: u64,
+    /// Last line of the section.
+    pub line_end: u64,
+    /// Last line of the heading itself (a setext heading's underline).
+    pub heading_line_end: u64,
+    /// The section's bytes: from the start of its heading line to the start of the next
+    /// heading of the same or a higher level, or the end of the file.
+    pub bytes: Range<usize>,
+    /// `bytes.len()`.
+    pub size: usize,
+    /// The enclosing section.
+    pub parent: Option<usize>,
+    /// Directly nested sections, in document order.
+    pub children: Vec<usize>,
+}
+
+impl Section {
+    /// The section's bytes in `doc`, the document the outline was built from.
+    pub fn text<'d>(&self, doc: &'d [u8]) -> &'d [u8] {
+        &doc[self.bytes.clone()]
+    }
+
+    /// [`content_hash`] of the section's bytes in `doc`.
+    pub fn content_hash(&self, doc: &[u8]) -> String {
+        content_hash(self.text(doc))
+    }
+}
+
+/// A 64-bit FNV-1a hash of `bytes` as 16 lowercase hex digits: the version stamp a caller
+/// hands back with an edit, so the edit applies only to the bytes it read.
+pub fn content_hash(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// The sections of one markdown document.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Outline {
+    sections: Vec<Section>,
+    roots: Vec<usize>,
+    doc_len: usize,
+    total_lines: u64,
+    /// Folded titles for fuzzy lookups, computed on first use.
+    #[serde(skip)]
+    folded: OnceLock<Vec<String>>,
+}
+
+impl Outline {
+    /// The outline of `doc` (UTF-8; invalid bytes are read as U+FFFD).
+    pub fn build(doc: &[u8]) -> Outline {
+        let prepared = skeleton::skeleton(doc);
+        let parts = rayon::current_num_threads().min(prepared.text.len() / PARALLEL_MIN);
+        Outline::from_prepared(doc, prepared, parts)
+    }
+
+    /// [`Outline::build`], parsing the skeleton in (up to) `parts` parallel chunks whatever
+    /// its size.
+    #[cfg(test)]
+    pub(super) fn build_in_parts(doc: &[u8], parts: usize) -> Outline {
+        Outline::from_prepared(doc, skeleton::skeleton_with(doc, 1, parts), parts)
+    }
+
+    /// The outline parsed from the whole text rather than its skeleton: the reference the
+    /// skeleton is tested against.
+    #[cfg(test)]
+    pub(super) fn build_verbatim(doc: &[u8]) -> Outline {
+        Outline::from_prepared(doc, skeleton::verbatim(doc), 1)
+    }
+
+    fn from_prepared(doc: &[u8], prepared: Prepared, parts: usize) -> Outline {
+        let raw = headings(&prepared.text, &prepared.cuts, parts);
+        let mut map = prepared.map.cursor();
+        let mut doc_lines = DocLines {
+            bytes: doc,
+            line: 1,
+            offset: 0,
+        };
+        let mut slugger = Slugger::with_capacity(raw.len());
+        let mut sections: Vec<Section> = Vec::with_capacity(raw.len());
+        let mut roots = Vec::new();
+        let mut open: Vec<usize> = Vec::new();
+        for (id, h) in raw.into_iter().enumerate() {
+            let first = map.map(h.first_line);
+            let last = map.map(h.last_line);
+            let start = doc_lines.line_start(first);
+            while let Some(&top) = open.last() {
+                if sections[top].level < h.level {
+                    break;
+                }
+                close(&mut sections[top], start, first - 1);
+                open.pop();
+            }
+            let parent = open.last().copied();
+            let siblings = match parent {
+                Some(p) => &mut sections[p].children,
+                None => &mut roots,
+            };
+            siblings.push(id);
+            let ordinal = siblings.len();
+            let index_path = match parent {
+                Some(p) => format!("{}.{ordinal}", sections[p].index_path),
+                None => ordinal.to_string(),
+            };
+            sections.push(Section {
+                id,
+                level: h.level,
+                slug: slugger.slug(&h.text),
+                title: plain_title(h.text),
+                index_path,
+                line_start: first,
+                line_end: first,
+                heading_line_end: last,
+                bytes: start..start,
+                size: 0,
+                parent,
+                children: Vec::new(),
+            });
+            open.push(id);
+        }
+        for id in open {
+            close(&mut sections[id], doc.len(), prepared.total_lines);
+        }
+        Outline {
+            sections,
+            roots,
+            doc_len: doc.len(),
+            total_lines: prepared.total_lines,
+            folded: OnceLock::new(),
+        }
+    }
+
+    /// All sections in document order.
+    pub fn sections(&self) -> &[Section] {
+        &self.sections
+    }
+
+    /// The section with this id.
+    pub fn get(&self, id: usize) -> Option<&Section> {
+        self.sections.get(id)
+    }
+
+    /// Top-level sections, in document order.
+    pub fn roots(&self) -> impl Iterator<Item = &Section> {
+        self.roots.iter().map(|&id| &self.sections[id])
+    }
+
+    /// Sections nested directly in `section`.
+    pub fn children<'a>(&'a self, section: &'a Section) -> impl Iterator<Item = &'a Section> {
+        section.children.iter().map(|&id| &self.sections[id])
+    }
+
+    /// Number of sections.
+    pub fn len(&self) -> usize {
+        self.sections.len()
+    }
+
+    /// Whether the document has no heading.
+    pub fn is_empty(&self) -> bool {
+        self.sections.is_empty()
+    }
+
+    /// Length in bytes of the document the outline was built from.
+    pub fn doc_len(&self) -> usize {
+        self.doc_len
+    }
+
+    /// Number of lines in the document, as [`crate::LineIndex`] counts them.
+    pub fn total_lines(&self) -> u64 {
+        self.total_lines
+    }
+
+    /// Each section's title folded for fuzzy matching ([`super::fold`]), by id.
+    pub(super) fn folded_titles(&self) -> &[String] {
+        self.folded
+            .get_or_init(|| self.sections.iter().map(|s| fold(&s.title)).collect())
+    }
+}
+
+/// A heading's raw text as a title: line breaks as spaces, trimmed.
+fn plain_title(mut text: String) -> String {
+    if text.contains('\n') {
+        text = text.replace('\n', " ");
+    }
+    let trimmed = text.trim();
+    if trimmed.len() == text.len() {
+        text
+    } else {
+        trimmed.to_owned()
+    }
+}
+
+fn close(section: &mut Section, end: usize, line_end: u64) {
+    section.bytes.end = end;
+    section.size = end - section.bytes.start;
+    section.line_end = line_end.max(section.heading_line_end);
+}
+
+/// A heading as parsed: its raw text (soft breaks as `\n`) and lines of the parsed text.
+struct RawHeading {
+    level: u8,
+    text: String,
+    first_line: u64,
+    last_line: u64,
+}
+
+/// Texts at least this long are parsed in parallel chunks.
+const PARALLEL_MIN: usize = 512 * 1024;
+
+/// Every heading of `text`, in order.
+///
+/// A long text is cut into `parts` chunks, each but the first starting at one of `cuts` (the
+/// starts of ATX heading lines in the first column, outside fences and HTML blocks as far as
+/// [`skeleton`] could tell), and the chunks are parsed in parallel. Such a line starts a
+/// top-level heading in the whole text too — it closes any list, quote, paragraph or table
+/// before it — unless a top-level fenced code block or HTML block runs into it, and a
+/// heading's text depends on the rest of the document only through link reference
+/// definitions. So when a chunk ends inside such a block (or might), or a heading in one chunk
+/// holds a reference that only another chunk defines, the text is parsed again in one piece.
+fn headings(text: &str, cuts: &[usize], parts: usize) -> Vec<RawHeading> {
+    if parts > 1 {
+        let cuts = pick_cuts(text.len(), cuts, parts);
+        if cuts.len() > 2 {
+            let chunks: Vec<&str> = cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
+            let parsed: Vec<Chunk> = chunks.par_iter().map(|c| parse(c)).collect();
+            if let Some(merged) = merge(parsed) {
+                return merged;
+            }
+        }
+    }
+    parse(text).headings
+}
+
+/// 0, the first candidate at or after each `i * len / parts`, and `len`.
+fn pick_cuts(len: usize, candidates: &[usize], parts: usize) -> Vec<usize> {
+    let mut cuts = vec![0];
+    for i in 1..parts {
+        let target = len / parts * i;
+        let at = candidates.partition_point(|&c| c < target);
+        match candidates.get(at) {
+            Some(&c) if c > cuts[cuts.len() - 1] && c < len => cuts.push(c),
+            _ => {}
+        }
+    }
+    cuts.push(len);
+    cuts
+}
+
+/// What parsing one chunk found.
+struct Chunk {
+    headings: Vec<RawHeading>,
+    /// Newlines in the chunk.
+    newlines: u64,
+    /// The chunk's last top-level block is a fenced code block or an HTML block.
+    ends_in_raw_block: bool,
+    /// Folded labels of references in headings that the chunk does not define.
+    unresolved: Vec<String>,
+    /// Folded labels of the chunk's link reference definitions.
+    defined: Vec<String>,
+}
+
+/// The chunks' headings with document line numbers, or `None` if the chunks may not parse
+/// like the whole (see [`headings`]).
+fn merge(chunks: Vec<Chunk>) -> Option<Vec<RawHeading>> {
+    let last = chunks.len() - 1;
+    if chunks[..last].iter().any(|c| c.ends_in_raw_block) {
+        return None;
+    }
+    let defined: std::collections::HashSet<&str> = chunks
+        .iter()
+        .flat_map(|c| c.defined.iter().map(String::as_str))
+        .collect();
+    if chunks
+        .iter()
+        .any(|c| c.unresolved.iter().any(|l| defined.contains(l.as_str())))
+    {
+        return None;
+    }
+    let mut out = Vec::with_capacity(chunks.iter().map(|c| c.headings.len()).sum());
+    let mut base = 0;
+    for chunk in chunks {
+        out.extend(chunk.headings.into_iter().map(|h| RawHeading {
+            first_line: h.first_line + base,
+            last_line: h.last_line + base,
+            ..h
+        }));
+        base += chunk.newlines;
+    }
+    Some(out)
+}
+
+/// Whether a fenced code block's text ends with a line that closes its opening fence.
+fn fence_is_closed(block: &str) -> bool {
+    let mut lines = block.trim_end_matches(['\n', '\r']).lines();
+    let (Some(open), Some(close)) = (lines.next(), lines.next_back()) else {
+        return false;
+    };
+    // A top-level fence and its closing line are indented by at most three spaces.
+    let (Some(open), Some(close)) = (unindent(open), unindent(close)) else {
+        return false;
+    };
+    let Some(c) = open.chars().next().filter(|c| matches!(c, '`' | '~')) else {
+        return false;
+    };
+    let len = open.chars().take_while(|&x| x == c).count();
+    let run = close.chars().take_while(|&x| x == c).count();
+    run >= len && close[run..].trim_matches([' ', '\t']).is_empty()
+}
+
+/// `line` without up to three leading spaces; `None` if it has more.
+fn unindent(line: &str) -> Option<&str> {
+    let rest = line.trim_start_matches(' ');
+    (line.len() - rest.len() <= 3).then_some(rest)
+}
+
+#[cfg(test)]
+pub(super) fn fence_is_closed_for_tests(block: &str) -> bool {
+    fence_is_closed(block)
+}
+
+/// A reference label folded for comparing across chunks.
+fn fold_label(label: &str) -> String {
+    let folded = fold(label);
+    if folded.is_empty() {
+        label.trim().to_owned()
+    } else {
+        folded
+    }
+}
+
+/// Parses one text (a whole document or a chunk) for its headings.
+fn parse(text: &str) -> Chunk {
+    let mut options = Options::empty();
+    options.insert(Options::ENABLE_TABLES);
+    options.insert(Options::ENABLE_STRIKETHROUGH);
+    options.insert(Options::ENABLE_TASKLISTS);
+    let mut lines = LineCounter {
+        bytes: text.as_bytes(),
+        pos: 0,
+        line: 1,
+    };
+    let mut broken: Vec<(usize, String)> = Vec::new();
+    let record = |link: BrokenLink<'_>| -> Option<(CowStr<'_>, CowStr<'_>)> {
+        broken.push((link.span.start, link.reference.to_string()));
+        None
+    };
+    let parser = Parser::new_with_broken_link_callback(text, options, Some(record));
+    let defined = parser
+        .reference_definitions()
+        .iter()
+        .map(|(label, _)| fold_label(label))
+        .collect();
+    let mut headings = Vec::new();
+    let mut spans: Vec<Range<usize>> = Vec::new();
+    // The heading being read: level and byte range.
+    let mut current: Option<(u8, Range<usize>)> = None;
+    let mut buf = String::new();
+    let mut in_image = 0u32;
+    let mut depth = 0usize;
+    // The last top-level block if it is a fenced code block (true) or an HTML block.
+    let mut last_raw: Option<(bool, Range<usize>)> = None;
+    for (event, range) in parser.into_offset_iter() {
+        match &event {
+            Event::Start(tag) => {
+                if depth == 0 {
+                    last_raw = match tag {
+                        Tag::CodeBlock(CodeBlockKind::Fenced(_)) => Some((true, range.clone())),
+                        Tag::HtmlBlock => Some((false, range.clone())),
+                        _ => None,
+                    };
+                }
+                depth += 1;
+            }
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ if depth == 0 => last_raw = None,
+            _ => {}
+        }
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => {
+                current = Some((level as u8, range));
+                buf.clear();
+                in_image = 0;
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((level, range)) = current.take() {
+                    let first_line = lines.line_of(range.start);
+                    let last_line = lines.line_of(range.end.max(range.start + 1) - 1);
+                    headings.push(RawHeading {
+                        level,
+                        text: std::mem::take(&mut buf),
+                        first_line,
+                        last_line,
+                    });
+                    spans.push(range);
+                }
+            }
+            _ if current.is_none() => {}
+            Event::Start(Tag::Image { .. }) => in_image += 1,
+            Event::End(TagEnd::Image) => in_image = in_image.saturating_sub(1),
+            Event::Text(t) | Event::Code(t) if in_image == 0 => buf.push_str(&t),
+            Event::SoftBreak | Event::HardBreak if in_image == 0 => buf.push('\n'),
+            _ => {}
+        }
+    }
+    let newlines = lines.line_of(text.len()) - 1;
+    // A raw block with nothing but blanks after it may run on into the next chunk, unless it
+    // is a fence ending in its closing line. (An HTML block that a blank line closed counts
+    // too: a needless re-parse, never a wrong one.)
+    let ends_in_raw_block = last_raw.is_some_and(|(fenced, range)| {
+        let at_end = text.as_bytes()[range.end.min(text.len())..]
+            .iter()
+            .all(u8::is_ascii_whitespace);
+        at_end && !(fenced && fence_is_closed(&text[range]))
+    });
+    let unresolved = broken
+        .into_iter()
+        .filter(|(at, _)| {
+            let i = spans.partition_point(|r| r.start <= *at);
+            i > 0 && spans[i - 1].contains(at)
+        })
+        .map(|(_, label)| fold_label(&label))
+        .collect();
+    Chunk {
+        headings,
+        newlines,
+        ends_in_raw_block,
+        unresolved,
+        defined,
+    }
+}
+
+/// Line numbers of non-decreasing byte offsets in one text.
+struct LineCounter<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    line: u64,
+}
+
+impl LineCounter<'_> {
+    fn line_of(&mut self, offset: usize) -> u64 {
+        let offset = offset.min(self.bytes.len());
+        if offset < self.pos {
+            self.pos = 0;
+            self.line = 1;
+        }
+        self.line += memchr::memchr_iter(b'\n', &self.bytes[self.pos..offset]).count() as u64;
+        self.pos = offset;
+        self.line
+    }
+}
+
+/// Start offsets of non-decreasing line numbers in the document.
+struct DocLines<'a> {
+    bytes: &'a [u8],
+    line: u64,
+    offset: usize,
+}
+
+impl DocLines<'_> {
+    /// Where line `n` starts; the document's length past its last line.
+    fn line_start(&mut self, n: u64) -> usize {
+        if n < self.line {
+            self.line = 1;
+            self.offset = 0;
+        }
+        if n > self.line {
+            let skip = (n - self.line - 1) as usize;
+            self.offset = match memchr::memchr_iter(b'\n', &self.bytes[self.offset..]).nth(skip) {
+                Some(i) => self.offset + i + 1,
+                None => self.bytes.len(),
+            };
+            self.line = n;
+        }
+        self.offset
+    }
+}

@@ -1,0 +1,941 @@
+//! Tests of the outline and of section addressing on whole documents.
+
+use super::*;
+use crate::LineIndex;
+
+/// `(level, title, slug, index_path, line_start, line_end)` of every section.
+fn summary(doc: &str) -> Vec<(u8, String, String, String, u64, u64)> {
+    Outline::build(doc.as_bytes())
+        .sections()
+        .iter()
+        .map(|s| {
+            (
+                s.level,
+                s.title.clone(),
+                s.slug.clone(),
+                s.index_path.clone(),
+                s.line_start,
+                s.line_end,
+            )
+        })
+        .collect()
+}
+
+fn titles(doc: &str) -> Vec<String> {
+    let outline = Outline::build(doc.as_bytes());
+    outline.sections().iter().map(|s| s.title.clone()).collect()
+}
+
+fn slugs(doc: &str) -> Vec<String> {
+    let outline = Outline::build(doc.as_bytes());
+    outline.sections().iter().map(|s| s.slug.clone()).collect()
+}
+
+/// Checks an outline's invariants against the document and the crate's `LineIndex`.
+fn check_invariants(doc: &[u8], outline: &Outline) {
+    let index = LineIndex::build(doc);
+    assert_eq!(outline.total_lines(), index.total_lines(doc));
+    assert_eq!(outline.doc_len(), doc.len());
+    for s in outline.sections() {
+        assert_eq!(
+            index.line_of_offset(doc, s.bytes.start),
+            s.line_start,
+            "{s:?}"
+        );
+        assert_eq!(
+            index.line_range(doc, s.line_start, s.line_end),
+            s.bytes,
+            "bytes of {s:?}"
+        );
+        assert_eq!(s.size, s.bytes.len());
+        assert!(s.line_start <= s.heading_line_end && s.heading_line_end <= s.line_end);
+        for c in outline.children(s) {
+            assert_eq!(c.parent, Some(s.id));
+            assert!(c.level > s.level);
+            assert!(s.bytes.start < c.bytes.start && c.bytes.end <= s.bytes.end);
+        }
+    }
+}
+
+#[test]
+fn unicode_titles_and_slugs() {
+    let doc = "# 验证计划\n\n## 日本語の見出し：テスト\n\n## Профили пользователей\n\n## ＦＵＬＬ　ＷＩＤＴＨ Ｔｉｔｌｅ\n\n## Ünïcödé — Ñame\n";
+    assert_eq!(
+        titles(doc),
+        [
+            "验证计划",
+            "日本語の見出し：テスト",
+            "Профили пользователей",
+            "ＦＵＬＬ　ＷＩＤＴＨ Ｔｉｔｌｅ",
+            "Ünïcödé — Ñame",
+        ]
+    );
+    assert_eq!(
+        slugs(doc),
+        [
+            "验证计划",
+            "日本語の見出しテスト",
+            "профили-пользователей",
+            "ｆｕｌｌｗｉｄｔｈ-ｔｉｔｌｅ",
+            "ünïcödé--ñame",
+        ]
+    );
+}
+
+#[test]
+fn duplicate_headings_get_numbered_slugs() {
+    let doc = "# Notes\n## Examples\n## Examples\n## Examples\n## Examples 1\n## examples-1\n";
+    assert_eq!(
+        slugs(doc),
+        [
+            "notes",
+            "examples",
+            "examples-1",
+            "examples-2",
+            "examples-1-1",
+            "examples-1-2"
+        ]
+    );
+}
+
+#[test]
+fn setext_headings_count() {
+    let doc = "Title\n=====\n\nSub *one*\nspans lines\n---\n\ntext\n\n   Indented\n  ===\n";
+    let outline = Outline::build(doc.as_bytes());
+    let s = outline.sections();
+    assert_eq!(s.len(), 3);
+    assert_eq!(
+        (s[0].level, s[0].title.as_str(), s[0].slug.as_str()),
+        (1, "Title", "title")
+    );
+    assert_eq!(
+        (s[0].line_start, s[0].heading_line_end, s[0].line_end),
+        (1, 2, 9)
+    );
+    assert_eq!(
+        (s[1].level, s[1].title.as_str()),
+        (2, "Sub one spans lines")
+    );
+    assert_eq!(s[1].slug, "sub-onespans-lines");
+    assert_eq!(
+        (s[1].line_start, s[1].heading_line_end, s[1].line_end),
+        (4, 6, 9)
+    );
+    assert_eq!(
+        (s[2].level, s[2].title.as_str(), s[2].line_start),
+        (1, "Indented", 10)
+    );
+    check_invariants(doc.as_bytes(), &outline);
+}
+
+#[test]
+fn hash_lines_in_code_are_not_headings() {
+    let doc = "# Real\n\n```sh\n# a comment\n## another\n```\n\n~~~~\n# tilde fence\n```\n# still code\n~~~~\n\n    # indented code\n\n- item\n\n      # code in a list item\n\n```\n# unclosed fence runs to the end\n";
+    assert_eq!(titles(doc), ["Real"]);
+    let outline = Outline::build(doc.as_bytes());
+    assert_eq!(outline.sections()[0].line_end, outline.total_lines());
+}
+
+#[test]
+fn html_and_front_matter_are_not_headings() {
+    let doc = "---\ntitle: Doc\n# yaml comment\n---\n# One\n\n<!--\n# commented out\n\n## still commented\n-->\n\n<div>\n# in a div\n</div>\n\n<details>\n\n# after a blank line the div is over\n\n</details>\n";
+    assert_eq!(titles(doc), ["One", "after a blank line the div is over"]);
+    assert_eq!(Outline::build(doc.as_bytes()).sections()[0].line_start, 5);
+
+    let toml = "+++\ntitle = \"Doc\"\n# comment\n+++\n# One\n";
+    assert_eq!(titles(toml), ["One"]);
+    let toml_crlf = "+++\r\ntitle = 1\r\n+++\r\n# One\r\n";
+    assert_eq!(titles(toml_crlf), ["One"]);
+}
+
+#[test]
+fn metadata_blocks_only_at_the_start() {
+    // pulldown-cmark's metadata blocks may start anywhere; front matter may not.
+    let doc = "# One\n\ntext\n\n---\n## Two\n\nmore\n\n---\n";
+    assert_eq!(titles(doc), ["One", "Two"]);
+    // Not front matter: a blank second line, or no closing line.
+    assert_eq!(titles("---\n\n# A\n\n---\n"), ["A"]);
+    assert_eq!(titles("---\n# A\n"), ["A"]);
+}
+
+#[test]
+fn headings_in_lists_and_blockquotes_count() {
+    let doc = "# Top\n\n- # In a list\n- item\n  ## Nested in item\n\n> # Quoted\n> ## Quoted two\n\n1. > ### Deep\n";
+    let outline = Outline::build(doc.as_bytes());
+    let got: Vec<(u8, &str, u64)> = outline
+        .sections()
+        .iter()
+        .map(|s| (s.level, s.title.as_str(), s.line_start))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, "Top", 1),
+            (1, "In a list", 3),
+            (2, "Nested in item", 5),
+            (1, "Quoted", 7),
+            (2, "Quoted two", 8),
+            (3, "Deep", 10)
+        ]
+    );
+    // The section starts at the start of its heading's line.
+    assert_eq!(
+        outline.sections()[1].bytes.start,
+        doc.find("- # In").unwrap()
+    );
+    check_invariants(doc.as_bytes(), &outline);
+}
+
+#[test]
+fn index_paths_number_the_tree() {
+    let doc = "## A\n### A1\n### A2\n#### A2a\n## B\n#### B1 skips a level\n### B2\n# C\n## C1\n";
+    let got: Vec<(String, String)> = summary(doc)
+        .into_iter()
+        .map(|(_, title, _, path, _, _)| (path, title))
+        .collect();
+    let want = [
+        ("1", "A"),
+        ("1.1", "A1"),
+        ("1.2", "A2"),
+        ("1.2.1", "A2a"),
+        ("2", "B"),
+        ("2.1", "B1 skips a level"),
+        ("2.2", "B2"),
+        ("3", "C"),
+        ("3.1", "C1"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(p, t)| (p.to_string(), t.to_string()))
+        .collect();
+    assert_eq!(got, want);
+    let outline = Outline::build(doc.as_bytes());
+    let roots: Vec<&str> = outline.roots().map(|s| s.title.as_str()).collect();
+    assert_eq!(roots, ["A", "B", "C"]);
+    let b = &outline.sections()[4];
+    let kids: Vec<&str> = outline.children(b).map(|s| s.title.as_str()).collect();
+    assert_eq!(kids, ["B1 skips a level", "B2"]);
+    assert_eq!(outline.sections()[6].parent, Some(4));
+}
+
+#[test]
+fn line_ranges_end_before_the_next_same_or_higher_heading() {
+    let doc = "intro\n\n# A\ntext a\n## A.1\ntext\n### A.1.1\ndeep\n## A.2\nx\n# B\nlast\nline";
+    let got: Vec<(String, u64, u64)> = summary(doc)
+        .into_iter()
+        .map(|(_, title, _, _, start, end)| (title, start, end))
+        .collect();
+    let want = [
+        ("A", 3, 10),
+        ("A.1", 5, 8),
+        ("A.1.1", 7, 8),
+        ("A.2", 9, 10),
+        ("B", 11, 13),
+    ];
+    let want: Vec<(String, u64, u64)> = want.iter().map(|&(t, a, b)| (t.into(), a, b)).collect();
+    assert_eq!(got, want);
+    let outline = Outline::build(doc.as_bytes());
+    let a = &outline.sections()[0];
+    assert_eq!(
+        a.text(doc.as_bytes()),
+        b"# A\ntext a\n## A.1\ntext\n### A.1.1\ndeep\n## A.2\nx\n"
+    );
+    let b = &outline.sections()[4];
+    assert_eq!(b.text(doc.as_bytes()), b"# B\nlast\nline");
+    assert_eq!(b.size, 13);
+    check_invariants(doc.as_bytes(), &outline);
+
+    // A trailing newline: the last section still ends on the last line.
+    let doc = "# Only\nbody\n";
+    assert_eq!(summary(doc)[0].5, 2);
+    let outline = Outline::build(doc.as_bytes());
+    assert_eq!(outline.sections()[0].bytes, 0..doc.len());
+    check_invariants(doc.as_bytes(), &outline);
+}
+
+#[test]
+fn titles_are_plain_text() {
+    let doc = "# `code` and *emph* __strong__ [link *text*](http://x) ![image alt](y.png) <span>html</span> ~~struck~~ &amp; end #\n";
+    let outline = Outline::build(doc.as_bytes());
+    let s = &outline.sections()[0];
+    assert_eq!(s.title, "code and emph strong link text  html struck & end");
+    assert_eq!(s.slug, "code-and-emph-strong-link-text--html-struck--end");
+    // An entity-encoded space survives the heading's trimming, as on GitHub.
+    assert_eq!(slugs("# &#x20;a\n"), ["-a"]);
+}
+
+#[test]
+fn content_hash_tracks_section_bytes() {
+    let doc = b"# A\none\n# B\ntwo\n";
+    let outline = Outline::build(doc);
+    let (a, b) = (&outline.sections()[0], &outline.sections()[1]);
+    assert_eq!(a.content_hash(doc), content_hash(b"# A\none\n"));
+    assert_eq!(a.content_hash(doc).len(), 16);
+    assert_ne!(a.content_hash(doc), b.content_hash(doc));
+    assert_eq!(content_hash(b""), "cbf29ce484222325");
+    assert_eq!(content_hash(b"a"), "af63dc4c8601ec8c");
+    let edited = b"# A\nONE\n# B\ntwo\n";
+    let again = Outline::build(edited);
+    assert_ne!(
+        again.sections()[0].content_hash(edited),
+        a.content_hash(doc)
+    );
+    assert_eq!(
+        again.sections()[1].content_hash(edited),
+        b.content_hash(doc)
+    );
+}
+
+#[test]
+fn crlf_invalid_utf8_and_bom() {
+    let doc = b"\xEF\xBB\xBF# Caf\xE9\r\ntext \xFF\r\n## Next\r\nend\r\n";
+    let outline = Outline::build(doc);
+    let s = outline.sections();
+    assert_eq!(s.len(), 2);
+    assert_eq!(s[0].title, "Caf\u{FFFD}");
+    assert_eq!((s[0].line_start, s[0].line_end), (1, 4));
+    assert_eq!((s[1].line_start, s[1].line_end), (3, 4));
+    assert_eq!(s[1].bytes.start, 19);
+    check_invariants(doc, &outline);
+}
+
+#[test]
+fn documents_without_headings() {
+    for doc in ["", "\n", "just text\n", "```\n# code\n```\n"] {
+        let outline = Outline::build(doc.as_bytes());
+        assert!(outline.is_empty(), "{doc:?}");
+        assert!(matches!(
+            resolve(&outline, "anything"),
+            Resolution::NotFound(s) if s.is_empty()
+        ));
+    }
+}
+
+/// Tricky documents: the skeleton must give exactly what parsing the whole text gives.
+const TRICKY: &[&str] = &[
+    "Para line one\nline two\n===\n",
+    "Para\nmore\n- item\n---\n",
+    "| a | b |\n|---|---|\n| c | d |\n---\n# after\n",
+    "a | b\n- | -\ncell\nmore text\n\n---\ntext\n---\n",
+    "[foo]: /url\n===\n\n[bar]: /u 'multi\nline\ntitle'\nbar\n---\n",
+    "[foo]:\nhttp://example.com\n'title'\n===\n# [foo] link\n",
+    "> quote\nlazy line\n===\n> # h\n",
+    "- a\n  b\n  ===\n- c\n\n      code\n  ---\n",
+    "1. one\n2. two\n   # nested\n\n10) ten\n    ===\n",
+    "<div>\ntext\n# not\n\n# yes\n",
+    "<!-- a\nb\n\n# no\n--> x\n# yes\n",
+    "<script>\n# no\n\n# still no\n</SCRIPT>\n# yes\n",
+    "<?php\n# no\n?>\n# yes\n<![CDATA[\n# no\n]]>\n<!DOCTYPE\n# no\n>\n# yes2\n",
+    "text\n<div>\n# h\n",
+    "   ```\n  # code\n     ```\n# yes\n",
+    "````\n```\n# no\n````\n~~~\n# no\n```\n~~~\n",
+    "- ```\n  # code\n- # item heading\n```\n",
+    "\tcode\n# h\n \t# not code?\n",
+    "Text\r\nmore\r\n===\r\n# crlf\r\n",
+    "a\rb\n# h\rnot\n",
+    "* * *\n- - -\nfoo\n- - -\nbar\n***\n",
+    "Foo\n    ---\n\nFoo\n---- -\n\nFoo\n= =\n",
+    "- foo\n\n  bar\n  ---\n\n-\n  baz\n  ===\n",
+    "> - a\n>   b\n>   ===\n> c\nd\n---\n",
+    "Title\n=\n\n   Title\n   ---\n\n    Title\n    ---\n",
+    "# Heading #\n## Heading ##   \n### ###\n#\n#5 not\n####### seven\n",
+    "  x\n  y\n  ---\n\nx\n  y\n---\n",
+    "- [ ] task\n  more\n  ===\n",
+    "hello\n<div>\n# inside\n\n# outside\n",
+    "<pre>\n\n# no\n</pre>\n# yes\n",
+    "paragraph\n[ref]: /x\n===\n",
+    "Setext with `code\nspan` inside\n---\n",
+    "x\n\u{a0}# nbsp\n",
+    "[foo]:\n/url\n'title'\n<custom-tag>\n# inside html\n",
+    "[foo]: /url\n\"title\"\n<custom-tag attr=\"1\">\n# inside html\n\n# out\n",
+    "> [a]: /u\n> (title)\n> <x-y>\n> # h\n",
+    "para\n-   \n  foo\n",
+    "> a\n> b\n> -\n",
+];
+
+fn assert_same(doc: &[u8]) {
+    let fast = Outline::build(doc);
+    let slow = Outline::build_verbatim(doc);
+    assert_eq!(
+        fast.sections(),
+        slow.sections(),
+        "skeleton and verbatim parses differ on {:?}",
+        String::from_utf8_lossy(doc)
+    );
+    check_invariants(doc, &fast);
+    for parts in [2, 3, 5] {
+        assert_eq!(
+            Outline::build_in_parts(doc, parts).sections(),
+            slow.sections(),
+            "a parse in {parts} chunks differs on {:?}",
+            String::from_utf8_lossy(doc)
+        );
+    }
+}
+
+#[test]
+fn skeleton_parses_like_the_whole_text_on_tricky_documents() {
+    for doc in TRICKY {
+        assert_same(doc.as_bytes());
+    }
+}
+
+/// Random documents made of lines that matter to block structure.
+#[test]
+fn skeleton_parses_like_the_whole_text_on_random_documents() {
+    const PIECES: &[&str] = &[
+        "",
+        "",
+        "",
+        "Plain words here",
+        "more words",
+        "Ünïcode 文字",
+        "text with `code` and [a](b) (parens) 'quotes' \"dq\"",
+        "# Heading",
+        "## Sub *heading*",
+        "### Third #",
+        "   #### indented",
+        "    # four spaces",
+        "===",
+        "---",
+        "- - -",
+        "***",
+        "- item",
+        "* item",
+        "+ item",
+        "1. item",
+        "2) item",
+        "  continued",
+        "    deeper",
+        "      deepest",
+        "> quote",
+        "> # quoted heading",
+        "> > nested",
+        ">",
+        "- # list heading",
+        "- > quote in list",
+        "```",
+        "~~~",
+        "````rust",
+        "  ```",
+        "<div>",
+        "</div>",
+        "<!--",
+        "-->",
+        "<script>",
+        "</script>",
+        "<?php",
+        "?>",
+        "<!X",
+        ">",
+        "[ref]: /url",
+        "[ref]:",
+        "/dest 'title",
+        "continues'",
+        "| a | b |",
+        "|---|---|",
+        "| c | d |",
+        "a | b",
+        "--- | ---",
+        "\tTabbed",
+        "-\tTab item",
+        "Title\r",
+        "x\ry",
+        "+++",
+        "...",
+        "Setext text",
+        "  ===",
+        "[x]",
+        "- [ ] task",
+        "-",
+        "-   ",
+        "1.",
+        "*",
+        "=",
+        "`` not a fence",
+        "~ tilde",
+        "'quoted' start",
+        "[not]: a def",
+        "[LOG-1] - entry",
+    ];
+    const PREFIXES: &[&str] = &["", "", "", "", "> ", "  ", "- ", "    ", "> - ", "1. "];
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let rounds: usize = std::env::var("MARKDOWN_RANDOM_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(4000);
+    for _ in 0..rounds {
+        let lines = 1 + next() % 24;
+        let mut doc = String::new();
+        for _ in 0..lines {
+            if next() % 3 == 0 {
+                doc.push_str(PREFIXES[(next() % PREFIXES.len() as u64) as usize]);
+            }
+            doc.push_str(PIECES[(next() % PIECES.len() as u64) as usize]);
+            doc.push('\n');
+        }
+        if next() % 4 == 0 {
+            doc.pop();
+        }
+        assert_same(doc.as_bytes());
+    }
+}
+
+#[test]
+fn skeleton_parses_like_the_whole_text_on_the_repository_docs() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    for name in [
+        "README.md",
+        "BENCHMARKS.md",
+        "SECURITY.md",
+        "../shared/DESIGN.md",
+    ] {
+        if let Ok(doc) = std::fs::read(format!("{root}/{name}")) {
+            assert_same(&doc);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Addressing.
+
+const GUIDE: &str = "---
+title: fixture
+---
+# Guide
+Intro.
+
+## Install
+Steps.
+
+### From source
+Build it.
+
+## 6.2 Phase B 验证计划
+Plan.
+
+## Phase B
+Text.
+
+## Usage
+### Examples
+One.
+## Notes
+### Examples
+Two.
+## Straße
+End.
+";
+
+fn guide() -> Outline {
+    Outline::build(GUIDE.as_bytes())
+}
+
+/// The title and tier of a found section.
+fn found(outline: &Outline, query: &str) -> (String, Tier) {
+    match resolve(outline, query) {
+        Resolution::Found(s, tier) => (s.title.clone(), tier),
+        other => panic!("{query:?}: {other:?}"),
+    }
+}
+
+fn title_tier(title: &str, tier: Tier) -> (String, Tier) {
+    (title.to_string(), tier)
+}
+
+#[test]
+fn guide_outline() {
+    let outline = guide();
+    check_invariants(GUIDE.as_bytes(), &outline);
+    let got: Vec<(&str, &str, &str, u64, u64)> = outline
+        .sections()
+        .iter()
+        .map(|s| {
+            (
+                s.index_path.as_str(),
+                s.title.as_str(),
+                s.slug.as_str(),
+                s.line_start,
+                s.line_end,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("1", "Guide", "guide", 4, 26),
+            ("1.1", "Install", "install", 7, 12),
+            ("1.1.1", "From source", "from-source", 10, 12),
+            ("1.2", "6.2 Phase B 验证计划", "62-phase-b-验证计划", 13, 15),
+            ("1.3", "Phase B", "phase-b", 16, 18),
+            ("1.4", "Usage", "usage", 19, 21),
+            ("1.4.1", "Examples", "examples", 20, 21),
+            ("1.5", "Notes", "notes", 22, 24),
+            ("1.5.1", "Examples", "examples-1", 23, 24),
+            ("1.6", "Straße", "straße", 25, 26),
+        ]
+    );
+}
+
+#[test]
+fn tier_slug() {
+    let o = guide();
+    assert_eq!(found(&o, "install"), title_tier("Install", Tier::Slug));
+    assert_eq!(
+        found(&o, "#from-source"),
+        title_tier("From source", Tier::Slug)
+    );
+    assert_eq!(
+        found(&o, "user-content-examples-1"),
+        title_tier("Examples", Tier::Slug)
+    );
+    assert_eq!(resolve(&o, "examples-1").found().unwrap().line_start, 23);
+    assert_eq!(
+        found(&o, "#user-content-62-phase-b-验证计划"),
+        title_tier("6.2 Phase B 验证计划", Tier::Slug)
+    );
+}
+
+#[test]
+fn tier_index_path_by_written_number() {
+    let o = guide();
+    assert_eq!(
+        found(&o, "6.2"),
+        title_tier("6.2 Phase B 验证计划", Tier::TitleNumber)
+    );
+    assert_eq!(
+        found(&o, "6.2."),
+        title_tier("6.2 Phase B 验证计划", Tier::TitleNumber)
+    );
+    // Two headings numbered alike: ambiguous, no guess.
+    let doc = "# 1. One\n## 1.1 A\n# 1. Again\n";
+    let o = Outline::build(doc.as_bytes());
+    assert!(matches!(
+        resolve(&o, "1."),
+        Resolution::Ambiguous(Tier::TitleNumber, c) if c.len() == 2
+    ));
+}
+
+#[test]
+fn tier_index_path_by_position() {
+    let o = guide();
+    assert_eq!(found(&o, "1."), title_tier("Guide", Tier::TreePosition));
+    assert_eq!(
+        found(&o, "1.1.1"),
+        title_tier("From source", Tier::TreePosition)
+    );
+    assert_eq!(
+        found(&o, "1.4.1"),
+        title_tier("Examples", Tier::TreePosition)
+    );
+    // No heading is numbered 1.2 in its text, so the tree position answers.
+    assert_eq!(
+        found(&o, "1.2"),
+        title_tier("6.2 Phase B 验证计划", Tier::TreePosition)
+    );
+    assert!(matches!(resolve(&o, "1.9"), Resolution::NotFound(_)));
+    assert!(matches!(resolve(&o, "0.1"), Resolution::NotFound(_)));
+}
+
+#[test]
+fn tier_line_number() {
+    let o = guide();
+    assert_eq!(found(&o, "4"), title_tier("Guide", Tier::Line));
+    assert_eq!(found(&o, "11"), title_tier("From source", Tier::Line));
+    assert_eq!(found(&o, "12"), title_tier("From source", Tier::Line));
+    assert_eq!(
+        found(&o, "13"),
+        title_tier("6.2 Phase B 验证计划", Tier::Line)
+    );
+    assert_eq!(resolve(&o, "21").found().unwrap().slug, "examples");
+    assert_eq!(resolve(&o, "26").found().unwrap().slug, "straße");
+    // Past the end, or before the first heading: not a line of any section.
+    assert!(!matches!(
+        resolve(&o, "27"),
+        Resolution::Found(_, Tier::Line)
+    ));
+    assert!(!matches!(
+        resolve(&o, "3"),
+        Resolution::Found(_, Tier::Line)
+    ));
+}
+
+#[test]
+fn tier_exact_title() {
+    let o = guide();
+    assert_eq!(found(&o, "Straße"), title_tier("Straße", Tier::ExactTitle));
+    assert_eq!(
+        found(&o, "  From source "),
+        title_tier("From source", Tier::ExactTitle)
+    );
+    assert!(matches!(
+        resolve(&Outline::build(b"# A b\n# A b\n"), "A b"),
+        Resolution::Ambiguous(Tier::ExactTitle, c) if c.len() == 2
+    ));
+}
+
+#[test]
+fn tier_folded_title() {
+    let o = guide();
+    assert_eq!(
+        found(&o, "STRASSE"),
+        title_tier("Straße", Tier::FoldedTitle)
+    );
+    assert_eq!(
+        found(&o, "PhaseB"),
+        title_tier("Phase B", Tier::FoldedTitle)
+    );
+    assert_eq!(
+        found(&o, "phase b"),
+        title_tier("Phase B", Tier::FoldedTitle)
+    );
+    assert_eq!(
+        found(&o, "ＰＨＡＳＥ　Ｂ"),
+        title_tier("Phase B", Tier::FoldedTitle)
+    );
+    assert_eq!(
+        found(&o, "from-source!"),
+        title_tier("From source", Tier::FoldedTitle)
+    );
+    let cyrillic = Outline::build("# Профили Пользователей\n".as_bytes());
+    assert_eq!(
+        found(&cyrillic, "профили пользователей"),
+        title_tier("Профили Пользователей", Tier::FoldedTitle)
+    );
+}
+
+#[test]
+fn tier_title_substring() {
+    let o = guide();
+    assert_eq!(
+        found(&o, "验证计划"),
+        title_tier("6.2 Phase B 验证计划", Tier::TitleSubstring)
+    );
+    assert_eq!(
+        found(&o, "sourc"),
+        title_tier("From source", Tier::TitleSubstring)
+    );
+    let ja = Outline::build("# 概要\n## インストール手順\n".as_bytes());
+    assert_eq!(
+        found(&ja, "インストール"),
+        title_tier("インストール手順", Tier::TitleSubstring)
+    );
+}
+
+#[test]
+fn tier_title_tokens() {
+    let o = guide();
+    assert_eq!(
+        found(&o, "source from"),
+        title_tier("From source", Tier::TitleTokens)
+    );
+    assert_eq!(
+        found(&o, "验证计划 phase"),
+        title_tier("6.2 Phase B 验证计划", Tier::TitleTokens)
+    );
+}
+
+#[test]
+fn ambiguity_lists_candidates_without_guessing() {
+    let o = guide();
+    match resolve(&o, "EXAMPLES") {
+        Resolution::Ambiguous(Tier::FoldedTitle, candidates) => {
+            let got: Vec<(&str, u8, u64, u64)> = candidates
+                .iter()
+                .map(|c| (c.slug.as_str(), c.level, c.line_start, c.line_end))
+                .collect();
+            assert_eq!(got, [("examples", 3, 20, 21), ("examples-1", 3, 23, 24)]);
+        }
+        other => panic!("{other:?}"),
+    }
+    match resolve(&o, "phase") {
+        Resolution::Ambiguous(Tier::TitleSubstring, candidates) => {
+            let slugs: Vec<&str> = candidates.iter().map(|c| c.slug.as_str()).collect();
+            assert_eq!(slugs, ["62-phase-b-验证计划", "phase-b"]);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn not_found_suggests_similar_titles() {
+    let o = guide();
+    match resolve(&o, "Instalation") {
+        Resolution::NotFound(suggestions) => {
+            assert!(!suggestions.is_empty() && suggestions.len() <= MAX_SUGGESTIONS);
+            assert_eq!(suggestions[0].candidate.slug, "install");
+            assert!(suggestions.windows(2).all(|w| w[0].score >= w[1].score));
+        }
+        other => panic!("{other:?}"),
+    }
+    match resolve(&o, "exampels") {
+        Resolution::NotFound(suggestions) => {
+            let slugs: Vec<&str> = suggestions
+                .iter()
+                .take(2)
+                .map(|s| s.candidate.slug.as_str())
+                .collect();
+            assert_eq!(slugs, ["examples", "examples-1"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(resolve(&o, "zzzz"), Resolution::NotFound(s) if s.is_empty()));
+    assert!(matches!(resolve(&o, "   "), Resolution::NotFound(s) if s.is_empty()));
+}
+
+/// spec/004 §4.1: the acceptance asserts of the fuzzy matching, on the table of contents
+/// they imply.
+#[test]
+fn spec_004_acceptance() {
+    let doc = "# DX-77: MCP Document Tools Enhancements
+
+## 6 Implementation Plan
+
+### 6.1 Phase B: Fuzzy Matching
+
+### Phase B
+
+### 6.2 Phase B 验证计划
+";
+    let toc = Outline::build(doc.as_bytes());
+    let find_section = |q: &str| resolve(&toc, q).found();
+
+    assert!(find_section("验证计划").is_some());
+    assert_eq!(find_section("phase b").unwrap().slug, "phase-b");
+    assert_eq!(find_section("PhaseB").unwrap().slug, "phase-b");
+
+    // And by the tiers the module promises: "phase b" and "PhaseB" match "Phase B" whole
+    // (folded) before the substring tier, where three titles would match.
+    assert_eq!(
+        found(&toc, "phase b"),
+        title_tier("Phase B", Tier::FoldedTitle)
+    );
+    assert_eq!(
+        found(&toc, "PhaseB"),
+        title_tier("Phase B", Tier::FoldedTitle)
+    );
+    assert_eq!(
+        found(&toc, "验证计划"),
+        title_tier("6.2 Phase B 验证计划", Tier::TitleSubstring)
+    );
+    assert!(matches!(
+        resolve(&toc, "phase"),
+        Resolution::Ambiguous(Tier::TitleSubstring, c) if c.len() == 3
+    ));
+    assert_eq!(find_section("phase-b").unwrap().title, "Phase B");
+    assert_eq!(find_section("6.2").unwrap().slug, "62-phase-b-验证计划");
+    assert_eq!(
+        find_section("61-phase-b-fuzzy-matching")
+            .unwrap()
+            .index_path,
+        "1.1.1"
+    );
+}
+
+#[test]
+fn chunked_parse_checks_its_cuts() {
+    // Each piece is long enough to be cut at its headings; the blocks before the cuts decide
+    // whether the chunks may be parsed apart.
+    let filler = "Some words of a paragraph.\n\n".repeat(50);
+    let pieces = [
+        "```\n",
+        "```\n\n",
+        "````\n    ````\n",
+        "  ```\n",
+        "<div>\n",
+        "<!--\n",
+        "<div>\n\n",
+        "[ref]: /url\n",
+        "- item\n  ```\n",
+        "> ```\n",
+        // The skeleton's fence tracking is fooled here (it sees the list item's fence close),
+        // so only the parse's own check keeps the chunks together.
+        "- item\n  ```\ncode\n```\n",
+    ];
+    for piece in pieces {
+        let doc = format!(
+            "# Start [ref]\n{filler}{piece}# One [ref]\n{filler}{piece}# Two\n{filler}```\n# Three\n```\n"
+        );
+        let slow = Outline::build_verbatim(doc.as_bytes());
+        for parts in [2, 3, 4, 8] {
+            assert_eq!(
+                Outline::build_in_parts(doc.as_bytes(), parts).sections(),
+                slow.sections(),
+                "{parts} chunks, piece {piece:?}"
+            );
+        }
+    }
+    let fence = "```\nx\n```";
+    assert!(super::outline::fence_is_closed_for_tests(fence));
+    assert!(!super::outline::fence_is_closed_for_tests("````\nx\n```"));
+    assert!(!super::outline::fence_is_closed_for_tests(
+        "```\nx\n    ```"
+    ));
+    assert!(super::outline::fence_is_closed_for_tests(
+        "~~~\nx\n   ~~~~  "
+    ));
+}
+
+#[test]
+fn parallel_skeleton_carries_open_html_blocks_across_parts() {
+    // The skeleton is built in parts that start after blank lines; here the blank line is
+    // inside an HTML comment whose end marker follows text, so the part after it must know.
+    for tail in [
+        "<!--\n\nfoo\nbar -->\n# after\n",
+        "<script>\n\nlet a;\nx </script>\n# after\n",
+        "<?php\n\necho 1;\nx ?>\n# after\n",
+    ] {
+        let doc = format!("{}{tail}", "a\n".repeat(20));
+        let slow = Outline::build_verbatim(doc.as_bytes());
+        assert_eq!(slow.len(), 1);
+        for parts in [2, 3] {
+            assert_eq!(
+                Outline::build_in_parts(doc.as_bytes(), parts).sections(),
+                slow.sections(),
+                "{parts} parts: {doc:?}"
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore]
+fn temp_perf() {
+    fn synthetic(target: usize) -> String {
+        let mut s = String::with_capacity(target + 4096);
+        let mut i = 0u64;
+        while s.len() < target {
+            i += 1;
+            s.push_str(&format!("# Chapter {i} 章节 验证计划\n\nSome *intro* text with `code` and a [link](http://x.y/{i}).\nSecond line of the paragraph with **bold** words and more words to make it long enough.\n\n"));
+            for j in 0..5 {
+                s.push_str(&format!("## {i}.{j} Phase B 测试\n\nParagraph one has _emphasis_, `inline code`, and plain text that goes on for a while, like a real document would.\nIt continues here with another line, some numbers 12345, and punctuation: a, b; c.\n\n- item one with `code`\n- item two\n  - nested item\n\n```rust\n# not a heading\nfn main() {{}}\n```\n\n> quote line\n> another\n\n"));
+            }
+        }
+        s
+    }
+    let docs = [("WORK50", std::fs::read("/tmp/WORK50.md").unwrap()), ("synthetic", synthetic(50 << 20).into_bytes()), ("WORK272", std::fs::read("corpora/generated/WORK.md").unwrap())];
+    for (name, doc) in &docs {
+        let mut times = vec![];
+        for _ in 0..9 {
+            let t = std::time::Instant::now();
+            let o = Outline::build(doc);
+            times.push(t.elapsed());
+            std::hint::black_box(o);
+        }
+        times.sort();
+        let t = std::time::Instant::now();
+        let p = super::skeleton::skeleton(doc);
+        let ts = t.elapsed();
+        let t = std::time::Instant::now();
+        let v = Outline::build_verbatim(doc);
+        let tv = t.elapsed();
+        assert_eq!(v.sections(), Outline::build(doc).sections());
+        eprintln!("{name}: {} bytes, {} sections, build min {:?} median {:?} max {:?}; skeleton {:?} ({} bytes); whole-text pulldown-cmark parse {:?}", doc.len(), v.len(), times[0], times[4], times[8], ts, p.text.len(), tv);
+    }
+}
