@@ -10,6 +10,7 @@ pub mod cli;
 pub mod error;
 pub mod grep;
 pub mod lines;
+pub mod markdown;
 pub mod matcher;
 pub mod mcp;
 pub mod read;

@@ -502,14 +502,25 @@ impl DocLines<'_> {
             self.line = 1;
             self.offset = 0;
         }
-        if n > self.line {
-            let skip = (n - self.line - 1) as usize;
-            self.offset = match memchr::memchr_iter(b'\n', &self.bytes[self.offset..]).nth(skip) {
-                Some(i) => self.offset + i + 1,
-                None => self.bytes.len(),
-            };
-            self.line = n;
+        // Newlines still to pass, counted a block at a time with memchr's vectorised counter.
+        let mut need = n.saturating_sub(self.line);
+        let mut pos = self.offset;
+        while need > 0 && pos < self.bytes.len() {
+            let block = &self.bytes[pos..(pos + 64 * 1024).min(self.bytes.len())];
+            let count = memchr::memchr_iter(b'\n', block).count() as u64;
+            if count < need {
+                need -= count;
+                pos += block.len();
+            } else {
+                let i = memchr::memchr_iter(b'\n', block)
+                    .nth(need as usize - 1)
+                    .expect("the block holds that many newlines");
+                pos += i + 1;
+                need = 0;
+            }
         }
+        self.offset = if need > 0 { self.bytes.len() } else { pos };
+        self.line = n;
         self.offset
     }
 }

@@ -209,7 +209,9 @@ pub(super) fn skeleton_with(bytes: &[u8], cut_spacing: usize, parts: usize) -> P
         .map_or(start, |(_, e)| (e + 1).min(bytes.len()));
     let mut bounds = vec![start];
     for i in 1..parts.max(1) {
-        let target = body.max(bytes.len() / parts * i).max(bounds[bounds.len() - 1]);
+        let target = body
+            .max(bytes.len() / parts * i)
+            .max(bounds[bounds.len() - 1]);
         match memchr::memmem::find(&bytes[target..], b"\n\n") {
             Some(j) if target + j + 2 < bytes.len() => bounds.push(target + j + 2),
             _ => break,
@@ -218,7 +220,14 @@ pub(super) fn skeleton_with(bytes: &[u8], cut_spacing: usize, parts: usize) -> P
     bounds.push(bytes.len());
     let build = |k: usize, state: State| {
         let fm = if k == 0 { fm_lines } else { 0 };
-        Part::build(bytes, bounds[k]..bounds[k + 1], fm, has_cr, cut_spacing, state)
+        Part::build(
+            bytes,
+            bounds[k]..bounds[k + 1],
+            fm,
+            has_cr,
+            cut_spacing,
+            state,
+        )
     };
     let mut built: Vec<Part> = (0..bounds.len() - 1)
         .into_par_iter()

@@ -903,39 +903,3 @@ fn parallel_skeleton_carries_open_html_blocks_across_parts() {
         }
     }
 }
-
-#[test]
-#[ignore]
-fn temp_perf() {
-    fn synthetic(target: usize) -> String {
-        let mut s = String::with_capacity(target + 4096);
-        let mut i = 0u64;
-        while s.len() < target {
-            i += 1;
-            s.push_str(&format!("# Chapter {i} 章节 验证计划\n\nSome *intro* text with `code` and a [link](http://x.y/{i}).\nSecond line of the paragraph with **bold** words and more words to make it long enough.\n\n"));
-            for j in 0..5 {
-                s.push_str(&format!("## {i}.{j} Phase B 测试\n\nParagraph one has _emphasis_, `inline code`, and plain text that goes on for a while, like a real document would.\nIt continues here with another line, some numbers 12345, and punctuation: a, b; c.\n\n- item one with `code`\n- item two\n  - nested item\n\n```rust\n# not a heading\nfn main() {{}}\n```\n\n> quote line\n> another\n\n"));
-            }
-        }
-        s
-    }
-    let docs = [("WORK50", std::fs::read("/tmp/WORK50.md").unwrap()), ("synthetic", synthetic(50 << 20).into_bytes()), ("WORK272", std::fs::read("corpora/generated/WORK.md").unwrap())];
-    for (name, doc) in &docs {
-        let mut times = vec![];
-        for _ in 0..9 {
-            let t = std::time::Instant::now();
-            let o = Outline::build(doc);
-            times.push(t.elapsed());
-            std::hint::black_box(o);
-        }
-        times.sort();
-        let t = std::time::Instant::now();
-        let p = super::skeleton::skeleton(doc);
-        let ts = t.elapsed();
-        let t = std::time::Instant::now();
-        let v = Outline::build_verbatim(doc);
-        let tv = t.elapsed();
-        assert_eq!(v.sections(), Outline::build(doc).sections());
-        eprintln!("{name}: {} bytes, {} sections, build min {:?} median {:?} max {:?}; skeleton {:?} ({} bytes); whole-text pulldown-cmark parse {:?}", doc.len(), v.len(), times[0], times[4], times[8], ts, p.text.len(), tv);
-    }
-}
