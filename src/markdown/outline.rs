@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::resolve::fold;
 use super::skeleton::{self, Prepared};
-use super::slug::Slugger;
+use super::slug::{Slugger, slug};
 
 /// One heading and the lines it governs: from its own line to the line before the next
 /// heading of the same or a higher level (a lower number), or to the end of the file.
@@ -89,7 +89,9 @@ impl Outline {
     /// The outline of `doc` (UTF-8; invalid bytes are read as U+FFFD).
     pub fn build(doc: &[u8]) -> Outline {
         let prepared = skeleton::skeleton(doc);
-        let parts = rayon::current_num_threads().min(prepared.text.len() / PARALLEL_MIN);
+        // Many small chunks rather than one per thread: each parse tree stays small (in cache,
+        // its memory reused) and the threads balance.
+        let parts = (prepared.text.len() / PARALLEL_MIN).min(MAX_PARTS);
         Outline::from_prepared(doc, prepared, parts)
     }
 
@@ -109,25 +111,17 @@ impl Outline {
 
     fn from_prepared(doc: &[u8], prepared: Prepared, parts: usize) -> Outline {
         let raw = headings(&prepared.text, &prepared.cuts, parts);
-        let mut map = prepared.map.cursor();
-        let mut doc_lines = DocLines {
-            bytes: doc,
-            line: 1,
-            offset: 0,
-        };
-        let mut slugger = Slugger::with_capacity(raw.len());
-        let mut sections: Vec<Section> = Vec::with_capacity(raw.len());
+        let placed = place(doc, &prepared, raw);
+        let mut slugger = Slugger::with_capacity(placed.len());
+        let mut sections: Vec<Section> = Vec::with_capacity(placed.len());
         let mut roots = Vec::new();
         let mut open: Vec<usize> = Vec::new();
-        for (id, h) in raw.into_iter().enumerate() {
-            let first = map.map(h.first_line);
-            let last = map.map(h.last_line);
-            let start = doc_lines.line_start(first);
+        for (id, h) in placed.into_iter().enumerate() {
             while let Some(&top) = open.last() {
                 if sections[top].level < h.level {
                     break;
                 }
-                close(&mut sections[top], start, first - 1);
+                close(&mut sections[top], h.start, h.first_line - 1);
                 open.pop();
             }
             let parent = open.last().copied();
@@ -144,13 +138,13 @@ impl Outline {
             sections.push(Section {
                 id,
                 level: h.level,
-                slug: slugger.slug(&h.text),
-                title: plain_title(h.text),
+                slug: slugger.unique(h.base_slug),
+                title: h.title,
                 index_path,
-                line_start: first,
-                line_end: first,
-                heading_line_end: last,
-                bytes: start..start,
+                line_start: h.first_line,
+                line_end: h.first_line,
+                heading_line_end: h.last_line,
+                bytes: h.start..h.start,
                 size: 0,
                 parent,
                 children: Vec::new(),
@@ -216,14 +210,65 @@ impl Outline {
     }
 }
 
+/// A heading placed in the document: its lines and start offset, title and base slug.
+struct Placed {
+    level: u8,
+    title: String,
+    base_slug: String,
+    first_line: u64,
+    last_line: u64,
+    start: usize,
+}
+
+/// Places parsed headings in the document, in parallel batches: maps their skeleton lines to
+/// document lines, finds where those lines start, and makes titles and base slugs (the
+/// per-heading work; only making slugs unique and linking the tree stay sequential).
+fn place(doc: &[u8], prepared: &Prepared, raw: Vec<RawHeading>) -> Vec<Placed> {
+    // Batches start from checkpoints of a line index, so none walks from the top.
+    let index = (raw.len() > PLACE_BATCH).then(|| crate::lines::LineIndex::build(doc));
+    let batches: Vec<Vec<Placed>> = raw
+        .par_chunks(PLACE_BATCH)
+        .map(|batch| {
+            let mut map = prepared
+                .map
+                .cursor_at(batch.first().map_or(1, |h| h.first_line));
+            let mut doc_lines = DocLines {
+                bytes: doc,
+                line: 1,
+                offset: 0,
+            };
+            if let (Some(index), Some(h)) = (&index, batch.first()) {
+                let line = map.map(h.first_line);
+                if let Some(offset) = index.line_start(doc, line) {
+                    doc_lines.line = line;
+                    doc_lines.offset = offset;
+                }
+            }
+            batch
+                .iter()
+                .map(|h| {
+                    let first_line = map.map(h.first_line);
+                    let last_line = map.map(h.last_line);
+                    Placed {
+                        level: h.level,
+                        title: plain_title(&h.text),
+                        base_slug: slug(&h.text),
+                        first_line,
+                        last_line,
+                        start: doc_lines.line_start(first_line),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    batches.into_iter().flatten().collect()
+}
+
 /// A heading's raw text as a title: line breaks as spaces, trimmed.
-fn plain_title(mut text: String) -> String {
-    if text.contains('\n') {
-        text = text.replace('\n', " ");
-    }
+fn plain_title(text: &str) -> String {
     let trimmed = text.trim();
-    if trimmed.len() == text.len() {
-        text
+    if trimmed.contains('\n') {
+        trimmed.replace('\n', " ")
     } else {
         trimmed.to_owned()
     }
@@ -243,8 +288,14 @@ struct RawHeading {
     last_line: u64,
 }
 
-/// Texts at least this long are parsed in parallel chunks.
-const PARALLEL_MIN: usize = 512 * 1024;
+/// Texts at least twice this long are parsed in parallel chunks about this long.
+const PARALLEL_MIN: usize = 128 * 1024;
+
+/// Most chunks one parse is cut into.
+const MAX_PARTS: usize = 1024;
+
+/// Headings placed (lines, byte offsets, titles, slugs) per parallel task.
+const PLACE_BATCH: usize = 1024;
 
 /// Every heading of `text`, in order.
 ///
@@ -488,6 +539,9 @@ impl LineCounter<'_> {
     }
 }
 
+/// Lines ahead that [`DocLines::line_start`] reaches by walking newlines one by one.
+const NEAR_LINES: u64 = 512;
+
 /// Start offsets of non-decreasing line numbers in the document.
 struct DocLines<'a> {
     bytes: &'a [u8],
@@ -505,6 +559,17 @@ impl DocLines<'_> {
         // Newlines still to pass, counted a block at a time with memchr's vectorised counter.
         let mut need = n.saturating_sub(self.line);
         let mut pos = self.offset;
+        // A near line (the usual next heading) is found by walking its newlines; counting
+        // whole blocks pays off only for far ones.
+        if need > 0 && need <= NEAR_LINES {
+            match memchr::memchr_iter(b'\n', &self.bytes[pos..]).nth(need as usize - 1) {
+                Some(i) => {
+                    pos += i + 1;
+                    need = 0;
+                }
+                None => pos = self.bytes.len(),
+            }
+        }
         while need > 0 && pos < self.bytes.len() {
             let block = &self.bytes[pos..(pos + 64 * 1024).min(self.bytes.len())];
             let count = memchr::memchr_iter(b'\n', block).count() as u64;

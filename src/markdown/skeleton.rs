@@ -25,7 +25,6 @@
 //! same front-matter handling; tests check that both parse to the same headings. The skeleton
 //! also notes where the parse may cut it into chunks to run in parallel ([`Prepared::cuts`]).
 
-use std::borrow::Cow;
 use std::ops::Range;
 
 use rayon::prelude::*;
@@ -62,10 +61,19 @@ impl LineMap {
     }
 
     /// A cursor for looking up non-decreasing line numbers.
+    #[cfg(test)]
     pub fn cursor(&self) -> LineMapCursor<'_> {
         LineMapCursor {
             checkpoints: &self.checkpoints,
             at: 0,
+        }
+    }
+
+    /// A cursor for looking up non-decreasing line numbers from text line `line` on.
+    pub fn cursor_at(&self, line: u64) -> LineMapCursor<'_> {
+        LineMapCursor {
+            checkpoints: &self.checkpoints,
+            at: self.checkpoints.partition_point(|&(t, _)| t <= line).max(1) - 1,
         }
     }
 }
@@ -150,9 +158,10 @@ fn trim_end(line: &[u8]) -> &[u8] {
 }
 
 fn push_lossy(text: &mut String, line: &[u8]) {
-    match String::from_utf8_lossy(line) {
-        Cow::Borrowed(s) => text.push_str(s),
-        Cow::Owned(s) => text.push_str(&s),
+    // The strict check is the fast path: lossy decoding walks chunk by chunk.
+    match std::str::from_utf8(line) {
+        Ok(s) => text.push_str(s),
+        Err(_) => text.push_str(&String::from_utf8_lossy(line)),
     }
 }
 
@@ -188,7 +197,7 @@ const PARALLEL_MIN: usize = 1 << 20;
 
 /// The skeleton of the document (see the module docs).
 pub(super) fn skeleton(bytes: &[u8]) -> Prepared {
-    let parts = rayon::current_num_threads().min(bytes.len() / PARALLEL_MIN);
+    let parts = (bytes.len() / PARALLEL_MIN).min(256);
     skeleton_with(bytes, CUT_SPACING, parts)
 }
 

@@ -101,7 +101,11 @@ impl Slugger {
 
     /// The slug of `text`, unique among the slugs this slugger has handed out.
     pub fn slug(&mut self, text: &str) -> String {
-        let base = slug(text);
+        self.unique(slug(text))
+    }
+
+    /// `base` (a [`slug`]) made unique among the slugs this slugger has handed out.
+    pub fn unique(&mut self, base: String) -> String {
         let mut candidate = base.clone();
         while self.occurrences.contains_key(&candidate) {
             let count = self

@@ -903,3 +903,48 @@ fn parallel_skeleton_carries_open_html_blocks_across_parts() {
         }
     }
 }
+
+/// A document with thousands of sections, long enough to be parsed in many chunks and placed
+/// in several batches: the result equals the whole-text parse.
+#[test]
+fn large_documents_parse_like_the_whole_text() {
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let blocks: &[&str] = &[
+        "Plain words of a paragraph that runs on\nand on for a second line.\n\n",
+        "- item one\n- item two\n  - nested item\n\n",
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n",
+        "```bash\n# not a heading\necho hi\n```\n\n",
+        "> quoted text\n> # quoted heading\n\n",
+        "Setext title\n------------\n\n",
+        "<!--\n# commented out\n-->\n\n",
+        "    # indented code\n\n",
+        "1. first\n2. second\n\n",
+        "Ünïcode 文字 данные\n\n",
+    ];
+    let mut doc = String::new();
+    let mut n = 0;
+    while doc.len() < 3 * 1024 * 1024 {
+        n += 1;
+        let level = 1 + next() % 3;
+        doc.push_str(&"#".repeat(level as usize));
+        doc.push_str(&format!(" {n}. Section {} 验证\n\n", next() % 50));
+        for _ in 0..1 + next() % 4 {
+            doc.push_str(blocks[(next() % blocks.len() as u64) as usize]);
+        }
+    }
+    let bytes = doc.as_bytes();
+    let whole = Outline::build_verbatim(bytes);
+    assert!(whole.len() > 5 * 1024, "{} sections", whole.len());
+    assert_eq!(Outline::build(bytes).sections(), whole.sections());
+    assert_eq!(
+        Outline::build_in_parts(bytes, 40).sections(),
+        whole.sections()
+    );
+    check_invariants(bytes, &whole);
+}
