@@ -401,14 +401,127 @@ fn transcode_utf16(raw: &[u8]) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// Replaces the contents of the regular file at `path` (canonical, inside the roots) with
+/// `bytes`, atomically: the bytes go to a new temporary file in the same directory (same
+/// permission bits, flushed to disk), which is then renamed over `path`. A reader sees the old
+/// file or the new one, never a mix.
+///
+/// `expected` is the identity of the file the new contents were computed from; if the file at
+/// `path` no longer has it just before the rename (another writer got there first), nothing is
+/// replaced and the error is [`Error::Changed`]. The directory is opened without following
+/// symbolic links and every later step works relative to it, so swapping a symbolic link into
+/// the path during the write cannot redirect it outside the roots. Returns the new file's
+/// identity.
+pub fn replace_file(path: &Path, bytes: &[u8], expected: FileId) -> Result<FileId> {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+    let io_err = |e: io::Error| Error::io(path, e);
+    let (Some(dir_path), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(Error::InvalidPath {
+            path: path.display().to_string(),
+            reason: "not a file path".into(),
+        });
+    };
+    let dir_flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
+    let dir = match sys::open_no_symlinks(dir_path, dir_flags) {
+        Some(r) => r,
+        None => std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(dir_flags | libc::O_NOFOLLOW)
+            .open(dir_path),
+    }
+    .map_err(io_err)?;
+    // The file as it is now, opened through the directory: it must still be the one read.
+    let current = sys::open_at(
+        &dir,
+        name,
+        libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        0,
+    )
+    .map_err(io_err)?;
+    let md = current.metadata().map_err(io_err)?;
+    if !md.is_file() {
+        return Err(Error::NotAFile {
+            path: path.to_path_buf(),
+            kind: file_kind(&md),
+        });
+    }
+    if FileId::from_metadata(&md) != expected {
+        return Err(Error::Changed {
+            path: path.to_path_buf(),
+        });
+    }
+    let mode = md.mode() & 0o7777;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(
+        ".mapgrep-{}-{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let tmp_name = std::path::PathBuf::from(tmp_name);
+    let tmp_name = tmp_name.as_os_str();
+    let mut tmp = sys::open_at(
+        &dir,
+        tmp_name,
+        libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        mode,
+    )
+    .map_err(io_err)?;
+    let written = (|| {
+        tmp.write_all(bytes)?;
+        // The creation mode was filtered through the umask: set the original bits exactly.
+        tmp.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
+        tmp.sync_all()?;
+        // Last look before the rename: the window for a lost concurrent write is this close.
+        let now = sys::open_at(
+            &dir,
+            name,
+            libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            0,
+        )?;
+        if FileId::from_metadata(&now.metadata()?) != expected {
+            return Err(io::Error::other(CHANGED));
+        }
+        sys::rename_at(&dir, tmp_name, name)?;
+        let _ = dir.sync_all();
+        // The identity as it is now (a rename may touch the change time).
+        sys::open_at(
+            &dir,
+            name,
+            libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            0,
+        )?
+        .metadata()
+    })();
+    match written {
+        Ok(md) => Ok(FileId::from_metadata(&md)),
+        Err(e) => {
+            let _ = sys::unlink_at(&dir, tmp_name);
+            if e.to_string() == CHANGED {
+                Err(Error::Changed {
+                    path: path.to_path_buf(),
+                })
+            } else {
+                Err(io_err(e))
+            }
+        }
+    }
+}
+
+/// The marker of [`replace_file`]'s "changed under us" error.
+const CHANGED: &str = "the file changed before it could be replaced";
+
 mod sys {
-    //! System calls that need `unsafe`: the memory map and `openat2`. The crate's only
-    //! `unsafe` code.
+    //! System calls that need `unsafe`: the memory map, `openat2`, and the `*at` calls of
+    //! [`super::replace_file`]. The crate's only `unsafe` code.
 
     use std::ffi::CString;
     use std::fs::File;
     use std::io;
-    use std::os::fd::FromRawFd;
+    use std::os::fd::{AsRawFd, FromRawFd};
     use std::os::unix::ffi::OsStrExt;
     use std::path::Path;
 
@@ -444,6 +557,70 @@ mod sys {
         }
         // SAFETY: `fd` is a new descriptor that nothing else owns.
         Some(Ok(unsafe { File::from_raw_fd(fd as i32) }))
+    }
+
+    fn c_name(name: &std::ffi::OsStr) -> io::Result<CString> {
+        CString::new(name.as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
+    }
+
+    /// `openat(dir, name, flags, mode)`: opens a name inside an opened directory.
+    pub(super) fn open_at(
+        dir: &File,
+        name: &std::ffi::OsStr,
+        flags: i32,
+        mode: u32,
+    ) -> io::Result<File> {
+        let c_name = c_name(name)?;
+        // SAFETY: `dir` is an open descriptor and `c_name` a NUL-terminated string, both alive
+        // for the call; `mode` is passed as the variadic `mode_t` argument openat expects.
+        let fd = unsafe {
+            libc::openat(
+                dir.as_raw_fd(),
+                c_name.as_ptr(),
+                flags,
+                mode as libc::c_uint,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a new descriptor that nothing else owns.
+        Ok(unsafe { File::from_raw_fd(fd) })
+    }
+
+    /// `renameat(dir, from, dir, to)`: atomically replaces `to` with `from` in one directory.
+    pub(super) fn rename_at(
+        dir: &File,
+        from: &std::ffi::OsStr,
+        to: &std::ffi::OsStr,
+    ) -> io::Result<()> {
+        let (c_from, c_to) = (c_name(from)?, c_name(to)?);
+        // SAFETY: `dir` is an open descriptor and both names NUL-terminated strings alive for
+        // the call.
+        let rc = unsafe {
+            libc::renameat(
+                dir.as_raw_fd(),
+                c_from.as_ptr(),
+                dir.as_raw_fd(),
+                c_to.as_ptr(),
+            )
+        };
+        if rc < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// `unlinkat(dir, name, 0)`: removes a file from an opened directory.
+    pub(super) fn unlink_at(dir: &File, name: &std::ffi::OsStr) -> io::Result<()> {
+        let c_name = c_name(name)?;
+        // SAFETY: `dir` is an open descriptor and `c_name` a NUL-terminated string alive for
+        // the call.
+        let rc = unsafe { libc::unlinkat(dir.as_raw_fd(), c_name.as_ptr(), 0) };
+        if rc < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
     }
 
     /// Maps `file` read-only.

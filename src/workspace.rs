@@ -15,11 +15,15 @@ use crate::cache::FileCache;
 use crate::error::{Error, Result};
 use crate::grep::{WalkKey, WalkList};
 use crate::lines::LineIndex;
+use crate::markdown::Outline;
 use crate::roots::Roots;
 use crate::source::{FileId, Source, SourceOptions};
 
 /// Default byte budget of the line-index cache.
 pub const DEFAULT_INDEX_BUDGET: usize = 64 * 1024 * 1024;
+
+/// Default byte budget of the markdown outline cache.
+pub const DEFAULT_OUTLINE_BUDGET: usize = 256 * 1024 * 1024;
 
 /// Default byte budget of one tool response's text.
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1024 * 1024;
@@ -62,6 +66,8 @@ pub struct WorkspaceBuilder {
     limits: Limits,
     index_budget: usize,
     content_budget: usize,
+    outline_budget: usize,
+    allow_write: bool,
 }
 
 impl Default for WorkspaceBuilder {
@@ -71,6 +77,8 @@ impl Default for WorkspaceBuilder {
             limits: Limits::default(),
             index_budget: DEFAULT_INDEX_BUDGET,
             content_budget: DEFAULT_CONTENT_BUDGET,
+            outline_budget: DEFAULT_OUTLINE_BUDGET,
+            allow_write: false,
         }
     }
 }
@@ -105,6 +113,19 @@ impl WorkspaceBuilder {
         self
     }
 
+    /// Byte budget of the markdown outline cache (heading trees of documents, by identity).
+    pub fn outline_budget(&mut self, bytes: usize) -> &mut WorkspaceBuilder {
+        self.outline_budget = bytes;
+        self
+    }
+
+    /// Whether edits (`doc_replace`) may write files. Off by default: the workspace is
+    /// read-only.
+    pub fn allow_write(&mut self, yes: bool) -> &mut WorkspaceBuilder {
+        self.allow_write = yes;
+        self
+    }
+
     pub fn build(&self, roots: Roots) -> Workspace {
         Workspace {
             roots,
@@ -113,6 +134,8 @@ impl WorkspaceBuilder {
             indexes: Mutex::new(FileCache::new(self.index_budget)),
             contents: Mutex::new(FileCache::new(self.content_budget)),
             content_budget: self.content_budget,
+            outlines: Mutex::new(FileCache::new(self.outline_budget)),
+            allow_write: self.allow_write,
             regexes: Mutex::new(HashMap::new()),
             walks: Mutex::new(HashMap::new()),
         }
@@ -143,6 +166,8 @@ pub struct Workspace {
     indexes: Mutex<FileCache<Arc<LineIndex>>>,
     contents: Mutex<FileCache<Arc<[u8]>>>,
     content_budget: usize,
+    outlines: Mutex<FileCache<Arc<Outline>>>,
+    allow_write: bool,
     regexes: Mutex<HashMap<(String, bool), Arc<Regex>>>,
     walks: Mutex<HashMap<WalkKey, Arc<WalkList>>>,
 }
@@ -215,6 +240,40 @@ impl Workspace {
             );
         }
         index
+    }
+
+    /// The heading outline of an opened markdown source: cached by file identity (a changed
+    /// file is parsed again; files changed within the racy window are not cached).
+    pub fn outline(&self, source: &Source) -> Arc<Outline> {
+        let key = source.path();
+        let id = source.id();
+        if let Some((cached_id, outline)) =
+            self.outlines.lock().expect("outline cache lock").get(key)
+            && cached_id == id
+        {
+            return outline;
+        }
+        let outline = Arc::new(Outline::build(source.bytes()));
+        if (id.dev != 0 || id.ino != 0) && !id.is_racy(std::time::SystemTime::now()) {
+            let cost = outline.heap_bytes();
+            self.outlines.lock().expect("outline cache lock").insert(
+                key.to_path_buf(),
+                id,
+                Arc::clone(&outline),
+                cost,
+            );
+        }
+        outline
+    }
+
+    /// Bytes the outline cache holds now.
+    pub fn outline_cache_bytes(&self) -> usize {
+        self.outlines.lock().expect("outline cache lock").bytes()
+    }
+
+    /// Whether edits may write files (`--allow-write`).
+    pub fn allows_write(&self) -> bool {
+        self.allow_write
     }
 
     /// Whether the content cache is on.

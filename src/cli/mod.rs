@@ -1,6 +1,7 @@
-//! The command line: `mapgrep serve` (the MCP server) and `mapgrep read` (section reads for
-//! people). Parsing and rendering only; the work is the engine's.
+//! The command line: `mapgrep serve` (the MCP server), and `read`, `grep`, `toc` and
+//! `section` for people. Parsing and rendering only; the work is the engine's.
 
+mod doc;
 mod grep;
 mod read;
 
@@ -31,6 +32,10 @@ pub enum Command {
     Read(read::ReadArgs),
     /// Search files for a regex (output close to ripgrep's).
     Grep(grep::GrepArgs),
+    /// Print the outline of a markdown file: index paths, titles, slugs, lines, sizes.
+    Toc(doc::TocArgs),
+    /// Print sections of a markdown file by slug, index path (6.2), line or title.
+    Section(doc::SectionArgs),
     /// Time a search repeated in one process (a warm server); for scripts/bench_grep.py.
     #[command(hide = true)]
     BenchGrep(grep::BenchGrepArgs),
@@ -51,6 +56,13 @@ pub struct ServeArgs {
     /// re-read whenever their size or modification time changes); 0 disables it.
     #[arg(long, default_value_t = DEFAULT_SERVER_CONTENT_CACHE)]
     pub content_cache_bytes: usize,
+    /// Byte budget of the markdown outline cache (heading trees of documents).
+    #[arg(long, default_value_t = crate::workspace::DEFAULT_OUTLINE_BUDGET)]
+    pub outline_cache_bytes: usize,
+    /// Let doc_replace write files (atomically, and only when the caller's hash matches).
+    /// Without it the server never writes.
+    #[arg(long)]
+    pub allow_write: bool,
 }
 
 /// The server's default content-cache budget: 2 GiB.
@@ -63,6 +75,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve(args),
         Command::Read(args) => read::run(args),
         Command::Grep(args) => grep::run(args),
+        Command::Toc(args) => doc::toc(args),
+        Command::Section(args) => doc::section(args),
         Command::BenchGrep(args) => grep::bench(args),
     }
 }
@@ -78,11 +92,18 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .max_output_bytes(args.max_output_bytes)
         .index_budget(args.index_cache_bytes)
         .content_budget(args.content_cache_bytes)
+        .outline_budget(args.outline_cache_bytes)
+        .allow_write(args.allow_write)
         .build(roots);
     eprintln!(
-        "mapgrep {}: serving MCP on stdio for {}",
+        "mapgrep {}: serving MCP on stdio for {} ({})",
         env!("CARGO_PKG_VERSION"),
-        ws.roots().describe()
+        ws.roots().describe(),
+        if args.allow_write {
+            "doc_replace may write"
+        } else {
+            "read-only"
+        }
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -15,7 +15,9 @@
 //! assert_eq!(resolve(&outline, "验证计划").found().unwrap().index_path, "1.2");
 //! ```
 
+pub mod doc;
 mod outline;
+pub mod render;
 mod resolve;
 mod skeleton;
 mod slug;

@@ -203,6 +203,22 @@ impl Outline {
         self.total_lines
     }
 
+    /// Approximate heap bytes the outline holds (for cache budgets).
+    pub fn heap_bytes(&self) -> usize {
+        let per_section: usize = self
+            .sections
+            .iter()
+            .map(|s| {
+                std::mem::size_of::<Section>()
+                    + s.title.len() * 2
+                    + s.slug.len()
+                    + s.index_path.len()
+                    + s.children.len() * std::mem::size_of::<usize>()
+            })
+            .sum();
+        per_section + self.roots.len() * std::mem::size_of::<usize>()
+    }
+
     /// Each section's title folded for fuzzy matching ([`super::fold`]), by id.
     pub(super) fn folded_titles(&self) -> &[String] {
         self.folded

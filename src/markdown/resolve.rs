@@ -53,7 +53,8 @@ pub struct Candidate {
 }
 
 impl Candidate {
-    fn of(s: &Section) -> Candidate {
+    /// The candidate that stands for `s`.
+    pub fn of(s: &Section) -> Candidate {
         Candidate {
             id: s.id,
             slug: s.slug.clone(),

@@ -3,6 +3,7 @@
 //! Handlers are thin: parse parameters, run one engine call off the async threads, render.
 //! Logs go to stderr; stdout is the protocol.
 
+mod doc;
 mod grep;
 mod read;
 
@@ -14,6 +15,10 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt, tool_handler};
 
 use crate::workspace::Workspace;
 
+pub use doc::{
+    DocFindResult, DocReadManyResult, DocReadResult, DocReplaceResult, DocSection, DocTocResult,
+    TocEntry,
+};
 pub use grep::{GrepContentParams, GrepContentResult};
 pub use read::{
     FileReadRequest, ReadFilesParams, ReadTextFileMeta, ReadTextFileParams, ReadTextFileResult,
@@ -32,7 +37,9 @@ a Section-End-Hint: the last line of its section (next `## `, `# ` or `[LOG-` bo
 the server stops right before the next matching line, so you never compute end_line yourself.
 Use head/tail to sample a file, start_line/end_line when you know both ends, and read_text_file \
 for line/limit pagination with has_more/next_line metadata. Every read says which lines it \
-returned and the file's total; a cut read says where to continue.";
+returned and the file's total; a cut read says where to continue.
+
+Markdown documents: doc_toc lists a file's sections (index path, title, slug, lines); doc_read reads one section by slug (\"phase-b\"), index path (\"6.2\"), line (\"120\") or title in any script (\"验证计划\", \"phase b\"); doc_read_many reads several in one call; doc_find filters sections by title glob, level, size or content regex. Every section read carries a hash; doc_replace (only with --allow-write) edits one section if that hash still matches.";
 
 /// The MCP server type: one [`Workspace`] shared by every call.
 #[derive(Clone)]
@@ -45,7 +52,9 @@ impl MapgrepServer {
     pub fn new(ws: Arc<Workspace>) -> MapgrepServer {
         MapgrepServer {
             ws,
-            tool_router: MapgrepServer::read_router() + MapgrepServer::grep_router(),
+            tool_router: MapgrepServer::read_router()
+                + MapgrepServer::grep_router()
+                + MapgrepServer::doc_router(),
         }
     }
 

@@ -3,6 +3,8 @@
 
 mod cli;
 mod common;
+mod doc_replace;
+mod doc_tools;
 mod grep_tool;
 mod read_files;
 mod read_text_file;

@@ -1,0 +1,125 @@
+//! Plain-text renderings of document results, shared by the MCP tools and the command line:
+//! table-of-contents lines, section blocks and their notes.
+
+use std::fmt::Write as _;
+
+use super::doc::{FindHit, Replaced, SectionRead, tier_name};
+use super::outline::Section;
+use super::resolve::Candidate;
+
+/// `512 B`, `1.2 KB`, `3.4 MB`.
+pub fn human_size(bytes: usize) -> String {
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if bytes < 1024 * 1024 {
+        format!("{:.1} KB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+    }
+}
+
+/// One outline line: `  1.2 ## Title  (#slug, lines 9-20, 1.2 KB)`, indented by depth.
+pub fn toc_line(out: &mut String, s: &Section) {
+    let depth = s.index_path.matches('.').count();
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+    let _ = writeln!(
+        out,
+        "{} {} {}  (#{}, lines {}-{}, {})",
+        s.index_path,
+        "#".repeat(s.level as usize),
+        s.title,
+        s.slug,
+        s.line_start,
+        s.line_end,
+        human_size(s.size)
+    );
+}
+
+fn candidate_short(c: &Candidate) -> String {
+    format!(
+        "{} {} {} (#{}, lines {}-{})",
+        c.index_path,
+        "#".repeat(c.level as usize),
+        c.title,
+        c.slug,
+        c.line_start,
+        c.line_end
+    )
+}
+
+/// A section read as a block: where it is, how it was found, its hash, notes, then the text
+/// between dashes.
+pub fn section_block(out: &mut String, path: &str, r: &SectionRead) {
+    let s = &r.section;
+    let _ = writeln!(out, "File: {path}");
+    let _ = writeln!(
+        out,
+        "Section: {} {} {} (#{})",
+        s.index_path,
+        "#".repeat(s.level as usize),
+        s.title,
+        s.slug
+    );
+    let _ = writeln!(
+        out,
+        "Lines: {}-{} of {} · Hash: {} · Matched by: {}",
+        r.first_line,
+        r.cut_of.unwrap_or(r.last_line),
+        r.total_lines,
+        r.hash,
+        tier_name(r.tier)
+    );
+    if !r.omitted_children.is_empty() {
+        let _ = writeln!(
+            out,
+            "Note: {} subsection(s) not included (include_children: false):",
+            r.omitted_children.len()
+        );
+        for c in &r.omitted_children {
+            let _ = writeln!(out, "  - {}", candidate_short(c));
+        }
+    }
+    if let Some(end) = r.cut_of {
+        let _ = writeln!(
+            out,
+            "Note: Cut at line {} (response size limit); the section runs to line {end}. Read the rest with read_files start_line: {}, end_line: {end}, or read its subsections one by one.",
+            r.last_line,
+            r.last_line + 1
+        );
+    }
+    out.push_str("---\n");
+    out.push_str(&r.text);
+    if !r.text.is_empty() && !r.text.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str("---\n");
+}
+
+/// A `doc_find` hit: its outline line and, for a content search, the first matching line.
+pub fn find_hit(out: &mut String, hit: &FindHit<'_>) {
+    toc_line(out, hit.section);
+    if let Some((line, text)) = &hit.matched_line {
+        let depth = hit.section.index_path.matches('.').count();
+        let _ = writeln!(out, "{}    L{line}: {text}", "  ".repeat(depth));
+    }
+}
+
+/// What a `doc_replace` did.
+pub fn replaced(out: &mut String, path: &str, r: &Replaced) {
+    let _ = writeln!(out, "File: {path}");
+    let _ = writeln!(
+        out,
+        "Replaced: {} (was lines {}-{})",
+        candidate_short(&r.new),
+        r.old.line_start,
+        r.old.line_end
+    );
+    let _ = writeln!(out, "New hash: {}", r.hash);
+    let _ = writeln!(
+        out,
+        "File: {} lines, {} -> {} bytes; every other section is unchanged.",
+        r.total_lines, r.old_len, r.new_len
+    );
+}

@@ -1,0 +1,1 @@
+//! `doc_replace` through the MCP server.

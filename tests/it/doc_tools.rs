@@ -1,0 +1,1 @@
+//! The read-only document tools through the MCP server.
