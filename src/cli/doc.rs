@@ -68,9 +68,11 @@ pub fn toc(args: TocArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let mut text = String::new();
-    for s in doc::toc(outline, under, args.max_depth) {
-        render::toc_line(&mut text, s);
-    }
+    render::toc_lines(
+        &mut text,
+        &doc::toc(outline, under, args.max_depth),
+        usize::MAX,
+    );
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(if outline.is_empty() {
         eprintln!("mapgrep: {}: no headings", args.path);

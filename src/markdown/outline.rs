@@ -83,6 +83,10 @@ pub struct Outline {
     /// Folded titles for fuzzy lookups, computed on first use.
     #[serde(skip)]
     folded: OnceLock<Vec<String>>,
+    /// `(hash of slug, id)` sorted, for slug lookups without walking every section; computed
+    /// on first use.
+    #[serde(skip)]
+    slug_hashes: OnceLock<Vec<(u64, u32)>>,
 }
 
 impl Outline {
@@ -160,6 +164,7 @@ impl Outline {
             doc_len: doc.len(),
             total_lines: prepared.total_lines,
             folded: OnceLock::new(),
+            slug_hashes: OnceLock::new(),
         }
     }
 
@@ -203,6 +208,26 @@ impl Outline {
         self.total_lines
     }
 
+    /// The section whose slug is `slug` (slugs are unique within a document).
+    pub fn by_slug(&self, slug: &str) -> Option<&Section> {
+        let table = self.slug_hashes.get_or_init(|| {
+            let mut t: Vec<(u64, u32)> = self
+                .sections
+                .iter()
+                .map(|s| (slug_hash(&s.slug), s.id as u32))
+                .collect();
+            t.sort_unstable();
+            t
+        });
+        let h = slug_hash(slug);
+        let from = table.partition_point(|&(x, _)| x < h);
+        table[from..]
+            .iter()
+            .take_while(|&&(x, _)| x == h)
+            .map(|&(_, id)| &self.sections[id as usize])
+            .find(|s| s.slug == slug)
+    }
+
     /// Approximate heap bytes the outline holds (for cache budgets).
     pub fn heap_bytes(&self) -> usize {
         let per_section: usize = self
@@ -214,6 +239,7 @@ impl Outline {
                     + s.slug.len()
                     + s.index_path.len()
                     + s.children.len() * std::mem::size_of::<usize>()
+                    + 12
             })
             .sum();
         per_section + self.roots.len() * std::mem::size_of::<usize>()
@@ -278,6 +304,13 @@ fn place(doc: &[u8], prepared: &Prepared, raw: Vec<RawHeading>) -> Vec<Placed> {
         })
         .collect();
     batches.into_iter().flatten().collect()
+}
+
+/// FNV-1a of a slug, for [`Outline::by_slug`].
+fn slug_hash(slug: &str) -> u64 {
+    slug.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// A heading's raw text as a title: line breaks as spaces, trimmed.

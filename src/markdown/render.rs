@@ -9,32 +9,59 @@ use super::resolve::Candidate;
 
 /// `512 B`, `1.2 KB`, `3.4 MB`.
 pub fn human_size(bytes: usize) -> String {
-    if bytes < 1024 {
-        format!("{bytes} B")
-    } else if bytes < 1024 * 1024 {
-        format!("{:.1} KB", bytes as f64 / 1024.0)
-    } else {
-        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
-    }
+    let mut s = String::new();
+    push_size(&mut s, bytes);
+    s
 }
 
 /// One outline line: `  1.2 ## Title  (#slug, lines 9-20, 1.2 KB)`, indented by depth.
 pub fn toc_line(out: &mut String, s: &Section) {
-    let depth = s.index_path.matches('.').count();
-    for _ in 0..depth {
+    // Pushed piece by piece: a table of contents can run to thousands of lines.
+    for _ in 0..s.index_path.matches('.').count() {
         out.push_str("  ");
     }
-    let _ = writeln!(
-        out,
-        "{} {} {}  (#{}, lines {}-{}, {})",
-        s.index_path,
-        "#".repeat(s.level as usize),
-        s.title,
-        s.slug,
-        s.line_start,
-        s.line_end,
-        human_size(s.size)
-    );
+    out.push_str(&s.index_path);
+    out.push(' ');
+    for _ in 0..s.level {
+        out.push('#');
+    }
+    out.push(' ');
+    out.push_str(&s.title);
+    out.push_str("  (#");
+    out.push_str(&s.slug);
+    let _ = write!(out, ", lines {}-{}, ", s.line_start, s.line_end);
+    push_size(out, s.size);
+    out.push_str(")\n");
+}
+
+/// Appends outline lines for `sections` to `out` while `out` stays within `budget` bytes;
+/// returns how many were listed.
+pub fn toc_lines(out: &mut String, sections: &[&Section], budget: usize) -> usize {
+    out.reserve(budget.saturating_sub(out.len()).min(sections.len() * 96));
+    for (i, s) in sections.iter().enumerate() {
+        let before = out.len();
+        toc_line(out, s);
+        if out.len() > budget {
+            out.truncate(before);
+            return i;
+        }
+    }
+    sections.len()
+}
+
+/// [`human_size`] appended to `out`.
+fn push_size(out: &mut String, bytes: usize) {
+    // Integer tenths, rounded: float formatting showed in profiles of long listings.
+    let (unit, scale) = match bytes {
+        0..1024 => {
+            let _ = write!(out, "{bytes} B");
+            return;
+        }
+        1024..1_048_576 => ("KB", 1024),
+        _ => ("MB", 1024 * 1024),
+    };
+    let tenths = (bytes as u128 * 10 + scale as u128 / 2) / scale as u128;
+    let _ = write!(out, "{}.{} {unit}", tenths / 10, tenths % 10);
 }
 
 fn candidate_short(c: &Candidate) -> String {
@@ -122,4 +149,18 @@ pub fn replaced(out: &mut String, path: &str, r: &Replaced) {
         "File: {} lines, {} -> {} bytes; every other section is unchanged.",
         r.total_lines, r.old_len, r.new_len
     );
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sizes_read_like_people_write_them() {
+        let h = super::human_size;
+        assert_eq!(h(0), "0 B");
+        assert_eq!(h(1023), "1023 B");
+        assert_eq!(h(1024), "1.0 KB");
+        assert_eq!(h(1300), "1.3 KB");
+        assert_eq!(h(1_048_575), "1024.0 KB");
+        assert_eq!(h(3 * 1024 * 1024 + 400 * 1024), "3.4 MB");
+    }
 }

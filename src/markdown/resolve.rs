@@ -103,7 +103,7 @@ pub fn resolve<'a>(outline: &'a Outline, query: &str) -> Resolution<'a> {
     }
     let sections = outline.sections();
     let tiers: [(Tier, &dyn Fn() -> Vec<usize>); 8] = [
-        (Tier::Slug, &|| by_slug(sections, q)),
+        (Tier::Slug, &|| by_slug(outline, q)),
         (Tier::TitleNumber, &|| {
             index_path(q).map_or_else(Vec::new, |path| by_title_number(sections, &path))
         }),
@@ -156,14 +156,10 @@ pub fn fold(text: &str) -> String {
         .collect()
 }
 
-fn by_slug(sections: &[Section], q: &str) -> Vec<usize> {
+fn by_slug(outline: &Outline, q: &str) -> Vec<usize> {
     let q = q.strip_prefix('#').unwrap_or(q);
     let q = q.strip_prefix("user-content-").unwrap_or(q);
-    sections
-        .iter()
-        .filter(|s| s.slug == q)
-        .map(|s| s.id)
-        .collect()
+    outline.by_slug(q).map(|s| s.id).into_iter().collect()
 }
 
 /// `6.2`, `6.2.` or `6.` as numbers; a bare `6` is not an index path (it is a line).

@@ -404,17 +404,8 @@ impl MapgrepServer {
                 if outline.is_empty() {
                     text.push_str("No headings: read the file with read_files.\n");
                 }
-                let budget = ws.limits().max_output_bytes;
-                let mut shown = Vec::with_capacity(listed.len());
-                for s in &listed {
-                    let before = text.len();
-                    render::toc_line(&mut text, s);
-                    if text.len() > budget {
-                        text.truncate(before);
-                        break;
-                    }
-                    shown.push(TocEntry::of(s));
-                }
+                let n = render::toc_lines(&mut text, &listed, ws.limits().max_output_bytes);
+                let shown: Vec<TocEntry> = listed[..n].iter().map(|s| TocEntry::of(s)).collect();
                 let truncated = shown.len() < listed.len();
                 if truncated {
                     text.push_str(&format!(

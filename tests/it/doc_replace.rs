@@ -1,1 +1,340 @@
-//! `doc_replace` through the MCP server.
+//! `doc_replace` through the MCP server: refused without `--allow-write`, with a stale hash,
+//! an ambiguous section or content that would break the outline (the file byte-for-byte
+//! unchanged each time); otherwise an atomic edit that keeps line endings, the blank line
+//! before the next heading and every other section.
+
+use serde_json::{Value, json};
+
+use crate::common::{Fixture, Server, text_of};
+
+const DOC: &str = "\
+# Guide
+
+Intro.
+
+## Install
+
+Run the installer.
+
+### Notes
+
+Install notes.
+
+## Usage
+
+Use it.
+
+## Notes
+
+Usage notes.
+
+## Last
+
+The end.
+";
+
+/// `doc_read`'s hash of `section` (include_children as given).
+async fn hash_of(srv: &Server, section: &str, include_children: bool) -> String {
+    let r = srv
+        .call(
+            "doc_read",
+            json!({"path": "doc.md", "section": section, "include_children": include_children}),
+        )
+        .await
+        .expect("doc_read answers");
+    assert_ne!(r.is_error, Some(true), "{}", text_of(&r));
+    r.structured_content.expect("structured")["section"]["hash"]
+        .as_str()
+        .expect("hash")
+        .to_string()
+}
+
+async fn replace(srv: &Server, args: Value) -> (bool, String, Option<Value>) {
+    let r = srv
+        .call("doc_replace", args)
+        .await
+        .expect("doc_replace answers");
+    (r.is_error == Some(true), text_of(&r), r.structured_content)
+}
+
+fn no_temp_files(fx: &Fixture) {
+    let leftovers: Vec<_> = std::fs::read_dir(&fx.root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".mapgrep-"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}
+
+#[tokio::test]
+async fn refused_without_allow_write_and_the_file_is_unchanged() {
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", DOC);
+    let srv = fx.serve().await;
+    let hash = hash_of(&srv, "usage", true).await;
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "usage", "content": "New.", "expected_hash": hash}),
+    )
+    .await;
+    assert!(err, "{text}");
+    assert!(text.starts_with("Error: Editing is disabled"), "{text}");
+    assert!(text.contains("--allow-write"), "{text}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), DOC);
+    no_temp_files(&fx);
+}
+
+#[tokio::test]
+async fn refusals_leave_the_file_byte_for_byte_unchanged() {
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", DOC);
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let hash = hash_of(&srv, "usage", true).await;
+    let cases: Vec<(Value, &str)> = vec![
+        // A stale hash: the refusal names the current one.
+        (
+            json!({"path": "doc.md", "section": "usage", "content": "x", "expected_hash": "0000000000000000"}),
+            "Error: Stale hash",
+        ),
+        // Ambiguous: two sections titled "Notes".
+        (
+            json!({"path": "doc.md", "section": "Notes", "content": "x", "expected_hash": hash}),
+            "Error: Ambiguous section",
+        ),
+        (
+            json!({"path": "doc.md", "section": "no such section", "content": "x", "expected_hash": hash}),
+            "Error: Section not found",
+        ),
+        // A heading at the section's level inside the content would split the section.
+        (
+            json!({"path": "doc.md", "section": "usage", "content": "Use it.\n\n## Sneaky\n\nx", "expected_hash": hash}),
+            "Error: Content would change the outline",
+        ),
+        // A higher-level heading.
+        (
+            json!({"path": "doc.md", "section": "usage", "content": "# Top\n\nx", "expected_hash": hash}),
+            "Error: Content would change the outline",
+        ),
+        // An unclosed fence would swallow every later heading.
+        (
+            json!({"path": "doc.md", "section": "usage", "content": "```\ncode without end", "expected_hash": hash}),
+            "Error: Content would change the outline",
+        ),
+        // An HTML comment left open, likewise.
+        (
+            json!({"path": "doc.md", "section": "usage", "content": "<!-- open comment", "expected_hash": hash}),
+            "Error: Content would change the outline",
+        ),
+        (
+            json!({"path": "missing.md", "section": "usage", "content": "x", "expected_hash": hash}),
+            "Error: File not found",
+        ),
+        (
+            json!({"path": "../outside.md", "section": "usage", "content": "x", "expected_hash": hash}),
+            "Error: Path outside the allowed roots",
+        ),
+    ];
+    fx.write_outside("outside.md", DOC);
+    for (args, expected) in cases {
+        let (err, text, _) = replace(&srv, args.clone()).await;
+        assert!(err, "{args}: not refused: {text}");
+        assert!(text.starts_with(expected), "{args}: {text}");
+        assert!(
+            text.contains("You provided:") && text.contains("Fix:"),
+            "{text}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            DOC,
+            "{args} changed the file"
+        );
+    }
+    let (_, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "usage", "content": "x", "expected_hash": "0000000000000000"}),
+    )
+    .await;
+    assert!(
+        text.contains(&hash),
+        "the stale-hash refusal names the current hash: {text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(fx.base().join("outside.md")).unwrap(),
+        DOC
+    );
+    no_temp_files(&fx);
+}
+
+#[tokio::test]
+async fn an_edit_replaces_one_section_and_keeps_the_rest() {
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", DOC);
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let hash = hash_of(&srv, "usage", true).await;
+    // Content without a heading replaces the text below the heading.
+    let (err, text, structured) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "usage", "content": "Use it well.\nTwice.", "expected_hash": hash}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    let expected = DOC.replace("Use it.\n", "Use it well.\nTwice.\n");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+    let structured = structured.expect("structured result");
+    assert_eq!(structured["section"]["slug"], "usage");
+    assert_eq!(structured["section"]["line_start"], 13);
+    assert_eq!(structured["section"]["line_end"], 17);
+    // The returned hash is the one a fresh read gives: edits chain without a re-read.
+    let new_hash = structured["hash"].as_str().unwrap().to_string();
+    assert_eq!(hash_of(&srv, "usage", true).await, new_hash);
+
+    // Content with its own heading (same level) renames the section; the blank line before
+    // the next heading is kept even though the content ends without one.
+    let (err, text, structured) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "usage", "content": "## Using it\n\nBody.", "expected_hash": new_hash}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    let expected = expected.replace(
+        "## Usage\n\nUse it well.\nTwice.\n",
+        "## Using it\n\nBody.\n",
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+    assert_eq!(structured.unwrap()["section"]["slug"], "using-it");
+
+    // The last section: the file keeps its final newline.
+    let hash = hash_of(&srv, "last", true).await;
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "last", "content": "## Last\n\nNew end.\n\n\n", "expected_hash": hash}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    let expected = expected.replace("The end.\n", "New end.\n");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+
+    // A subsection inside content is allowed (deeper than the section).
+    let hash = hash_of(&srv, "last", true).await;
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "last", "content": "New end.\n\n### Appendix\n\nMore.", "expected_hash": hash}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .ends_with("## Last\n\nNew end.\n\n### Appendix\n\nMore.\n")
+    );
+    no_temp_files(&fx);
+}
+
+#[tokio::test]
+async fn include_children_false_replaces_only_the_text_before_subsections() {
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", DOC);
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let whole = hash_of(&srv, "install", true).await;
+    let own = hash_of(&srv, "install", false).await;
+    assert_ne!(whole, own);
+    // The hash of the whole section does not stand for the partial one.
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "install", "content": "Download it.", "expected_hash": whole, "include_children": false}),
+    )
+    .await;
+    assert!(err && text.starts_with("Error: Stale hash"), "{text}");
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "install", "content": "Download it.", "expected_hash": own, "include_children": false}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        DOC.replace("Run the installer.\n", "Download it.\n")
+    );
+}
+
+#[tokio::test]
+async fn outline_changes_only_when_asked() {
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", DOC);
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let hash = hash_of(&srv, "usage", true).await;
+    let args = json!({"path": "doc.md", "section": "usage", "content": "### Usage\n\nDemoted.", "expected_hash": hash});
+    let (err, text, _) = replace(&srv, args.clone()).await;
+    assert!(err && text.contains("level 3"), "{text}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), DOC);
+    let mut allowed = args;
+    allowed["allow_outline_change"] = json!(true);
+    let (err, text, _) = replace(&srv, allowed).await;
+    assert!(!err, "{text}");
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("\n### Usage\n\nDemoted.\n\n## Notes\n")
+    );
+    // Even when asked, an unclosed fence is refused: later headings would vanish.
+    let before = std::fs::read_to_string(&path).unwrap();
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "install", "content": "## Install\n\n```\nopen", "expected_hash": hash_of(&srv, "install", true).await, "allow_outline_change": true}),
+    )
+    .await;
+    assert!(
+        err && text.contains("no longer be the same heading"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+}
+
+#[tokio::test]
+async fn crlf_files_keep_crlf_and_permissions_are_kept() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Fixture::new();
+    let crlf = DOC.replace('\n', "\r\n");
+    let path = fx.write("doc.md", &crlf);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let hash = hash_of(&srv, "usage", true).await;
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "usage", "content": "Line one.\nLine two.\r\n", "expected_hash": hash}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    let after = std::fs::read(&path).unwrap();
+    let expected = crlf.replace("Use it.\r\n", "Line one.\r\nLine two.\r\n");
+    assert_eq!(String::from_utf8_lossy(&after), expected);
+    let lone_lf = after
+        .iter()
+        .enumerate()
+        .filter(|&(i, &b)| b == b'\n' && (i == 0 || after[i - 1] != b'\r'))
+        .count();
+    assert_eq!(lone_lf, 0, "every line ends with CRLF");
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+    no_temp_files(&fx);
+}
+
+#[tokio::test]
+async fn doc_replace_is_listed_as_destructive_and_the_read_tools_as_read_only() {
+    let fx = Fixture::new();
+    let srv = fx.serve().await;
+    let tools = srv.client().list_all_tools().await.unwrap();
+    for name in ["doc_toc", "doc_read", "doc_read_many", "doc_find"] {
+        let t = tools.iter().find(|t| t.name == name).expect(name);
+        assert_eq!(
+            t.annotations.as_ref().and_then(|a| a.read_only_hint),
+            Some(true),
+            "{name}"
+        );
+        assert!(t.output_schema.is_some(), "{name} has an output schema");
+    }
+    let t = tools.iter().find(|t| t.name == "doc_replace").unwrap();
+    let ann = t.annotations.as_ref().unwrap();
+    assert_eq!(ann.read_only_hint, Some(false));
+    assert_eq!(ann.destructive_hint, Some(true));
+}
