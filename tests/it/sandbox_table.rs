@@ -1,6 +1,7 @@
 //! The sandbox as one table: every attack path against every tool that takes a path
-//! (`read_files`, `read_text_file`, `grep_content`). Each must be refused (or, for the
-//! controls, allowed) promptly, leak nothing from outside the root, and leave the server
+//! (`read_files`, `read_text_file`, `grep_content`, `doc_toc`, `doc_read`, `doc_replace` on a
+//! server started with `--allow-write`). Each must be refused (or, for the controls, allowed)
+//! promptly, leak nothing from outside the root, write nothing, and leave the server
 //! answering.
 
 use std::path::Path;
@@ -37,10 +38,11 @@ fn case(name: &'static str, path: &str, want: Want) -> Case {
 fn fixture() -> Fixture {
     let fx = Fixture::new();
     let (root, base) = (fx.root.clone(), fx.base().to_path_buf());
-    fx.write("good.txt", "good line\n");
-    fx.write("sub/inner.txt", "inner line\n");
-    fx.write_outside("outside/secret.txt", format!("{SECRET}\n"));
-    fx.write_outside("repo-evil/secret.txt", format!("{SECRET}\n"));
+    // Headings, so that the document tools have a section to read ("1": the one at line 1).
+    fx.write("good.txt", "# good line\n");
+    fx.write("sub/inner.txt", "# inner line\n");
+    fx.write_outside("outside/secret.txt", format!("# {SECRET}\n"));
+    fx.write_outside("repo-evil/secret.txt", format!("# {SECRET}\n"));
     let link = |target: &Path, name: &str| {
         std::os::unix::fs::symlink(target, root.join(name)).expect("symlink");
     };
@@ -181,6 +183,33 @@ async fn run(srv: &Server, fx: &Fixture, tool: &str, path: &str) -> (bool, Strin
                 Err(e) => (true, e.message.to_string()),
             }
         }
+        "doc_toc" | "doc_read" => {
+            match srv
+                .call(tool_name(tool), json!({"path": path, "section": "1"}))
+                .await
+            {
+                Ok(r) => (r.is_error == Some(true), text_of(&r)),
+                Err(e) => (true, e.message.to_string()),
+            }
+        }
+        "doc_replace" => {
+            // A wrong hash: a path that reaches a file is refused as "Stale hash" and changes
+            // nothing; that counts as allowed (the path was accepted), every other error as
+            // refused.
+            match srv
+                .call(
+                    "doc_replace",
+                    json!({"path": path, "section": "1", "content": "# pwned", "expected_hash": "0"}),
+                )
+                .await
+            {
+                Ok(r) => {
+                    let text = text_of(&r);
+                    (!text.starts_with("Error: Stale hash"), text)
+                }
+                Err(e) => (true, e.message.to_string()),
+            }
+        }
         _ => unreachable!(),
     };
     assert!(
@@ -190,13 +219,29 @@ async fn run(srv: &Server, fx: &Fixture, tool: &str, path: &str) -> (bool, Strin
     (refused, text)
 }
 
+fn tool_name(tool: &str) -> &'static str {
+    match tool {
+        "doc_toc" => "doc_toc",
+        _ => "doc_read",
+    }
+}
+
+const TOOLS: [&str; 6] = [
+    "read_files",
+    "read_text_file",
+    "grep_content",
+    "doc_toc",
+    "doc_read",
+    "doc_replace",
+];
+
 #[tokio::test]
 async fn every_attack_against_every_path_tool() {
     let fx = fixture();
-    let srv = fx.serve().await;
+    let srv = fx.serve_with(&["--allow-write"]).await;
     let mut failures = Vec::new();
     let mut attacks = 0;
-    for tool in ["read_files", "read_text_file", "grep_content"] {
+    for tool in TOOLS {
         for c in cases() {
             let path = expand(&fx, &c.path);
             let (refused, text) = run(&srv, &fx, tool, &path).await;
@@ -218,7 +263,18 @@ async fn every_attack_against_every_path_tool() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(attacks >= 25 * 3, "{attacks} attack runs");
+    assert!(attacks >= 25 * TOOLS.len(), "{attacks} attack runs");
+    // Nothing was written, inside or outside.
+    for secret in ["outside/secret.txt", "repo-evil/secret.txt"] {
+        assert_eq!(
+            std::fs::read_to_string(fx.base().join(secret)).unwrap(),
+            format!("# {SECRET}\n")
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(fx.root.join("good.txt")).unwrap(),
+        "# good line\n"
+    );
     // Still serving.
     let out = srv.read_one(json!({"path": "good.txt"})).await;
     assert!(!out.is_error && out.text.contains("good line"));
