@@ -63,6 +63,30 @@ fn three_sections(ws: &Workspace, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// The naive baseline: what a simple server does for `doc_read` — read the whole file, find
+/// the heading whose slug-like form matches (ignoring code fences), take lines until the next
+/// heading of the same or a higher level.
+fn naive_read(path: &Path, title: &str) -> usize {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut in_fence = false;
+    let mut start: Option<(usize, usize)> = None;
+    let mut taken = 0;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_fence = !in_fence;
+        }
+        let level = line.bytes().take_while(|&b| b == b'#').count();
+        let heading = !in_fence && level > 0 && line.as_bytes().get(level) == Some(&b' ');
+        match start {
+            None if heading && line[level + 1..].trim() == title => start = Some((level, 0)),
+            Some((l, _)) if heading && level <= l => break,
+            Some(_) => taken += line.len() + 1,
+            None => {}
+        }
+    }
+    taken
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -189,6 +213,19 @@ fn main() {
             let doc = Document::open(&ws, &name).unwrap();
             black_box(doc::read_section(&doc, &sections[1], true, 1 << 20).unwrap())
         })
+    });
+    let title = {
+        let doc = Document::open(&ws, &name).unwrap();
+        let (s, _) = doc::find_section(doc.outline(), &sections[1]).unwrap();
+        s.title.clone()
+    };
+    assert!(
+        naive_read(&path, &title) > 0,
+        "the naive read finds {title:?}"
+    );
+    g.sample_size(20);
+    g.bench_function("naive_read", |b| {
+        b.iter(|| black_box(naive_read(&path, &title)))
     });
     g.finish();
     mcp_read_many_vs_sequential(&path, &sections);

@@ -3,6 +3,7 @@
 
 mod cli;
 mod common;
+mod doc_read;
 mod doc_replace;
 mod doc_tools;
 mod grep_tool;

@@ -42,6 +42,8 @@ def fixtures(root):
     w("hello.txt", "Hello\nWorld\n")
     w("numbers.txt", "".join(f"{i}\n" for i in range(1, 101)))
     w("empty.txt", "")
+    w("plan.md", "# Plan\n\n## Phase B\n\nb\n\n## 6.1 Phase B: Design\n\nd\n\n"
+      "## 6.2 Phase B 验证计划\n\nv\n\n```\n# not a heading\n```\n")
     w("image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     return log
 
@@ -145,6 +147,27 @@ async def run_checks(binary, root, log, mode):
             png = os.path.join(root, "image.png")
             check(tag + "TC5 binary -32004", await rpc_error({"path": png}) == (-32004, f"Cannot read binary file: {png}"))
             check(tag + "line < 1 is -32600", await rpc_error({"path": png, "line": 0}) == (-32600, "Line number must be >= 1: 0"))
+
+            # spec/004 §4.1 through the official client: Unicode fuzzy titles and multi-read.
+            def section_of(res):
+                sc = res.structuredContent or {}
+                return (sc.get("section") or {})
+            r = await call("doc_read", {"path": "plan.md", "section": "验证计划"})
+            check(tag + "doc_read finds 验证计划", section_of(r).get("title") == "6.2 Phase B 验证计划", text_of(r))
+            for q in ("phase b", "PhaseB"):
+                r = await call("doc_read", {"path": "plan.md", "section": q})
+                check(tag + f"doc_read {q!r} -> phase-b", section_of(r).get("slug") == "phase-b", text_of(r))
+            r = await call("doc_read_many", {"path": "plan.md", "sections": ["phase-b", "6.1", "6.2"]})
+            results = (r.structuredContent or {}).get("results", [])
+            check(tag + "doc_read_many returns 3 sections",
+                  len(results) == 3 and all(e.get("section") for e in results), text_of(r))
+            r = await call("doc_toc", {"path": "plan.md"})
+            check(tag + "doc_toc skips # in code fences",
+                  (r.structuredContent or {}).get("total_sections") == 4, text_of(r))
+            r = await call("doc_replace", {"path": "plan.md", "section": "phase-b", "content": "x",
+                                           "expected_hash": "0"})
+            check(tag + "doc_replace refused without --allow-write",
+                  r.isError and "Editing is disabled" in text_of(r), text_of(r))
 
             r = await call("read_files", {"files": [{"path": "hello.txt", "tail": 1}]})
             check(tag + "server still serves after errors", "World\n" in text_of(r), text_of(r))
