@@ -150,7 +150,7 @@ async def run_checks(binary, root, log, mode):
 
             # spec/004 §4.1 through the official client: Unicode fuzzy titles and multi-read.
             def section_of(res):
-                sc = res.structuredContent or {}
+                sc = res.structured_content or {}
                 return (sc.get("section") or {})
             r = await call("doc_read", {"path": "plan.md", "section": "验证计划"})
             check(tag + "doc_read finds 验证计划", section_of(r).get("title") == "6.2 Phase B 验证计划", text_of(r))
@@ -158,16 +158,16 @@ async def run_checks(binary, root, log, mode):
                 r = await call("doc_read", {"path": "plan.md", "section": q})
                 check(tag + f"doc_read {q!r} -> phase-b", section_of(r).get("slug") == "phase-b", text_of(r))
             r = await call("doc_read_many", {"path": "plan.md", "sections": ["phase-b", "6.1", "6.2"]})
-            results = (r.structuredContent or {}).get("results", [])
+            results = (r.structured_content or {}).get("results", [])
             check(tag + "doc_read_many returns 3 sections",
                   len(results) == 3 and all(e.get("section") for e in results), text_of(r))
             r = await call("doc_toc", {"path": "plan.md"})
             check(tag + "doc_toc skips # in code fences",
-                  (r.structuredContent or {}).get("total_sections") == 4, text_of(r))
+                  (r.structured_content or {}).get("total_sections") == 4, text_of(r))
             r = await call("doc_replace", {"path": "plan.md", "section": "phase-b", "content": "x",
                                            "expected_hash": "0"})
             check(tag + "doc_replace refused without --allow-write",
-                  r.isError and "Editing is disabled" in text_of(r), text_of(r))
+                  r.is_error and "Editing is disabled" in text_of(r), text_of(r))
 
             r = await call("read_files", {"files": [{"path": "hello.txt", "tail": 1}]})
             check(tag + "server still serves after errors", "World\n" in text_of(r), text_of(r))
