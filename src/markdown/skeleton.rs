@@ -14,7 +14,8 @@
 //!   digits, blank lines, `[` lines that may define a link reference;
 //! - the whole run of non-blank lines before a possible setext underline or table delimiter
 //!   row (a line of only `=`, `-`, `|`, `:` and blanks), so heading text and table headers
-//!   stay exact, and the rest of that run;
+//!   stay exact, and the rest of that run — except after the delimiter row of a plain
+//!   top-level table, where the body rows start a new run and reduce like a paragraph;
 //! - a run from a line that may open a link reference definition to the next blank line;
 //! - HTML blocks: from a line starting with `<` to the blank line, or for comments, `<?`,
 //!   `<!X`, CDATA and `<script>`-like blocks, to the line holding their end marker;
@@ -499,6 +500,13 @@ impl Builder<'_> {
         if !reducible {
             self.collapse_prefix = None;
             self.emit(doc_line, line);
+            if underline_like && self.is_table_delimiter(start, body) {
+                // The body rows of a top-level table can only be heading text if a later
+                // underline follows them, which rewinds to here: start a new run, so table
+                // bodies reduce like paragraphs.
+                self.run = None;
+                self.run_full = false;
+            }
             return;
         }
         let prefix = (start, start + skip);
@@ -512,6 +520,23 @@ impl Builder<'_> {
         }
         self.collapse_prefix = Some(prefix);
         self.emit_reduced(doc_line, prefix);
+    }
+}
+
+impl Builder<'_> {
+    /// Whether `body`, an underline-like line starting at `start` inside the current run, is
+    /// the delimiter row of a plain top-level table: both it and the line before it (the
+    /// header) have pipes and no container prefix or indentation.
+    fn is_table_delimiter(&self, start: usize, body: &[u8]) -> bool {
+        let Some(run) = self.run else { return false };
+        if run.offset >= start || !body.contains(&b'|') || body.first() == Some(&b' ') {
+            return false;
+        }
+        let prev_end = start - 1;
+        let prev_start = memchr::memrchr(b'\n', &self.bytes[..prev_end]).map_or(0, |i| i + 1);
+        let header = content(&self.bytes[prev_start..prev_end]);
+        let (skip, _) = prefix_len(header);
+        skip == 0 && header.contains(&b'|') && plain_start(header, false)
     }
 }
 
@@ -697,10 +722,17 @@ mod tests {
             lines_of(&p),
             ["Intro line", "A heading", "=========", "after"]
         );
-        let doc = "| a | b |\n|---|---|\n| c | d |\n";
+        // A table's header and delimiter rows stay; its body reduces like a paragraph...
+        let doc = "| a | b |\n|---|---|\n| c | d |\n| e | f |\n";
         assert_eq!(
             lines_of(&skeleton(doc.as_bytes())),
-            ["| a | b |", "|---|---|", "| c | d |"]
+            ["| a | b |", "|---|---|", "x"]
+        );
+        // ...unless an underline follows, which may make it heading text.
+        let doc = "| a | b |\n|---|---|\n| c | d |\n---\n";
+        assert_eq!(
+            lines_of(&skeleton(doc.as_bytes())),
+            ["| a | b |", "|---|---|", "| c | d |", "---"]
         );
     }
 

@@ -457,6 +457,11 @@ fn skeleton_parses_like_the_whole_text_on_random_documents() {
         "'quoted' start",
         "[not]: a def",
         "[LOG-1] - entry",
+        "<custom-tag>",
+        "<x-y attr=\"1\">",
+        "</custom-tag>",
+        "| x |",
+        "|:-:|",
     ];
     const PREFIXES: &[&str] = &["", "", "", "", "> ", "  ", "- ", "    ", "> - ", "1. "];
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -947,4 +952,17 @@ fn large_documents_parse_like_the_whole_text() {
         whole.sections()
     );
     check_invariants(bytes, &whole);
+}
+
+/// The generated benchmark handbook (`corpora/gen_handbook.py`) parses like the whole text.
+/// Slow (a verbatim parse of 60 MB); run with `cargo test --release -- --ignored handbook`.
+#[test]
+#[ignore = "needs corpora/generated/HANDBOOK.md; slow"]
+fn handbook_parses_like_the_whole_text() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/corpora/generated/HANDBOOK.md");
+    let bytes = std::fs::read(path).expect("generate it with python3 corpora/gen_handbook.py");
+    let fast = Outline::build(&bytes);
+    let slow = Outline::build_verbatim(&bytes);
+    assert_eq!(fast.len(), slow.len());
+    assert!(fast.sections() == slow.sections(), "outlines differ");
 }
