@@ -661,8 +661,9 @@ fn new_section_text(
             section.bytes.start,
             section.heading_line_end - section.line_start + 1,
         );
-        let heading = &bytes[section.bytes.start..heading_end];
-        text.push_str(&String::from_utf8_lossy(heading).replace("\r\n", "\n"));
+        let heading = std::str::from_utf8(&bytes[section.bytes.start..heading_end])
+            .map_err(|_| ReplaceError::Encoding("not valid UTF-8 in this section's heading"))?;
+        text.push_str(&heading.replace("\r\n", "\n"));
         let blank_after = bytes[heading_end..range.end]
             .split(|&b| b == b'\n')
             .next()

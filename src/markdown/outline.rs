@@ -263,41 +263,37 @@ struct Placed {
 }
 
 /// Places parsed headings in the document, in parallel batches: maps their skeleton lines to
-/// document lines, finds where those lines start, and makes titles and base slugs (the
-/// per-heading work; only making slugs unique and linking the tree stay sequential).
+/// document lines and start offsets, and makes titles and base slugs (the per-heading work;
+/// only making slugs unique and linking the tree stay sequential).
 fn place(doc: &[u8], prepared: &Prepared, raw: Vec<RawHeading>) -> Vec<Placed> {
-    // Batches start from checkpoints of a line index, so none walks from the top.
-    let index = (raw.len() > PLACE_BATCH).then(|| crate::lines::LineIndex::build(doc));
     let batches: Vec<Vec<Placed>> = raw
         .par_chunks(PLACE_BATCH)
         .map(|batch| {
             let mut map = prepared
                 .map
                 .cursor_at(batch.first().map_or(1, |h| h.first_line));
-            let mut doc_lines = DocLines {
-                bytes: doc,
-                line: 1,
-                offset: 0,
-            };
-            if let (Some(index), Some(h)) = (&index, batch.first()) {
-                let line = map.map(h.first_line);
-                if let Some(offset) = index.line_start(doc, line) {
-                    doc_lines.line = line;
-                    doc_lines.offset = offset;
-                }
-            }
             batch
                 .iter()
                 .map(|h| {
                     let first_line = map.map(h.first_line);
                     let last_line = map.map(h.last_line);
+                    // Line 1 starts the document (before a byte order mark, if any).
+                    let start = if first_line == 1 {
+                        0
+                    } else {
+                        prepared
+                            .offsets
+                            .get(h.first_line as usize - 1)
+                            .copied()
+                            .unwrap_or(doc.len())
+                    };
                     Placed {
                         level: h.level,
                         title: plain_title(&h.text),
                         base_slug: slug(&h.text),
                         first_line,
                         last_line,
-                        start: doc_lines.line_start(first_line),
+                        start,
                     }
                 })
                 .collect()
@@ -585,56 +581,5 @@ impl LineCounter<'_> {
         self.line += memchr::memchr_iter(b'\n', &self.bytes[self.pos..offset]).count() as u64;
         self.pos = offset;
         self.line
-    }
-}
-
-/// Lines ahead that [`DocLines::line_start`] reaches by walking newlines one by one.
-const NEAR_LINES: u64 = 512;
-
-/// Start offsets of non-decreasing line numbers in the document.
-struct DocLines<'a> {
-    bytes: &'a [u8],
-    line: u64,
-    offset: usize,
-}
-
-impl DocLines<'_> {
-    /// Where line `n` starts; the document's length past its last line.
-    fn line_start(&mut self, n: u64) -> usize {
-        if n < self.line {
-            self.line = 1;
-            self.offset = 0;
-        }
-        // Newlines still to pass, counted a block at a time with memchr's vectorised counter.
-        let mut need = n.saturating_sub(self.line);
-        let mut pos = self.offset;
-        // A near line (the usual next heading) is found by walking its newlines; counting
-        // whole blocks pays off only for far ones.
-        if need > 0 && need <= NEAR_LINES {
-            match memchr::memchr_iter(b'\n', &self.bytes[pos..]).nth(need as usize - 1) {
-                Some(i) => {
-                    pos += i + 1;
-                    need = 0;
-                }
-                None => pos = self.bytes.len(),
-            }
-        }
-        while need > 0 && pos < self.bytes.len() {
-            let block = &self.bytes[pos..(pos + 64 * 1024).min(self.bytes.len())];
-            let count = memchr::memchr_iter(b'\n', block).count() as u64;
-            if count < need {
-                need -= count;
-                pos += block.len();
-            } else {
-                let i = memchr::memchr_iter(b'\n', block)
-                    .nth(need as usize - 1)
-                    .expect("the block holds that many newlines");
-                pos += i + 1;
-                need = 0;
-            }
-        }
-        self.offset = if need > 0 { self.bytes.len() } else { pos };
-        self.line = n;
-        self.offset
     }
 }

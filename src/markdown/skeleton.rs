@@ -35,6 +35,8 @@ use rayon::prelude::*;
 pub(super) struct Prepared {
     pub text: String,
     pub map: LineMap,
+    /// Where each line of `text` starts in the document (by text line, from 0).
+    pub offsets: Vec<usize>,
     /// Lines in the document (as [`crate::LineIndex`] counts them).
     pub total_lines: u64,
     /// Offsets in `text` where the outline parse may cut it into chunks: starts of ATX heading
@@ -188,6 +190,7 @@ pub(super) fn verbatim(bytes: &[u8]) -> Prepared {
     Prepared {
         text,
         map: LineMap::identity(),
+        offsets: lines(bytes, start).map(|(s, _)| s).collect(),
         total_lines: count_lines(bytes),
         cuts: Vec::new(),
     }
@@ -251,6 +254,7 @@ pub(super) fn skeleton_with(bytes: &[u8], cut_spacing: usize, parts: usize) -> P
     }
     let mut text = String::with_capacity(built.iter().map(|p| p.text.len()).sum());
     let mut checkpoints = Vec::new();
+    let mut offsets = Vec::with_capacity(built.iter().map(|p| p.offsets.len()).sum());
     let mut cuts = Vec::new();
     let (mut text_lines, mut doc_lines) = (0, 0);
     for part in built {
@@ -261,12 +265,14 @@ pub(super) fn skeleton_with(bytes: &[u8], cut_spacing: usize, parts: usize) -> P
                 .map(|&(t, d)| (t + text_lines, d + doc_lines)),
         );
         text.push_str(&part.text);
+        offsets.extend_from_slice(&part.offsets);
         text_lines += part.text_lines;
         doc_lines += part.doc_lines;
     }
     Prepared {
         text,
         map: LineMap { checkpoints },
+        offsets,
         total_lines: doc_lines,
         cuts,
     }
@@ -283,6 +289,7 @@ struct State {
 struct Part {
     text: String,
     checkpoints: Vec<(u64, u64)>,
+    offsets: Vec<usize>,
     text_lines: u64,
     doc_lines: u64,
     cuts: Vec<usize>,
@@ -303,6 +310,7 @@ impl Part {
             bytes,
             text: String::with_capacity(range.len() / 8 + 64),
             checkpoints: vec![(1, 1)],
+            offsets: Vec::with_capacity(range.len() / 64),
             next_text_line: 1,
             run: None,
             run_full: false,
@@ -319,7 +327,7 @@ impl Part {
         for (s, e) in lines(&bytes[..range.end], range.start) {
             doc_line += 1;
             if doc_line <= fm_lines {
-                b.emit(doc_line, b"");
+                b.emit(doc_line, s, b"");
             } else {
                 b.line(doc_line, s, e);
             }
@@ -333,6 +341,7 @@ impl Part {
             },
             text: b.text,
             checkpoints: b.checkpoints,
+            offsets: b.offsets,
             cuts: b.cuts,
         }
     }
@@ -360,6 +369,8 @@ struct Builder<'a> {
     bytes: &'a [u8],
     text: String,
     checkpoints: Vec<(u64, u64)>,
+    /// Document offset of each emitted line.
+    offsets: Vec<usize>,
     next_text_line: u64,
     run: Option<RunStart>,
     /// The current run is being kept whole.
@@ -383,11 +394,12 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     /// Appends one text line standing for document line `doc_line`.
-    fn emit(&mut self, doc_line: u64, line: &[u8]) {
+    fn emit(&mut self, doc_line: u64, offset: usize, line: &[u8]) {
         let &(t, d) = self.checkpoints.last().expect("at least one checkpoint");
         if doc_line - d != self.next_text_line - t {
             self.checkpoints.push((self.next_text_line, doc_line));
         }
+        self.offsets.push(offset);
         push_lossy(&mut self.text, line);
         self.text.push('\n');
         self.next_text_line += 1;
@@ -398,6 +410,7 @@ impl Builder<'_> {
         if doc_line - d != self.next_text_line - t {
             self.checkpoints.push((self.next_text_line, doc_line));
         }
+        self.offsets.push(prefix.0);
         // The prefix is ASCII: blanks, `>` and list markers.
         for &b in &self.bytes[prefix.0..prefix.1] {
             self.text.push(char::from(b));
@@ -413,9 +426,10 @@ impl Builder<'_> {
         self.cuts.retain(|&c| c <= run.text_len);
         self.text.truncate(run.text_len);
         self.checkpoints.truncate(run.checkpoints);
+        self.offsets.truncate(run.text_line as usize - 1);
         self.next_text_line = run.text_line;
         for (doc_line, (s, e)) in (run.doc_line..).zip(lines(&self.bytes[..upto], run.offset)) {
-            self.emit(doc_line, &self.bytes[s..e]);
+            self.emit(doc_line, s, &self.bytes[s..e]);
         }
     }
 
@@ -428,7 +442,7 @@ impl Builder<'_> {
             self.ref_zone = false;
             self.block_zone = false;
             self.collapse_prefix = None;
-            self.emit(doc_line, b"");
+            self.emit(doc_line, start, b"");
             return;
         }
         if self.run.is_none() {
@@ -499,7 +513,7 @@ impl Builder<'_> {
             && !(self.has_cr && memchr::memchr(b'\r', body).is_some());
         if !reducible {
             self.collapse_prefix = None;
-            self.emit(doc_line, line);
+            self.emit(doc_line, start, line);
             if underline_like && self.is_table_delimiter(start, body) {
                 // The body rows of a top-level table can only be heading text if a later
                 // underline follows them, which rewinds to here: start a new run, so table
