@@ -147,6 +147,9 @@ pub enum SectionError {
         query: String,
         suggestions: Vec<Suggestion>,
         sections: usize,
+        /// Lines in the document and the line of its first heading, for line queries.
+        total_lines: u64,
+        first_heading: Option<u64>,
     },
 }
 
@@ -207,9 +210,17 @@ impl SectionError {
                 query,
                 suggestions,
                 sections,
+                total_lines,
+                first_heading,
             } => {
+                let is_line = !query.is_empty() && query.bytes().all(|b| b.is_ascii_digit());
                 let problem = if *sections == 0 {
                     format!("The document has no headings, so no section matches {query:?}.")
+                } else if is_line {
+                    format!(
+                        "Line {query} is in no section: the document has {total_lines} lines and its first heading is at line {}.",
+                        first_heading.unwrap_or(1)
+                    )
                 } else {
                     format!(
                         "No section matches {query:?} by slug, index path, line number or title (exact, normalized, part, or all words)."
@@ -262,6 +273,8 @@ pub fn find_section<'o>(
             query: query.trim().to_string(),
             suggestions,
             sections: outline.len(),
+            total_lines: outline.total_lines(),
+            first_heading: outline.sections().first().map(|s| s.line_start),
         }),
     }
 }

@@ -171,6 +171,17 @@ async fn spec_004_acceptance_and_every_addressing_tier() {
     }
     assert!(err.contains("no guess"), "{err}");
 
+    // A line before the first heading or past the end is in no section, and says why.
+    for line in ["3", "999"] {
+        let err = read(&srv, line).await.unwrap_err();
+        assert!(
+            err.contains(&format!(
+                "Line {line} is in no section: the document has 69 lines and its first heading is at line 5."
+            )),
+            "{err}"
+        );
+    }
+
     // Not found: suggestions.
     let err = read(&srv, "Phsae B Desgin").await.unwrap_err();
     assert!(err.starts_with("Error: Section not found"), "{err}");
