@@ -158,8 +158,17 @@ pub fn fold(text: &str) -> String {
 
 fn by_slug(outline: &Outline, q: &str) -> Vec<usize> {
     let q = q.strip_prefix('#').unwrap_or(q);
-    let q = q.strip_prefix("user-content-").unwrap_or(q);
-    outline.by_slug(q).map(|s| s.id).into_iter().collect()
+    // The slug as given first: a heading "User content foo" has the slug `user-content-foo`.
+    let found = outline.by_slug(q).or_else(|| {
+        q.strip_prefix("user-content-")
+            .filter(|rest| !rest.is_empty())
+            .and_then(|rest| outline.by_slug(rest))
+    });
+    found
+        .filter(|_| !q.is_empty())
+        .map(|s| s.id)
+        .into_iter()
+        .collect()
 }
 
 /// `6.2`, `6.2.` or `6.` as numbers; a bare `6` is not an index path (it is a line).
