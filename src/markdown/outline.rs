@@ -115,48 +115,24 @@ impl Outline {
 
     fn from_prepared(doc: &[u8], prepared: Prepared, parts: usize) -> Outline {
         let raw = headings(&prepared.text, &prepared.cuts, parts);
-        let placed = place(doc, &prepared, raw);
-        let mut slugger = Slugger::with_capacity(placed.len());
-        let mut sections: Vec<Section> = Vec::with_capacity(placed.len());
-        let mut roots = Vec::new();
-        let mut open: Vec<usize> = Vec::new();
-        for (id, h) in placed.into_iter().enumerate() {
-            while let Some(&top) = open.last() {
-                if sections[top].level < h.level {
-                    break;
-                }
-                close(&mut sections[top], h.start, h.first_line - 1);
-                open.pop();
-            }
-            let parent = open.last().copied();
-            let siblings = match parent {
-                Some(p) => &mut sections[p].children,
-                None => &mut roots,
-            };
-            siblings.push(id);
-            let ordinal = siblings.len();
-            let index_path = match parent {
-                Some(p) => format!("{}.{ordinal}", sections[p].index_path),
-                None => ordinal.to_string(),
-            };
-            sections.push(Section {
-                id,
-                level: h.level,
-                slug: slugger.unique(h.base_slug),
-                title: h.title,
-                index_path,
-                line_start: h.first_line,
-                line_end: h.first_line,
-                heading_line_end: h.last_line,
-                bytes: h.start..h.start,
-                size: 0,
-                parent,
-                children: Vec::new(),
-            });
-            open.push(id);
-        }
-        for id in open {
-            close(&mut sections[id], doc.len(), prepared.total_lines);
+        let mut placed = place(doc, &prepared, raw);
+        let bases: Vec<String> = placed
+            .iter_mut()
+            .map(|h| std::mem::take(&mut h.base_slug))
+            .collect();
+        // Unique slugs and the tree do not depend on each other: make them side by side.
+        let (slugs, (mut sections, roots)) = rayon::join(
+            move || {
+                let mut slugger = Slugger::with_capacity(bases.len());
+                bases
+                    .into_iter()
+                    .map(|base| slugger.unique(base))
+                    .collect::<Vec<_>>()
+            },
+            || link(placed, doc.len(), prepared.total_lines),
+        );
+        for (section, slug) in sections.iter_mut().zip(slugs) {
+            section.slug = slug;
         }
         Outline {
             sections,
@@ -300,6 +276,53 @@ fn place(doc: &[u8], prepared: &Prepared, raw: Vec<RawHeading>) -> Vec<Placed> {
         })
         .collect();
     batches.into_iter().flatten().collect()
+}
+
+/// Links placed headings into the section tree (parents, children, index paths, ends);
+/// slugs are left empty. Returns the sections and the ids of the top-level ones.
+fn link(placed: Vec<Placed>, doc_len: usize, total_lines: u64) -> (Vec<Section>, Vec<usize>) {
+    let mut sections: Vec<Section> = Vec::with_capacity(placed.len());
+    let mut roots = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    for (id, h) in placed.into_iter().enumerate() {
+        while let Some(&top) = open.last() {
+            if sections[top].level < h.level {
+                break;
+            }
+            close(&mut sections[top], h.start, h.first_line - 1);
+            open.pop();
+        }
+        let parent = open.last().copied();
+        let siblings = match parent {
+            Some(p) => &mut sections[p].children,
+            None => &mut roots,
+        };
+        siblings.push(id);
+        let ordinal = siblings.len();
+        let index_path = match parent {
+            Some(p) => format!("{}.{ordinal}", sections[p].index_path),
+            None => ordinal.to_string(),
+        };
+        sections.push(Section {
+            id,
+            level: h.level,
+            slug: String::new(),
+            title: h.title,
+            index_path,
+            line_start: h.first_line,
+            line_end: h.first_line,
+            heading_line_end: h.last_line,
+            bytes: h.start..h.start,
+            size: 0,
+            parent,
+            children: Vec::new(),
+        });
+        open.push(id);
+    }
+    for id in open {
+        close(&mut sections[id], doc_len, total_lines);
+    }
+    (sections, roots)
 }
 
 /// FNV-1a of a slug, for [`Outline::by_slug`].
