@@ -6,7 +6,7 @@ The handbook is a realistic long document: `# Part N` chapters, `## N.M` section
 `### N.M.K` subsections with English, Chinese, Japanese, Cyrillic and full-width titles (some
 repeated, so slugs get `-1`, `-2` suffixes), setext headings, and bodies of paragraphs,
 bullet lists, tables, block quotes and fenced code blocks whose lines start with `#` (which
-are not headings). A heading about every 40 lines. The same arguments always produce the same
+are not headings). A heading about every 25 lines. The same arguments always produce the same
 bytes (fixed seed, no clock).
 
 Usage: python3 corpora/gen_handbook.py [--size-mb 60] [--out corpora/generated/HANDBOOK.md] [--force]
