@@ -198,6 +198,15 @@ impl Source {
     pub fn is_mapped(&self) -> bool {
         matches!(self.bytes, Bytes::Mapped(_))
     }
+
+    /// Asks the kernel to map every page of a mapped file now, in one call, before a pass
+    /// that reads all of it: far cheaper than taking the page faults one by one. Nothing for
+    /// a file that was read; ignored where the kernel lacks it (before Linux 5.14).
+    pub fn prefault(&self) {
+        if let Bytes::Mapped(m) = &self.bytes {
+            let _ = m.advise(memmap2::Advice::PopulateRead);
+        }
+    }
 }
 
 /// The bytes of one file for a search: mapped, or read into a caller's reusable buffer (the

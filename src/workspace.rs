@@ -253,6 +253,8 @@ impl Workspace {
         {
             return outline;
         }
+        // Parsing reads every byte: map the whole file in one go.
+        source.prefault();
         let outline = Arc::new(Outline::build(source.bytes()));
         if (id.dev != 0 || id.ino != 0) && !id.is_racy(std::time::SystemTime::now()) {
             let cost = outline.heap_bytes();
