@@ -12,8 +12,6 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use memmap2::Mmap;
-
 use crate::error::{Error, Result};
 
 /// How many leading bytes are inspected for a NUL byte to call a file binary.
@@ -80,7 +78,7 @@ pub enum Encoding {
 }
 
 enum Bytes {
-    Mapped(Mmap),
+    Mapped(sys::Mapping),
     Owned(Vec<u8>),
 }
 
@@ -204,7 +202,19 @@ impl Source {
     /// a file that was read; ignored where the kernel lacks it (before Linux 5.14).
     pub fn prefault(&self) {
         if let Bytes::Mapped(m) = &self.bytes {
-            let _ = m.advise(memmap2::Advice::PopulateRead);
+            m.populate();
+        }
+    }
+
+    /// `Err(Changed)` if the file shrank under its mapping while it was read: the pages past
+    /// the new end read as zeros (instead of killing the process with SIGBUS), so whatever was
+    /// computed from these bytes must be thrown away. Check after a pass over the bytes.
+    pub fn check_intact(&self) -> Result<()> {
+        match &self.bytes {
+            Bytes::Mapped(m) if m.faulted() => Err(Error::Changed {
+                path: self.path.clone(),
+            }),
+            _ => Ok(()),
         }
     }
 }
@@ -213,8 +223,19 @@ impl Source {
 /// fast path for the many small files of a tree walk). UTF-8 BOMs are skipped and UTF-16 files
 /// transcoded, as [`Source`] does.
 pub enum Haystack<'a> {
-    Mapped { map: Mmap, start: usize },
+    Mapped { map: sys::Mapping, start: usize },
     Buffer(&'a [u8]),
+}
+
+impl Haystack<'_> {
+    /// False if the file shrank under its mapping while it was searched (see
+    /// [`Source::check_intact`]).
+    pub fn intact(&self) -> bool {
+        match self {
+            Haystack::Mapped { map, .. } => !map.faulted(),
+            Haystack::Buffer(_) => true,
+        }
+    }
 }
 
 impl std::ops::Deref for Haystack<'_> {
@@ -524,7 +545,8 @@ pub fn replace_file(path: &Path, bytes: &[u8], expected: FileId) -> Result<FileI
 const CHANGED: &str = "the file changed before it could be replaced";
 
 mod sys {
-    //! System calls that need `unsafe`: the memory map, `openat2`, and the `*at` calls of
+    //! System calls that need `unsafe`: the memory map (and the SIGBUS guard that keeps a
+    //! truncated mapping from killing the process), `openat2`, and the `*at` calls of
     //! [`super::replace_file`]. The crate's only `unsafe` code.
 
     use std::ffi::CString;
@@ -533,6 +555,9 @@ mod sys {
     use std::os::fd::{AsRawFd, FromRawFd};
     use std::os::unix::ffi::OsStrExt;
     use std::path::Path;
+
+    use std::sync::Once;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     use memmap2::{Advice, Mmap};
 
@@ -632,7 +657,168 @@ mod sys {
         Ok(())
     }
 
-    /// Maps `file` read-only.
+    /// How many mappings may be alive at once; beyond that files are read instead.
+    const SLOTS: usize = 1024;
+
+    /// One live mapping's address range, and whether a truncation hit it.
+    struct Slot {
+        start: AtomicUsize,
+        end: AtomicUsize,
+        faulted: AtomicBool,
+    }
+
+    #[allow(clippy::declare_interior_mutable_const)]
+    const EMPTY: Slot = Slot {
+        start: AtomicUsize::new(0),
+        end: AtomicUsize::new(0),
+        faulted: AtomicBool::new(false),
+    };
+
+    /// The live mappings, read by the SIGBUS handler (atomics only: async-signal-safe).
+    static MAPPINGS: [Slot; SLOTS] = [EMPTY; SLOTS];
+    static PAGE: AtomicUsize = AtomicUsize::new(4096);
+    static INSTALL: Once = Once::new();
+    /// The SIGBUS disposition before ours, to hand faults that are not ours to.
+    static mut PREVIOUS: Option<libc::sigaction> = None;
+
+    /// A read-only file mapping registered with the SIGBUS guard.
+    ///
+    /// If the file is truncated while mapped, reading a page past its new end raises SIGBUS.
+    /// The guard's handler checks that the faulting address lies in a registered mapping,
+    /// maps an anonymous zero page over that page (so the read retries and sees zeros), marks
+    /// the mapping as faulted and returns; [`Mapping::faulted`] tells the reader to discard
+    /// what it computed. A fault anywhere else goes to the previous handler (or the default
+    /// action), as if the guard were not there.
+    pub struct Mapping {
+        // Field order matters: the map is unmapped before its slot is released.
+        map: Mmap,
+        slot: SlotGuard,
+    }
+
+    struct SlotGuard(usize);
+
+    impl Drop for SlotGuard {
+        fn drop(&mut self) {
+            let slot = &MAPPINGS[self.0];
+            slot.end.store(0, Ordering::Release);
+            slot.faulted.store(false, Ordering::Release);
+            slot.start.store(0, Ordering::Release);
+        }
+    }
+
+    impl Mapping {
+        /// Whether a truncation under this mapping was caught since it was made.
+        pub fn faulted(&self) -> bool {
+            MAPPINGS[self.slot.0].faulted.load(Ordering::Acquire)
+        }
+
+        /// Populates the page tables of the whole mapping in one call (see
+        /// [`super::Source::prefault`]).
+        pub fn populate(&self) {
+            let _ = self.map.advise(Advice::PopulateRead);
+        }
+    }
+
+    impl std::ops::Deref for Mapping {
+        type Target = [u8];
+        fn deref(&self) -> &[u8] {
+            &self.map
+        }
+    }
+
+    extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+        // SAFETY: the kernel passes a valid siginfo for a handler installed with SA_SIGINFO.
+        let addr = unsafe { (*info).si_addr() } as usize;
+        let page = PAGE.load(Ordering::Relaxed);
+        for slot in &MAPPINGS {
+            let start = slot.start.load(Ordering::Acquire);
+            if start == 0 || addr < start || addr >= slot.end.load(Ordering::Acquire) {
+                continue;
+            }
+            let at = addr & !(page - 1);
+            // SAFETY: `at` is a page inside a live read-only mapping of ours (the slot is
+            // released only after the map is unmapped); replacing that page with an anonymous
+            // zero page changes what the reader sees, never memory anything else owns. mmap is
+            // a plain system call, safe to make in a signal handler.
+            let p = unsafe {
+                libc::mmap(
+                    at as *mut libc::c_void,
+                    page,
+                    libc::PROT_READ,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                    -1,
+                    0,
+                )
+            };
+            if p != libc::MAP_FAILED {
+                slot.faulted.store(true, Ordering::Release);
+                return;
+            }
+        }
+        // Not ours: behave as if we were not installed.
+        // SAFETY: PREVIOUS is written once, before the handler is installed.
+        let previous = unsafe { *std::ptr::addr_of!(PREVIOUS) };
+        match previous {
+            Some(prev)
+                if prev.sa_sigaction != libc::SIG_DFL && prev.sa_sigaction != libc::SIG_IGN =>
+            {
+                if prev.sa_flags & libc::SA_SIGINFO != 0 {
+                    // SAFETY: a handler installed with SA_SIGINFO has this signature.
+                    let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                        unsafe { std::mem::transmute(prev.sa_sigaction) };
+                    f(sig, info, ctx);
+                } else {
+                    // SAFETY: a plain handler takes the signal number.
+                    let f: extern "C" fn(libc::c_int) =
+                        unsafe { std::mem::transmute(prev.sa_sigaction) };
+                    f(sig);
+                }
+            }
+            _ => {
+                // Restore the default action; returning re-runs the access, which now kills
+                // the process as a SIGBUS would have.
+                // SAFETY: a zeroed sigaction with SIG_DFL is a valid disposition.
+                unsafe {
+                    let mut dfl: libc::sigaction = std::mem::zeroed();
+                    dfl.sa_sigaction = libc::SIG_DFL;
+                    libc::sigaction(libc::SIGBUS, &dfl, std::ptr::null_mut());
+                }
+            }
+        }
+    }
+
+    fn install() -> bool {
+        static OK: AtomicBool = AtomicBool::new(false);
+        INSTALL.call_once(|| {
+            // SAFETY: sysconf has no preconditions.
+            let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+            if page > 0 {
+                PAGE.store(page as usize, Ordering::Relaxed);
+            }
+            // SAFETY: a zeroed sigaction is a valid starting value; the handler has the
+            // SA_SIGINFO signature; `old` receives the previous disposition, stored before
+            // any fault can reach our handler that reads it (Once orders the writes).
+            unsafe {
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut old) != 0 {
+                    return;
+                }
+                *std::ptr::addr_of_mut!(PREVIOUS) = Some(old);
+                let mut act: libc::sigaction = std::mem::zeroed();
+                act.sa_sigaction = on_sigbus as *const () as usize;
+                act.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_NODEFER;
+                libc::sigemptyset(&mut act.sa_mask);
+                if libc::sigaction(libc::SIGBUS, &act, std::ptr::null_mut()) == 0 {
+                    OK.store(true, Ordering::Release);
+                }
+            }
+        });
+        OK.load(Ordering::Acquire)
+    }
+
+    /// Maps `file` read-only, registered with the SIGBUS guard (see [`Mapping`]). Fails (and
+    /// the caller reads the file instead) if the guard cannot be installed or every slot is
+    /// taken.
     ///
     /// # Safety
     ///
@@ -640,22 +826,109 @@ mod sys {
     /// mapped file must not be modified or truncated while the map is alive: a write shows up
     /// in the slice (the bytes are not a snapshot) and a truncation makes access past the new
     /// end raise SIGBUS. mapgrep accepts the first (every reader re-checks the file identity
-    /// and tolerates arbitrary bytes) and bounds the second by mapping only regular files,
-    /// holding a map only for the duration of one call, and falling back to `read` whenever
-    /// mapping fails. This is the same trade-off ripgrep makes for its mmap searcher.
-    pub(super) fn map(file: &File) -> io::Result<Mmap> {
+    /// and tolerates arbitrary bytes) and turns the second into zeros plus a "changed" flag
+    /// with the guard; it maps only regular files, for the duration of one call.
+    pub(super) fn map(file: &File) -> io::Result<Mapping> {
+        if !install() {
+            return Err(io::Error::other("no SIGBUS guard"));
+        }
         // SAFETY: `file` is an open regular file (checked by the caller with fstat) and the
         // map is read-only and private to this process; see the function docs for the
         // concurrent-modification contract.
         let map = unsafe { Mmap::map(file)? };
         let _ = map.advise(Advice::Sequential);
-        Ok(map)
+        let start = map.as_ptr() as usize;
+        let end = start + map.len();
+        for (i, slot) in MAPPINGS.iter().enumerate() {
+            if slot
+                .start
+                .compare_exchange(0, usize::MAX, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                // Claimed (start = MAX matches no address); publish the range.
+                slot.faulted.store(false, Ordering::Release);
+                slot.end.store(end, Ordering::Release);
+                slot.start.store(start, Ordering::Release);
+                return Ok(Mapping {
+                    map,
+                    slot: SlotGuard(i),
+                });
+            }
+        }
+        Err(io::Error::other("too many live mappings"))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A writer truncates and regrows a mapped file 1,000 times while readers map it and
+    /// touch every page: the process survives (no SIGBUS death), and every read either saw
+    /// only real bytes or reports the change.
+    #[test]
+    fn truncation_under_a_mapping_is_caught_not_fatal() {
+        use std::io::Write;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.txt");
+        let full: Vec<u8> = (0..100_000)
+            .flat_map(|i| format!("line {i:06}\n").into_bytes())
+            .collect();
+        std::fs::write(&path, &full).unwrap();
+        let opts = SourceOptions {
+            mmap_threshold: 1,
+            identity: true,
+        };
+        let done = AtomicBool::new(false);
+        let (caught, clean, reads) = (
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+        );
+        std::thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| {
+                    while !done.load(Ordering::Relaxed) {
+                        let Ok(src) = Source::open(&path, &opts) else {
+                            continue;
+                        };
+                        // Touch every page, as a search or an outline parse does.
+                        let zeros = src.bytes().iter().filter(|&&b| b == 0).count();
+                        reads.fetch_add(1, Ordering::Relaxed);
+                        match src.check_intact() {
+                            Err(Error::Changed { .. }) => {
+                                caught.fetch_add(1, Ordering::Relaxed);
+                            }
+                            Err(e) => panic!("unexpected error {e}"),
+                            Ok(()) => {
+                                assert_eq!(zeros, 0, "zeros served from a mapping not flagged");
+                                clean.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                });
+            }
+            for _ in 0..1000 {
+                let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                f.set_len(4096).unwrap();
+                std::thread::yield_now();
+                let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                f.write_all(&full).unwrap();
+            }
+            done.store(true, Ordering::Relaxed);
+        });
+        let (caught, clean) = (caught.into_inner(), clean.into_inner());
+        eprintln!(
+            "{} reads: {clean} clean, {caught} caught a truncation",
+            reads.into_inner()
+        );
+        assert!(clean > 0);
+        // A fresh open after the writer stopped sees the whole file again.
+        let src = Source::open(&path, &opts).unwrap();
+        assert_eq!(src.bytes(), &full[..]);
+        assert!(src.check_intact().is_ok());
+    }
 
     #[test]
     fn a_symlink_anywhere_in_an_opened_path_is_refused() {

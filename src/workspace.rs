@@ -256,7 +256,10 @@ impl Workspace {
         // Parsing reads every byte: map the whole file in one go.
         source.prefault();
         let outline = Arc::new(Outline::build(source.bytes()));
-        if (id.dev != 0 || id.ino != 0) && !id.is_racy(std::time::SystemTime::now()) {
+        if (id.dev != 0 || id.ino != 0)
+            && !id.is_racy(std::time::SystemTime::now())
+            && source.check_intact().is_ok()
+        {
             let cost = outline.heap_bytes();
             self.outlines.lock().expect("outline cache lock").insert(
                 key.to_path_buf(),

@@ -181,6 +181,7 @@ fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
     let mut buf = Vec::new();
     let mut cache = ctx.compiled.re.create_cache();
     match source::load(path, &SourceOptions::default(), &mut buf) {
+        Ok((_, hay)) if !hay.intact() => ctx.stats.error(changed(path)),
         Ok((id, hay)) if hay.len() >= PARALLEL_FILE_MIN => {
             // One large file: chunks searched in parallel, numbered through the line index
             // (cached in a server, so paging with a cursor jumps straight to its line).
@@ -201,11 +202,19 @@ fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
                     finish(&hay, lines, ctx, &name)
                 }
             };
-            record(ctx.collector, ctx.stats, &name, found);
+            if hay.intact() {
+                record(ctx.collector, ctx.stats, &name, found);
+            } else {
+                ctx.stats.error(changed(path));
+            }
         }
         Ok((_, hay)) => {
             let found = search_bytes(&hay, &mut cache, ctx, &name, limit, Mode::Walk);
-            record(ctx.collector, ctx.stats, &name, found);
+            if hay.intact() {
+                record(ctx.collector, ctx.stats, &name, found);
+            } else {
+                ctx.stats.error(changed(path));
+            }
         }
         Err(e) => ctx.stats.error(e.to_string()),
     }
@@ -397,7 +406,12 @@ impl Ctx<'_> {
                     {
                         ws.cache_content(path, id, &hay);
                     }
-                    search_bytes(&hay, cache, self, name, limit, Mode::Walk)
+                    let found = search_bytes(&hay, cache, self, name, limit, Mode::Walk);
+                    if !hay.intact() {
+                        self.stats.error(changed(path));
+                        return;
+                    }
+                    found
                 }
                 Err(e) => {
                     self.stats.error(e.to_string());
@@ -409,6 +423,14 @@ impl Ctx<'_> {
         self.stats.searched.fetch_add(1, Ordering::Relaxed);
         self.progress.files_searched.fetch_add(1, Ordering::Relaxed);
     }
+}
+
+/// The error of a file that shrank under its mapping during the search.
+fn changed(path: &Path) -> String {
+    crate::error::Error::Changed {
+        path: path.to_path_buf(),
+    }
+    .to_string()
 }
 
 fn walk_builder(q: &GrepQuery, dir: &Path) -> Result<WalkBuilder, GrepError> {

@@ -35,7 +35,14 @@ impl Document {
             return Err(Error::Binary { path: path.into() });
         }
         let outline = ws.outline(&source);
+        source.check_intact()?;
         Ok(Document { source, outline })
+    }
+
+    /// `Err(Changed)` if the file shrank under its mapping since it was opened: results
+    /// computed from its bytes must be discarded (see [`Source::check_intact`]).
+    pub fn check_intact(&self) -> Result<(), Error> {
+        self.source.check_intact()
     }
 
     /// The document's text (after a UTF-8 byte-order mark).
@@ -612,6 +619,7 @@ pub fn replace(ws: &Workspace, path: &str, req: &ReplaceRequest) -> Result<Repla
         }
         _ => new_doc,
     };
+    doc.check_intact()?;
     let canonical = doc.source().path().to_path_buf();
     let expected = doc.id();
     crate::source::replace_file(&canonical, &written, expected)?;

@@ -355,6 +355,12 @@ fn count_param(
     }
 }
 
+/// The "file changed during read, retry" error if the document shrank while it was read.
+fn intact(doc: &Document, provided: &str) -> Result<(), ParamError> {
+    doc.check_intact()
+        .map_err(|e| file_error_layout(&e, provided))
+}
+
 fn open(ws: &Workspace, path: &str, provided: &str) -> Result<Document, ParamError> {
     Document::open(ws, path).map_err(|e| file_error_layout(&e, provided))
 }
@@ -457,6 +463,7 @@ impl MapgrepServer {
                     ws.limits().max_output_bytes,
                 )
                 .map_err(|e| e.to_param_error(&provided))?;
+                intact(&doc, &provided)?;
                 let mut text = String::new();
                 render::section_block(&mut text, &p.path, &r);
                 Ok((
@@ -548,6 +555,9 @@ impl MapgrepServer {
                     }
                 }
             }
+            if let Err(e) = intact(&doc, &provided) {
+                return Ok(error_result(e));
+            }
             if failures == count {
                 return Ok(CallToolResult::error(vec![ContentBlock::text(text)]));
             }
@@ -612,6 +622,7 @@ impl MapgrepServer {
                     max_depth: max_depth.map(|d| d as usize),
                 };
                 let hits = doc::find(&doc, &query);
+                intact(&doc, &provided)?;
                 let mut text = format!(
                     "File: {} · {} of {} sections match\n",
                     p.path,

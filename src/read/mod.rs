@@ -223,6 +223,7 @@ pub fn read(ws: &Workspace, req: &ReadRequest, budget: usize) -> Result<Excerpt,
     let total = open.total_lines();
     let (range, mut notes) = resolve_lines(&open, req, &mode, regex.as_deref(), total)?;
     let mut excerpt = excerpt_of(&open, &req.path, range, budget);
+    open.source.check_intact()?;
     notes.append(&mut excerpt.notes);
     excerpt.notes = notes;
     Ok(excerpt)
@@ -379,7 +380,9 @@ pub fn read_page(
         Some(l) => line.saturating_add(l),
         None => u64::MAX,
     };
-    Ok(excerpt_of(&open, path, line..end, budget))
+    let excerpt = excerpt_of(&open, path, line..end, budget);
+    open.source.check_intact()?;
+    Ok(excerpt)
 }
 
 #[cfg(test)]
