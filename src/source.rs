@@ -144,6 +144,8 @@ impl Source {
             start: 0,
         };
         source.classify();
+        // A truncation caught while classifying would pass zeros off as a binary file.
+        source.check_intact()?;
         Ok(source)
     }
 
@@ -693,6 +695,9 @@ mod sys {
         // Field order matters: the map is unmapped before its slot is released.
         map: Mmap,
         slot: SlotGuard,
+        /// The mapped file and its identity when mapped, to see whether it changed.
+        file: File,
+        id: super::FileId,
     }
 
     struct SlotGuard(usize);
@@ -707,9 +712,16 @@ mod sys {
     }
 
     impl Mapping {
-        /// Whether a truncation under this mapping was caught since it was made.
+        /// Whether the file changed under this mapping since it was made: a page past a new
+        /// end was read (caught by the guard), or the file's identity (size, modification and
+        /// change time) is no longer the one it had when mapped — a shrink that did not fault
+        /// shows up as zeros in the tail of the last page.
         pub fn faulted(&self) -> bool {
             MAPPINGS[self.slot.0].faulted.load(Ordering::Acquire)
+                || self
+                    .file
+                    .metadata()
+                    .map_or(true, |md| super::FileId::from_metadata(&md) != self.id)
         }
 
         /// Populates the page tables of the whole mapping in one call (see
@@ -829,13 +841,15 @@ mod sys {
     /// and tolerates arbitrary bytes) and turns the second into zeros plus a "changed" flag
     /// with the guard; it maps only regular files, for the duration of one call.
     pub(super) fn map(file: &File) -> io::Result<Mapping> {
+        let file = file.try_clone()?;
+        let id = super::FileId::from_metadata(&file.metadata()?);
         if !install() {
             return Err(io::Error::other("no SIGBUS guard"));
         }
         // SAFETY: `file` is an open regular file (checked by the caller with fstat) and the
         // map is read-only and private to this process; see the function docs for the
         // concurrent-modification contract.
-        let map = unsafe { Mmap::map(file)? };
+        let map = unsafe { Mmap::map(&file)? };
         let _ = map.advise(Advice::Sequential);
         let start = map.as_ptr() as usize;
         let end = start + map.len();
@@ -852,6 +866,8 @@ mod sys {
                 return Ok(Mapping {
                     map,
                     slot: SlotGuard(i),
+                    file,
+                    id,
                 });
             }
         }
