@@ -3,9 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{FindHit, Replaced, SectionRead, tier_name};
+use super::doc::{FindHit, Replaced, SectionRead, candidate_line, tier_name};
 use super::outline::Section;
-use super::resolve::Candidate;
 
 /// `512 B`, `1.2 KB`, `3.4 MB`.
 pub fn human_size(bytes: usize) -> String {
@@ -64,18 +63,6 @@ fn push_size(out: &mut String, bytes: usize) {
     let _ = write!(out, "{}.{} {unit}", tenths / 10, tenths % 10);
 }
 
-fn candidate_short(c: &Candidate) -> String {
-    format!(
-        "{} {} {} (#{}, lines {}-{})",
-        c.index_path,
-        "#".repeat(c.level as usize),
-        c.title,
-        c.slug,
-        c.line_start,
-        c.line_end
-    )
-}
-
 /// A section read as a block: where it is, how it was found, its hash, notes, then the text
 /// between dashes.
 pub fn section_block(out: &mut String, path: &str, r: &SectionRead) {
@@ -105,7 +92,7 @@ pub fn section_block(out: &mut String, path: &str, r: &SectionRead) {
             r.omitted_children.len()
         );
         for c in &r.omitted_children {
-            let _ = writeln!(out, "  - {}", candidate_short(c));
+            let _ = writeln!(out, "  - {}", candidate_line(c));
         }
     }
     if let Some(end) = r.cut_of {
@@ -139,7 +126,7 @@ pub fn replaced(out: &mut String, path: &str, r: &Replaced) {
     let _ = writeln!(
         out,
         "Replaced: {} (was lines {}-{})",
-        candidate_short(&r.new),
+        candidate_line(&r.new),
         r.old.line_start,
         r.old.line_end
     );
