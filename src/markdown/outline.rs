@@ -300,8 +300,19 @@ fn link(placed: Vec<Placed>, doc_len: usize, total_lines: u64) -> (Vec<Section>,
         siblings.push(id);
         let ordinal = siblings.len();
         let index_path = match parent {
-            Some(p) => format!("{}.{ordinal}", sections[p].index_path),
-            None => ordinal.to_string(),
+            Some(p) => {
+                let parent_path = &sections[p].index_path;
+                let mut path = String::with_capacity(parent_path.len() + 4);
+                path.push_str(parent_path);
+                path.push('.');
+                push_number(&mut path, ordinal);
+                path
+            }
+            None => {
+                let mut path = String::with_capacity(4);
+                push_number(&mut path, ordinal);
+                path
+            }
         };
         sections.push(Section {
             id,
@@ -323,6 +334,23 @@ fn link(placed: Vec<Placed>, doc_len: usize, total_lines: u64) -> (Vec<Section>,
         close(&mut sections[id], doc_len, total_lines);
     }
     (sections, roots)
+}
+
+/// Appends `n` in decimal (without the formatting machinery: one call per section).
+fn push_number(out: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
 }
 
 /// FNV-1a of a slug, for [`Outline::by_slug`].

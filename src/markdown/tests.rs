@@ -966,3 +966,25 @@ fn handbook_parses_like_the_whole_text() {
     assert_eq!(fast.len(), slow.len());
     assert!(fast.sections() == slow.sections(), "outlines differ");
 }
+
+#[test]
+fn index_paths_count_past_nine() {
+    let mut doc = String::new();
+    for i in 1..=12 {
+        doc.push_str(&format!("# Top {i}\n"));
+    }
+    for i in 1..=10 {
+        doc.push_str(&format!("## Sub {i}\n"));
+    }
+    let outline = Outline::build(doc.as_bytes());
+    let paths: Vec<&str> = outline
+        .sections()
+        .iter()
+        .map(|s| s.index_path.as_str())
+        .collect();
+    assert_eq!(paths[0], "1");
+    assert_eq!(paths[9], "10");
+    assert_eq!(paths[11], "12");
+    assert_eq!(paths[12], "12.1");
+    assert_eq!(paths[21], "12.10");
+}
