@@ -367,7 +367,7 @@ pub fn read_found(
         first_line: section.line_start,
         last_line,
         total_lines: doc.outline().total_lines(),
-        hash: content_hash(&doc.bytes()[doc.range(section, include_children)]),
+        hash: content_hash(bytes),
         text: String::from_utf8_lossy(text).into_owned(),
         cut_of,
         omitted_children,

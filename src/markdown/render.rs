@@ -6,13 +6,6 @@ use std::fmt::Write as _;
 use super::doc::{FindHit, Replaced, SectionRead, candidate_line, tier_name};
 use super::outline::Section;
 
-/// `512 B`, `1.2 KB`, `3.4 MB`.
-pub fn human_size(bytes: usize) -> String {
-    let mut s = String::new();
-    push_size(&mut s, bytes);
-    s
-}
-
 /// One outline line: `  1.2 ## Title  (#slug, lines 9-20, 1.2 KB)`, indented by depth.
 pub fn toc_line(out: &mut String, s: &Section) {
     // Pushed piece by piece: a table of contents can run to thousands of lines.
@@ -48,7 +41,7 @@ pub fn toc_lines(out: &mut String, sections: &[&Section], budget: usize) -> usiz
     sections.len()
 }
 
-/// [`human_size`] appended to `out`.
+/// A size as people write it, appended to `out`: `512 B`, `1.2 KB`, `3.4 MB`.
 fn push_size(out: &mut String, bytes: usize) {
     // Integer tenths, rounded: float formatting showed in profiles of long listings.
     let (unit, scale) = match bytes {
@@ -142,7 +135,11 @@ pub fn replaced(out: &mut String, path: &str, r: &Replaced) {
 mod tests {
     #[test]
     fn sizes_read_like_people_write_them() {
-        let h = super::human_size;
+        let h = |n| {
+            let mut s = String::new();
+            super::push_size(&mut s, n);
+            s
+        };
         assert_eq!(h(0), "0 B");
         assert_eq!(h(1023), "1023 B");
         assert_eq!(h(1024), "1.0 KB");
