@@ -7,6 +7,7 @@
 
 pub mod cache;
 pub mod cli;
+pub mod code;
 pub mod error;
 pub mod grep;
 pub mod lines;

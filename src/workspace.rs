@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use regex_automata::meta::Regex;
 
 use crate::cache::FileCache;
+use crate::code::{FileStructure, Lang};
 use crate::error::{Error, Result};
 use crate::grep::{WalkKey, WalkList};
 use crate::lines::LineIndex;
@@ -113,7 +114,8 @@ impl WorkspaceBuilder {
         self
     }
 
-    /// Byte budget of the markdown outline cache (heading trees of documents, by identity).
+    /// Byte budget of the markdown outline cache (heading trees of documents, by identity),
+    /// and separately of the code structure cache (`file_read`).
     pub fn outline_budget(&mut self, bytes: usize) -> &mut WorkspaceBuilder {
         self.outline_budget = bytes;
         self
@@ -135,6 +137,7 @@ impl WorkspaceBuilder {
             contents: Mutex::new(FileCache::new(self.content_budget)),
             content_budget: self.content_budget,
             outlines: Mutex::new(FileCache::new(self.outline_budget)),
+            structures: Mutex::new(FileCache::new(self.outline_budget)),
             allow_write: self.allow_write,
             regexes: Mutex::new(HashMap::new()),
             walks: Mutex::new(HashMap::new()),
@@ -167,6 +170,7 @@ pub struct Workspace {
     contents: Mutex<FileCache<Arc<[u8]>>>,
     content_budget: usize,
     outlines: Mutex<FileCache<Arc<Outline>>>,
+    structures: Mutex<FileCache<Arc<FileStructure>>>,
     allow_write: bool,
     regexes: Mutex<HashMap<(String, bool), Arc<Regex>>>,
     walks: Mutex<HashMap<WalkKey, Arc<WalkList>>>,
@@ -245,30 +249,22 @@ impl Workspace {
     /// The heading outline of an opened markdown source: cached by file identity (a changed
     /// file is parsed again; files changed within the racy window are not cached).
     pub fn outline(&self, source: &Source) -> Arc<Outline> {
-        let key = source.path();
-        let id = source.id();
-        if let Some((cached_id, outline)) =
-            self.outlines.lock().expect("outline cache lock").get(key)
-            && cached_id == id
-        {
-            return outline;
-        }
-        // Parsing reads every byte: map the whole file in one go.
-        source.prefault();
-        let outline = Arc::new(Outline::build(source.bytes()));
-        if (id.dev != 0 || id.ino != 0)
-            && !id.is_racy(std::time::SystemTime::now())
-            && source.check_intact().is_ok()
-        {
+        cached_parse(&self.outlines, source, |bytes| {
+            let outline = Outline::build(bytes);
             let cost = outline.heap_bytes();
-            self.outlines.lock().expect("outline cache lock").insert(
-                key.to_path_buf(),
-                id,
-                Arc::clone(&outline),
-                cost,
-            );
-        }
-        outline
+            Some((outline, cost))
+        })
+        .expect("an outline is always built")
+    }
+
+    /// The code structure of an opened source in `lang` (cached like [`Workspace::outline`]);
+    /// `None` if the file is too large to parse or the grammar is not built in.
+    pub fn structure(&self, source: &Source, lang: Lang) -> Option<Arc<FileStructure>> {
+        cached_parse(&self.structures, source, |bytes| {
+            let structure = FileStructure::build(lang, bytes)?;
+            let cost = structure.heap_bytes();
+            Some((structure, cost))
+        })
     }
 
     /// Bytes the outline cache holds now.
@@ -367,6 +363,39 @@ impl Workspace {
         cache.insert(key, Arc::clone(&re));
         Ok(re)
     }
+}
+
+/// A parse of `source`'s bytes from `cache` if the file's identity is unchanged, else built
+/// (`build` gives the value and its heap cost) and cached unless the file changed within the
+/// racy window or under its mapping.
+fn cached_parse<T>(
+    cache: &Mutex<FileCache<Arc<T>>>,
+    source: &Source,
+    build: impl FnOnce(&[u8]) -> Option<(T, usize)>,
+) -> Option<Arc<T>> {
+    let key = source.path();
+    let id = source.id();
+    if let Some((cached_id, value)) = cache.lock().expect("parse cache lock").get(key)
+        && cached_id == id
+    {
+        return Some(value);
+    }
+    // Parsing reads every byte: map the whole file in one go.
+    source.prefault();
+    let (value, cost) = build(source.bytes())?;
+    let value = Arc::new(value);
+    if (id.dev != 0 || id.ino != 0)
+        && !id.is_racy(std::time::SystemTime::now())
+        && source.check_intact().is_ok()
+    {
+        cache.lock().expect("parse cache lock").insert(
+            key.to_path_buf(),
+            id,
+            Arc::clone(&value),
+            cost,
+        );
+    }
+    Some(value)
 }
 
 #[cfg(test)]

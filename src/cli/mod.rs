@@ -1,6 +1,7 @@
 //! The command line: `mapgrep serve` (the MCP server), and `read`, `grep`, `toc` and
 //! `section` for people. Parsing and rendering only; the work is the engine's.
 
+mod code;
 mod doc;
 mod grep;
 mod read;
@@ -36,6 +37,10 @@ pub enum Command {
     Toc(doc::TocArgs),
     /// Print sections of a markdown file by slug, index path (6.2), line or title.
     Section(doc::SectionArgs),
+    /// Print the skeleton of a code file: imports, exports, comments, the symbol tree, gaps.
+    Outline(code::OutlineArgs),
+    /// Print symbols of a code file by name ("initializeApp") or qualified name ("App.start").
+    Symbol(code::SymbolArgs),
     /// Time a search repeated in one process (a warm server); for scripts/bench_grep.py.
     #[command(hide = true)]
     BenchGrep(grep::BenchGrepArgs),
@@ -56,7 +61,8 @@ pub struct ServeArgs {
     /// re-read whenever their size or modification time changes); 0 disables it.
     #[arg(long, default_value_t = DEFAULT_SERVER_CONTENT_CACHE)]
     pub content_cache_bytes: usize,
-    /// Byte budget of the markdown outline cache (heading trees of documents).
+    /// Byte budget of the markdown outline cache (heading trees of documents), and again of
+    /// the code structure cache (file_read).
     #[arg(long, default_value_t = crate::workspace::DEFAULT_OUTLINE_BUDGET)]
     pub outline_cache_bytes: usize,
     /// Let doc_replace write files (atomically, and only when the caller's hash matches).
@@ -77,6 +83,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Grep(args) => grep::run(args),
         Command::Toc(args) => doc::toc(args),
         Command::Section(args) => doc::section(args),
+        Command::Outline(args) => code::outline(args),
+        Command::Symbol(args) => code::symbol(args),
         Command::BenchGrep(args) => grep::bench(args),
     }
 }

@@ -8,7 +8,7 @@ use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::MapgrepServer;
+use super::{MapgrepServer, error_result, structured};
 use crate::markdown::doc::{self, Document, FindQuery, ReplaceRequest, SectionRead, tier_name};
 use crate::markdown::render;
 use crate::markdown::{Candidate, Section};
@@ -320,20 +320,6 @@ pub struct DocReplaceResult {
     pub old_line_end: u64,
     /// Lines in the file now.
     pub total_lines: u64,
-}
-
-/// An error result in spec/001's layout.
-fn error_result(e: ParamError) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(e.to_string())])
-}
-
-/// A success with a text block and structured content.
-fn structured<T: Serialize>(text: String, value: &T) -> Result<CallToolResult, ErrorData> {
-    let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
-    out.structured_content = Some(
-        serde_json::to_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
-    );
-    Ok(out)
 }
 
 /// A non-negative integer parameter, or the error saying it is not one.

@@ -3,6 +3,7 @@
 //! Handlers are thin: parse parameters, run one engine call off the async threads, render.
 //! Logs go to stderr; stdout is the protocol.
 
+mod code;
 mod doc;
 mod grep;
 mod read;
@@ -15,6 +16,7 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt, tool_handler};
 
 use crate::workspace::Workspace;
 
+pub use code::{FileReadParams, FileReadResult, SymbolRef};
 pub use doc::{
     DocFindResult, DocReadManyResult, DocReadResult, DocReplaceResult, DocSection, DocTocResult,
     TocEntry,
@@ -39,7 +41,9 @@ Use head/tail to sample a file, start_line/end_line when you know both ends, and
 for line/limit pagination with has_more/next_line metadata. Every read says which lines it \
 returned and the file's total; a cut read says where to continue.
 
-Markdown documents: doc_toc lists a file's sections (index path, title, slug, lines); doc_read reads one section by slug (\"phase-b\"), index path (\"6.2\"), line (\"120\") or title in any script (\"验证计划\", \"phase b\"); doc_read_many reads several in one call; doc_find filters sections by title glob, level, size or content regex. Every section read carries a hash; doc_replace (only with --allow-write) edits one section if that hash still matches.";
+Markdown documents: doc_toc lists a file's sections (index path, title, slug, lines); doc_read reads one section by slug (\"phase-b\"), index path (\"6.2\"), line (\"120\") or title in any script (\"验证计划\", \"phase b\"); doc_read_many reads several in one call; doc_find filters sections by title glob, level, size or content regex. Every section read carries a hash; doc_replace (only with --allow-write) edits one section if that hash still matches.
+
+Code (TypeScript/TSX, JavaScript, Rust, Python, Go): file_read { file, skeleton: true } maps a file (imports, exports, comments, every symbol with its lines, gaps); file_read { file, target: \"initializeApp\" } (or \"App.start\", or several names) reads exactly that symbol; file_read { file, startLine, endLine } shows a range with every symbol collapsed to a one-line stub that names its target. grep_content matches in these files name their enclosing symbol.";
 
 /// The MCP server type: one [`Workspace`] shared by every call.
 #[derive(Clone)]
@@ -54,7 +58,8 @@ impl MapgrepServer {
             ws,
             tool_router: MapgrepServer::read_router()
                 + MapgrepServer::grep_router()
-                + MapgrepServer::doc_router(),
+                + MapgrepServer::doc_router()
+                + MapgrepServer::code_router(),
         }
     }
 
@@ -82,6 +87,23 @@ impl ServerHandler for MapgrepServer {
             .with_server_info(Implementation::new("mapgrep", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
+}
+
+/// An error result in spec/001's layout.
+fn error_result(e: crate::read::ParamError) -> rmcp::model::CallToolResult {
+    rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(e.to_string())])
+}
+
+/// A success with a text block and structured content.
+fn structured<T: serde::Serialize>(
+    text: String,
+    value: &T,
+) -> Result<rmcp::model::CallToolResult, ErrorData> {
+    let mut out = rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(text)]);
+    out.structured_content = Some(
+        serde_json::to_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
+    );
+    Ok(out)
 }
 
 /// Serves `ws` over stdin/stdout until the client disconnects.

@@ -1,0 +1,249 @@
+//! One `file_read` answer, as both front-ends give it: the mode chosen from the query
+//! (spec/003 Phase E), its text, the symbols it shows, or an error in spec/001's layout.
+
+use std::fmt::Write as _;
+
+use super::render::{self, PieceWriter};
+use super::{CodeFile, Mode, QueryError, ReadQuery, TargetMatch, lang};
+use crate::read::ParamError;
+
+/// A rendered `file_read` result.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    pub text: String,
+    pub mode: Mode,
+    /// The lines shown (a range read: after widening to whole blocks).
+    pub range: Option<(u32, u32)>,
+    /// Symbols read (target mode), stubbed (range mode) or listed (skeleton).
+    pub symbols: Vec<u32>,
+    /// The response size limit cut the text.
+    pub truncated: bool,
+}
+
+/// Answers `query` on an opened file. `shown` is the path as the caller wrote it,
+/// `provided` the parameters for error messages, `budget` the response size limit.
+pub fn answer(
+    file: &CodeFile,
+    shown: &str,
+    query: &ReadQuery,
+    provided: &str,
+    budget: usize,
+) -> Result<Answer, ParamError> {
+    let mode = query.mode().map_err(|e| query_error(&e, provided))?;
+    let mut text = String::new();
+    render::header(&mut text, shown);
+    let total = file.total_lines();
+    let structure = file.structure();
+    let mut answer = Answer {
+        text: String::new(),
+        mode,
+        range: None,
+        symbols: Vec::new(),
+        truncated: false,
+    };
+    let hint;
+    match mode {
+        Mode::Target => {
+            let Some(s) = structure else {
+                return Err(query_error(&QueryError::NoStructure, provided));
+            };
+            let matches: Vec<(String, TargetMatch)> = query
+                .targets
+                .iter()
+                .map(|t| (t.clone(), super::resolve_target(s, t)))
+                .collect();
+            let found = matches
+                .iter()
+                .filter(|(_, m)| matches!(m, TargetMatch::Found(_)))
+                .count();
+            if found == 0 {
+                return Err(target_error(s, &matches, provided));
+            }
+            for (n, (target, m)) in matches.iter().enumerate() {
+                if n > 0 {
+                    text.push('\n');
+                }
+                let TargetMatch::Found(hits) = m else {
+                    render::target_problem(&mut text, s, target, m);
+                    continue;
+                };
+                for &hit in hits {
+                    let sym = s.symbol(hit);
+                    let _ = writeln!(text, "### {}\n", render::describe(sym));
+                    let pieces = super::symbol_pieces(s, hit, query.recursive);
+                    PieceWriter::new(&mut text).pieces(file, s, &pieces);
+                    answer.symbols.push(hit);
+                }
+            }
+            hint = "Read fewer targets per call, or members one by one (`Class.method`).";
+        }
+        Mode::Skeleton => match structure {
+            Some(s) => {
+                render::skeleton(&mut text, file, s);
+                answer.symbols = (0..s.symbols.len() as u32).collect();
+                hint = "Read a part with startLine/endLine and skeleton: true.";
+            }
+            None => {
+                raw_note(&mut text);
+                whole(&mut text, file, total);
+                answer.range = (total > 0).then_some((1, total));
+                hint = "Read the rest with startLine.";
+            }
+        },
+        Mode::Range => {
+            let (first, last) = query.range(total).map_err(|e| query_error(&e, provided))?;
+            match structure {
+                Some(s) => {
+                    let read = super::structured_range(s, first, last, query.skeleton);
+                    let _ = write!(
+                        text,
+                        "**Range:** lines {}-{} of {total}\n\n",
+                        read.first, read.last
+                    );
+                    answer.symbols = PieceWriter::new(&mut text).pieces(file, s, &read.pieces);
+                    answer.range = Some((read.first, read.last));
+                }
+                None => {
+                    let _ = write!(text, "**Range:** lines {first}-{last} of {total}\n\n");
+                    let mut w = PieceWriter::new(&mut text);
+                    for n in first..=last {
+                        w.raw_line(file.line(n));
+                    }
+                    answer.range = Some((first, last));
+                }
+            }
+            hint = "Read a smaller range, or symbols with target.";
+        }
+        Mode::Whole => {
+            whole(&mut text, file, total);
+            answer.range = (total > 0).then_some((1, total));
+            hint = if structure.is_some() {
+                "See the file's map with skeleton: true, then read symbols with target or parts with startLine/endLine."
+            } else {
+                "Read the rest with startLine/endLine."
+            };
+        }
+    }
+    file.check_intact()
+        .map_err(|e| crate::read::file_error_layout(&e, provided))?;
+    answer.truncated = render::fit(&mut text, budget, hint);
+    answer.text = text;
+    Ok(answer)
+}
+
+fn whole(text: &mut String, file: &CodeFile, total: u32) {
+    if total == 0 {
+        text.push_str("(empty file)\n");
+        return;
+    }
+    let _ = write!(text, "**Range:** lines 1-{total} of {total}\n\n");
+    let mut w = PieceWriter::new(text);
+    for n in 1..=total {
+        w.raw_line(file.line(n));
+    }
+}
+
+fn raw_note(text: &mut String) {
+    let _ = write!(
+        text,
+        "**Note:** no code structure for this file (structure is parsed for {}); shown raw.\n\n",
+        supported()
+    );
+}
+
+/// The extensions parsed in this build, for messages.
+pub fn supported() -> String {
+    let mut names = Vec::new();
+    for l in lang::ALL {
+        if l.enabled() {
+            names.push(match l {
+                lang::Lang::TypeScript => ".ts/.mts/.cts",
+                lang::Lang::Tsx => ".tsx",
+                lang::Lang::JavaScript => ".js/.jsx/.mjs/.cjs",
+                lang::Lang::Rust => ".rs",
+                lang::Lang::Python => ".py/.pyi",
+                lang::Lang::Go => ".go",
+            });
+        }
+    }
+    if names.is_empty() {
+        "no language in this build".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+fn query_error(e: &QueryError, provided: &str) -> ParamError {
+    let (short, problem, fix) = match e {
+        QueryError::TargetWithRange => (
+            "target and startLine/endLine together",
+            "target reads symbols by name; startLine/endLine read a range. They are mutually exclusive.".to_string(),
+            "Pass either target (e.g. { target: \"initializeApp\" }) or startLine/endLine, not both.".to_string(),
+        ),
+        QueryError::StartAfterEnd { start, end } => (
+            "startLine after endLine",
+            format!("startLine ({start}) is greater than endLine ({end})."),
+            "Give startLine <= endLine, or leave one out (startLine alone reads to the end, endLine alone from line 1).".to_string(),
+        ),
+        QueryError::StartPastEnd { start, total } => (
+            "startLine past the end of the file",
+            format!("startLine ({start}) is greater than the file's {total} lines."),
+            format!("Give a startLine from 1 to {total}."),
+        ),
+        QueryError::NoStructure => (
+            "No symbols in this file type",
+            format!("target needs a parsed code file; structure is parsed for {}.", supported()),
+            "Read the file with startLine/endLine (or without parameters); for markdown sections use doc_read.".to_string(),
+        ),
+    };
+    ParamError::new(short, provided.into(), problem, &fix)
+}
+
+fn target_error(
+    s: &super::FileStructure,
+    matches: &[(String, TargetMatch)],
+    provided: &str,
+) -> ParamError {
+    if let [(target, m)] = matches {
+        return match m {
+            TargetMatch::Ambiguous(hits) => ParamError::new(
+                "Ambiguous target",
+                provided.into(),
+                format!(
+                    "'{target}' names {} symbols:\n{}",
+                    hits.len(),
+                    render::list(s, hits)
+                ),
+                &format!(
+                    "Use a qualified name, e.g. {{ target: \"{}\" }}.",
+                    s.symbol(hits[0]).qualified
+                ),
+            ),
+            TargetMatch::NotFound(similar) if !similar.is_empty() => ParamError::new(
+                "Symbol not found",
+                provided.into(),
+                format!(
+                    "No symbol named '{target}'. Did you mean:\n{}",
+                    render::list(s, similar)
+                ),
+                "Use one of these names, or skeleton: true to list every symbol.",
+            ),
+            _ => ParamError::new(
+                "Symbol not found",
+                provided.into(),
+                format!("No symbol named '{target}'. {}", render::top_level_hint(s)),
+                "Use one of these names, or skeleton: true to list every symbol.",
+            ),
+        };
+    }
+    let mut problem = String::from("None of the targets resolved to one symbol:\n");
+    for (target, m) in matches {
+        render::target_problem(&mut problem, s, target, m);
+    }
+    ParamError::new(
+        "No target found",
+        provided.into(),
+        problem.trim_end().to_string(),
+        "Use names from skeleton: true (qualified names like `Class.method` pick one of several).",
+    )
+}

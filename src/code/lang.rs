@@ -1,0 +1,221 @@
+//! The languages `file_read` parses: detection by file extension, the tree-sitter grammar of
+//! each (one Cargo feature per grammar) and its symbol query, compiled once and reused.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use tree_sitter::{Language, Query};
+
+/// A language with a grammar and a symbol query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lang {
+    TypeScript,
+    Tsx,
+    JavaScript,
+    Rust,
+    Python,
+    Go,
+}
+
+/// Every language, in the order the docs list them.
+pub const ALL: [Lang; 6] = [
+    Lang::TypeScript,
+    Lang::Tsx,
+    Lang::JavaScript,
+    Lang::Rust,
+    Lang::Python,
+    Lang::Go,
+];
+
+impl Lang {
+    /// The language of a file by its extension, if its grammar is built in.
+    pub fn from_path(path: &Path) -> Option<Lang> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        let lang = match ext.as_str() {
+            "ts" | "mts" | "cts" => Lang::TypeScript,
+            "tsx" => Lang::Tsx,
+            "js" | "jsx" | "mjs" | "cjs" => Lang::JavaScript,
+            "rs" => Lang::Rust,
+            "py" | "pyi" => Lang::Python,
+            "go" => Lang::Go,
+            _ => return None,
+        };
+        lang.enabled().then_some(lang)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::TypeScript => "typescript",
+            Lang::Tsx => "tsx",
+            Lang::JavaScript => "javascript",
+            Lang::Rust => "rust",
+            Lang::Python => "python",
+            Lang::Go => "go",
+        }
+    }
+
+    /// Whether this build has the language's grammar (its Cargo feature).
+    pub fn enabled(self) -> bool {
+        self.grammar().is_some()
+    }
+
+    fn grammar(self) -> Option<Language> {
+        match self {
+            #[cfg(feature = "lang-typescript")]
+            Lang::TypeScript => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
+            #[cfg(feature = "lang-typescript")]
+            Lang::Tsx => Some(tree_sitter_typescript::LANGUAGE_TSX.into()),
+            #[cfg(feature = "lang-javascript")]
+            Lang::JavaScript => Some(tree_sitter_javascript::LANGUAGE.into()),
+            #[cfg(feature = "lang-rust")]
+            Lang::Rust => Some(tree_sitter_rust::LANGUAGE.into()),
+            #[cfg(feature = "lang-python")]
+            Lang::Python => Some(tree_sitter_python::LANGUAGE.into()),
+            #[cfg(feature = "lang-go")]
+            Lang::Go => Some(tree_sitter_go::LANGUAGE.into()),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    fn query_source(self) -> &'static str {
+        match self {
+            Lang::TypeScript | Lang::Tsx => include_str!("queries/typescript.scm"),
+            Lang::JavaScript => include_str!("queries/javascript.scm"),
+            Lang::Rust => include_str!("queries/rust.scm"),
+            Lang::Python => include_str!("queries/python.scm"),
+            Lang::Go => include_str!("queries/go.scm"),
+        }
+    }
+
+    /// The grammar and compiled query of an enabled language (compiled on first use, then
+    /// shared by every thread).
+    pub(crate) fn compiled(self) -> Option<&'static Compiled> {
+        static CELLS: [OnceLock<Option<Compiled>>; 6] = [const { OnceLock::new() }; 6];
+        let slot = ALL
+            .iter()
+            .position(|l| *l == self)
+            .expect("listed language");
+        CELLS[slot]
+            .get_or_init(|| {
+                let language = self.grammar()?;
+                let query = Query::new(&language, self.query_source()).unwrap_or_else(|e| {
+                    panic!("the built-in {} query does not compile: {e}", self.name())
+                });
+                Some(Compiled::new(language, query))
+            })
+            .as_ref()
+    }
+
+    /// Node kinds a kept symbol may sit in without being a member of another symbol: the
+    /// file's root, export wrappers, declaration lists and bodies of containers.
+    pub(crate) fn transparent(self, kind: &str) -> bool {
+        match self {
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => matches!(
+                kind,
+                "program"
+                    | "export_statement"
+                    | "class_body"
+                    | "class"
+                    | "lexical_declaration"
+                    | "variable_declaration"
+                    | "expression_statement"
+                    | "statement_block"
+                    | "ambient_declaration"
+                    | "internal_module"
+                    | "module"
+            ),
+            Lang::Rust => matches!(kind, "source_file" | "declaration_list"),
+            Lang::Python => matches!(
+                kind,
+                "module" | "block" | "decorated_definition" | "expression_statement"
+            ),
+            Lang::Go => matches!(
+                kind,
+                "source_file" | "type_declaration" | "const_declaration" | "var_declaration"
+            ),
+        }
+    }
+
+    /// Comment node kinds (doc comments above a symbol belong to it).
+    pub(crate) fn is_comment(self, kind: &str) -> bool {
+        matches!(kind, "comment" | "line_comment" | "block_comment")
+    }
+
+    /// Node kinds that prefix a symbol and belong to it (decorators, attributes).
+    pub(crate) fn is_prefix(self, kind: &str) -> bool {
+        matches!(kind, "decorator" | "attribute_item")
+    }
+}
+
+/// A language's grammar and query with the indexes of its captures.
+pub(crate) struct Compiled {
+    pub language: Language,
+    pub query: Query,
+    pub name: Option<u32>,
+    pub import: Option<u32>,
+    pub export: Option<u32>,
+    pub comment: Option<u32>,
+    pub directive: Option<u32>,
+    /// `(capture index, kind)` of every `@definition.KIND` capture.
+    pub definitions: Vec<(u32, &'static str)>,
+}
+
+impl Compiled {
+    fn new(language: Language, query: Query) -> Compiled {
+        let index = |name: &str| query.capture_index_for_name(name);
+        let definitions = query
+            .capture_names()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, name)| {
+                let kind = name.strip_prefix("definition.")?;
+                Some((i as u32, intern_kind(kind)))
+            })
+            .collect();
+        Compiled {
+            name: index("name"),
+            import: index("import"),
+            export: index("export"),
+            comment: index("comment"),
+            directive: index("directive"),
+            definitions,
+            language,
+            query,
+        }
+    }
+}
+
+/// Symbol kinds as static strings (the queries' capture suffixes).
+fn intern_kind(kind: &str) -> &'static str {
+    const KINDS: [&str; 18] = [
+        "function",
+        "method",
+        "class",
+        "interface",
+        "type",
+        "enum",
+        "namespace",
+        "module",
+        "property",
+        "variable",
+        "constant",
+        "struct",
+        "union",
+        "trait",
+        "impl",
+        "static",
+        "macro",
+        "field",
+    ];
+    KINDS
+        .iter()
+        .find(|k| **k == kind)
+        .copied()
+        .unwrap_or_else(|| panic!("symbol kind {kind:?} is not listed in intern_kind"))
+}
+
+/// Whether `path` names a file `file_read` parses in this build.
+pub fn is_code(path: &Path) -> bool {
+    Lang::from_path(path).is_some()
+}

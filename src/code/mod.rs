@@ -1,0 +1,352 @@
+//! Structure-aware code reading (spec/003): a file's symbols, imports, exports, comments,
+//! directives and gaps from a tree-sitter parse, and the reads `file_read` offers on them —
+//! a symbol by name, the skeleton of a file, and line ranges with symbols collapsed to stubs.
+
+pub mod answer;
+pub mod lang;
+pub mod render;
+pub mod structure;
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+
+pub use lang::Lang;
+pub use structure::{Block, Category, FileStructure, GapKind, Item, Symbol};
+
+use crate::error::Error;
+use crate::lines::LineIndex;
+use crate::source::Source;
+use crate::workspace::Workspace;
+
+/// A file opened for `file_read`: its bytes, line index and (for a code file) structure.
+pub struct CodeFile {
+    source: Source,
+    index: Arc<LineIndex>,
+    total_lines: u32,
+    structure: Option<Arc<FileStructure>>,
+}
+
+impl CodeFile {
+    /// Opens `path` inside the workspace's roots; parses it (cached by file identity) when
+    /// its extension names a language of this build.
+    pub fn open(ws: &Workspace, path: &str) -> Result<CodeFile, Error> {
+        let source = ws.open_source(path)?;
+        if source.is_binary() {
+            return Err(Error::Binary { path: path.into() });
+        }
+        let structure = Lang::from_path(source.path()).and_then(|lang| ws.structure(&source, lang));
+        let index = ws.index(&source);
+        let total_lines = index.total_lines(source.bytes()) as u32;
+        source.check_intact()?;
+        Ok(CodeFile {
+            source,
+            index,
+            total_lines,
+            structure,
+        })
+    }
+
+    /// The structure, for a parsed code file.
+    pub fn structure(&self) -> Option<&FileStructure> {
+        self.structure.as_deref()
+    }
+
+    pub fn total_lines(&self) -> u32 {
+        self.total_lines
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        self.source.bytes()
+    }
+
+    /// The text of line `n` (1-based) without its line ending.
+    pub fn line(&self, n: u32) -> &[u8] {
+        let bytes = self.source.bytes();
+        let range = self.index.line_range(bytes, n as u64, n as u64);
+        let mut line = &bytes[range];
+        if let Some(rest) = line.strip_suffix(b"\n") {
+            line = rest;
+        }
+        if let Some(rest) = line.strip_suffix(b"\r") {
+            line = rest;
+        }
+        line
+    }
+
+    /// `Err(Changed)` if the file changed under its mapping while it was read.
+    pub fn check_intact(&self) -> Result<(), Error> {
+        self.source.check_intact()
+    }
+}
+
+/// What a `file_read` call asks for.
+#[derive(Clone, Debug, Default)]
+pub struct ReadQuery {
+    pub targets: Vec<String>,
+    pub recursive: bool,
+    pub skeleton: bool,
+    pub start_line: Option<i64>,
+    pub end_line: Option<i64>,
+}
+
+/// The mode a query selects (spec/003 Phase E).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Target,
+    Skeleton,
+    Range,
+    Whole,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Target => "target",
+            Mode::Skeleton => "skeleton",
+            Mode::Range => "range",
+            Mode::Whole => "whole",
+        }
+    }
+}
+
+/// Why a query cannot run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum QueryError {
+    /// `target` together with `startLine`/`endLine`.
+    TargetWithRange,
+    StartAfterEnd {
+        start: i64,
+        end: i64,
+    },
+    StartPastEnd {
+        start: i64,
+        total: u32,
+    },
+    /// A target on a file without a parsed structure.
+    NoStructure,
+}
+
+impl ReadQuery {
+    /// The mode of the query, or why it is invalid (spec/003 Phase D/E).
+    pub fn mode(&self) -> Result<Mode, QueryError> {
+        let ranged = self.start_line.is_some() || self.end_line.is_some();
+        if !self.targets.is_empty() && ranged {
+            return Err(QueryError::TargetWithRange);
+        }
+        Ok(if !self.targets.is_empty() {
+            Mode::Target
+        } else if ranged {
+            Mode::Range
+        } else if self.skeleton {
+            Mode::Skeleton
+        } else {
+            Mode::Whole
+        })
+    }
+
+    /// The requested lines, validated and clamped to `1..=total`: a missing start reads from
+    /// line 1, a missing end to the last line.
+    pub fn range(&self, total: u32) -> Result<(u32, u32), QueryError> {
+        let start = self.start_line.unwrap_or(1);
+        let end = self.end_line.unwrap_or(i64::from(total).max(1));
+        if start > end {
+            return Err(QueryError::StartAfterEnd { start, end });
+        }
+        if start > i64::from(total) {
+            return Err(QueryError::StartPastEnd { start, total });
+        }
+        let clamp = |v: i64| v.clamp(1, i64::from(total)) as u32;
+        Ok((clamp(start), clamp(end)))
+    }
+}
+
+/// One piece of a structured read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Piece {
+    /// Lines shown as they are.
+    Raw { first: u32, last: u32 },
+    /// A symbol collapsed to its stub.
+    Stub(u32),
+    /// A block of imports, exports, comments or directives collapsed to one line (skeleton
+    /// with a range).
+    Collapsed(Block),
+}
+
+/// A structured range read: the range widened to whole non-symbol blocks, and its pieces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RangeRead {
+    pub first: u32,
+    pub last: u32,
+    pub pieces: Vec<Piece>,
+}
+
+/// Lines `first..=last` of a parsed file: symbols become stubs (once each, whatever part of
+/// them the range covers), other lines are raw; a range touching part of a non-symbol block
+/// is widened to the whole block. With `collapse`, import/export/comment/directive blocks
+/// become one-line stubs too and only gaps stay raw.
+pub fn structured_range(s: &FileStructure, first: u32, last: u32, collapse: bool) -> RangeRead {
+    let mut pieces: Vec<Piece> = Vec::new();
+    let (Some(b0), Some(b1)) = (s.block_at(first), s.block_at(last)) else {
+        return RangeRead {
+            first,
+            last,
+            pieces,
+        };
+    };
+    let widened = |b: &Block, line: u32, start: bool| match b.category {
+        Category::Symbol(_) => line,
+        _ if start => b.start_line,
+        _ => b.end_line,
+    };
+    let first_out = widened(&s.blocks[b0], first, true);
+    let last_out = widened(&s.blocks[b1], last, false);
+    for block in &s.blocks[b0..=b1] {
+        let from = block.start_line.max(first_out);
+        let to = block.end_line.min(last_out);
+        match block.category {
+            Category::Symbol(i) => pieces.push(Piece::Stub(i)),
+            Category::Gap(_) => push_raw(&mut pieces, from, to),
+            _ if collapse => pieces.push(Piece::Collapsed(*block)),
+            _ => push_raw(&mut pieces, from, to),
+        }
+    }
+    RangeRead {
+        first: first_out,
+        last: last_out,
+        pieces,
+    }
+}
+
+fn push_raw(pieces: &mut Vec<Piece>, first: u32, last: u32) {
+    if let Some(Piece::Raw { last: l, .. }) = pieces.last_mut()
+        && *l + 1 == first
+    {
+        *l = last;
+        return;
+    }
+    pieces.push(Piece::Raw { first, last });
+}
+
+/// A symbol's lines: raw, with its member symbols of more than one line collapsed to stubs
+/// unless `recursive`.
+pub fn symbol_pieces(s: &FileStructure, index: u32, recursive: bool) -> Vec<Piece> {
+    let sym = s.symbol(index);
+    let mut pieces = Vec::new();
+    let mut line = sym.start_line;
+    if !recursive {
+        for &c in &sym.children {
+            let child = s.symbol(c);
+            if child.lines() < 2 || child.start_line < line {
+                continue;
+            }
+            if child.start_line > line {
+                push_raw(&mut pieces, line, child.start_line - 1);
+            }
+            pieces.push(Piece::Stub(c));
+            line = child.end_line + 1;
+        }
+    }
+    if line <= sym.end_line {
+        push_raw(&mut pieces, line, sym.end_line);
+    }
+    pieces
+}
+
+/// How a target name resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TargetMatch {
+    /// One symbol, or adjacent siblings of one name read together (overloads, get/set
+    /// pairs).
+    Found(Vec<u32>),
+    /// Several symbols of that name: their indexes.
+    Ambiguous(Vec<u32>),
+    /// Nothing: similar names, best first.
+    NotFound(Vec<u32>),
+}
+
+/// Resolves a target: the qualified name (`Class.method`; `::` works as `.`), then the plain
+/// name at any depth, then both ignoring case.
+pub fn resolve_target(s: &FileStructure, target: &str) -> TargetMatch {
+    let want = target.trim().replace("::", ".");
+    let tiers: [&dyn Fn(&Symbol) -> bool; 4] = [
+        &|sym| sym.qualified == want,
+        &|sym| sym.name == want,
+        &|sym| sym.qualified.eq_ignore_ascii_case(&want),
+        &|sym| sym.name.eq_ignore_ascii_case(&want),
+    ];
+    for tier in tiers {
+        let hits: Vec<u32> = (0..s.symbols.len() as u32)
+            .filter(|&i| tier(s.symbol(i)))
+            .collect();
+        match hits.len() {
+            0 => continue,
+            1 => return TargetMatch::Found(hits),
+            _ if adjacent_siblings(s, &hits) => return TargetMatch::Found(hits),
+            _ => return TargetMatch::Ambiguous(hits),
+        }
+    }
+    TargetMatch::NotFound(similar(s, &want))
+}
+
+/// Whether `hits` are consecutive siblings (nothing else between them).
+fn adjacent_siblings(s: &FileStructure, hits: &[u32]) -> bool {
+    let parent = s.symbol(hits[0]).parent;
+    if hits.iter().any(|&h| s.symbol(h).parent != parent) {
+        return false;
+    }
+    let siblings: &[u32] = match parent {
+        Some(p) => &s.symbol(p).children,
+        None => &s.roots,
+    };
+    let Some(at) = siblings.iter().position(|&x| x == hits[0]) else {
+        return false;
+    };
+    siblings[at..].starts_with(hits)
+}
+
+/// Up to eight symbols whose names are close to `want`.
+fn similar(s: &FileStructure, want: &str) -> Vec<u32> {
+    let want_lower = want.to_lowercase();
+    let last = want_lower
+        .rsplit('.')
+        .next()
+        .unwrap_or(&want_lower)
+        .to_string();
+    let mut scored: Vec<(usize, u32)> = (0..s.symbols.len() as u32)
+        .filter_map(|i| {
+            let name = s.symbol(i).name.to_lowercase();
+            let score = if name.contains(&last) || (!name.is_empty() && last.contains(&name)) {
+                0
+            } else {
+                let d = edit_distance(&name, &last);
+                if d > 2.max(last.len() / 3) {
+                    return None;
+                }
+                d
+            };
+            Some((score, i))
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().take(8).map(|(_, i)| i).collect()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(row[j]).min(cur)
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}

@@ -1,0 +1,284 @@
+//! Text of `file_read` results (spec/003's formats): stubs, structured ranges, the enhanced
+//! skeleton and symbol reads. Shared by the MCP tool and the command line.
+
+use std::fmt::Write as _;
+
+use super::{CodeFile, FileStructure, GapKind, Item, Piece, Symbol, TargetMatch};
+use crate::code::Block;
+
+/// `## file_read: PATH` and the blank line after it.
+pub fn header(out: &mut String, path: &str) {
+    let _ = write!(out, "## file_read: {path}\n\n");
+}
+
+/// `--- symbol: NAME (KIND, lines X-Y) ---` and the line telling how to read it.
+pub fn stub(out: &mut String, sym: &Symbol) {
+    let _ = write!(
+        out,
+        "--- symbol: {name} ({kind}, lines {a}-{b}) ---\nUse {{ target: \"{name}\" }} to read this symbol\n",
+        name = sym.qualified,
+        kind = sym.kind,
+        a = sym.start_line,
+        b = sym.end_line
+    );
+}
+
+/// The one-line stub of a collapsed import/export/comment/directive block.
+pub fn collapsed(out: &mut String, block: &Block) {
+    let name = block.category.name();
+    let lines = if block.start_line == block.end_line {
+        format!("line {}", block.start_line)
+    } else {
+        format!("lines {}-{}", block.start_line, block.end_line)
+    };
+    let _ = if block.items > 1 {
+        writeln!(out, "--- {name}s ({} items, {lines}) ---", block.items)
+    } else {
+        writeln!(out, "--- {name} ({lines}) ---")
+    };
+}
+
+/// Writes pieces with the spacing of spec/003: a symbol stub has a blank line above and
+/// below it (never two), raw lines are as in the file.
+pub struct PieceWriter<'a> {
+    out: &'a mut String,
+    /// The output so far ends with a blank line, or nothing was written yet.
+    after_blank: bool,
+    /// A stub was written and wants a blank line before what follows.
+    pending: bool,
+}
+
+impl<'a> PieceWriter<'a> {
+    pub fn new(out: &'a mut String) -> PieceWriter<'a> {
+        PieceWriter {
+            out,
+            after_blank: true,
+            pending: false,
+        }
+    }
+
+    pub fn raw_line(&mut self, line: &[u8]) {
+        let blank = line.iter().all(u8::is_ascii_whitespace);
+        if self.pending && !blank {
+            self.out.push('\n');
+        }
+        self.pending = false;
+        self.out.push_str(&String::from_utf8_lossy(line));
+        self.out.push('\n');
+        self.after_blank = blank;
+    }
+
+    pub fn stub(&mut self, sym: &Symbol) {
+        if self.pending || !self.after_blank {
+            self.out.push('\n');
+        }
+        stub(self.out, sym);
+        self.pending = true;
+        self.after_blank = false;
+    }
+
+    pub fn collapsed(&mut self, block: &Block) {
+        if self.pending {
+            self.out.push('\n');
+            self.pending = false;
+        }
+        collapsed(self.out, block);
+        self.after_blank = false;
+    }
+
+    /// Writes pieces of `file`; returns the symbols stubbed.
+    pub fn pieces(&mut self, file: &CodeFile, s: &FileStructure, pieces: &[Piece]) -> Vec<u32> {
+        let mut stubs = Vec::new();
+        for piece in pieces {
+            match *piece {
+                Piece::Raw { first, last } => {
+                    for n in first..=last {
+                        self.raw_line(file.line(n));
+                    }
+                }
+                Piece::Stub(i) => {
+                    self.stub(s.symbol(i));
+                    stubs.push(i);
+                }
+                Piece::Collapsed(block) => self.collapsed(&block),
+            }
+        }
+        stubs
+    }
+}
+
+/// `[5]` or `[5-8]`.
+fn lines_tag(start: u32, end: u32) -> String {
+    if start == end {
+        format!("[{start}]")
+    } else {
+        format!("[{start}-{end}]")
+    }
+}
+
+/// The enhanced skeleton: directives, imports, exports, comments, the symbol tree, and the
+/// gaps with their content.
+pub fn skeleton(out: &mut String, file: &CodeFile, s: &FileStructure) {
+    let _ = write!(
+        out,
+        "**Skeleton Mode** ({} symbols)\n{} lines, {}\n\n",
+        s.symbols.len(),
+        s.total_lines,
+        s.lang.map_or("text", |l| l.name())
+    );
+    let lists: [(&str, &[Item]); 4] = [
+        ("Imports", &s.imports),
+        ("Exports", &s.exports),
+        ("Comments", &s.comments),
+        ("Directives", &s.directives),
+    ];
+    for (title, items) in lists {
+        if items.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "**{title} ({}):**", items.len());
+        for item in items {
+            let _ = writeln!(
+                out,
+                "  {} {}: {}",
+                lines_tag(item.start_line, item.end_line),
+                item.kind,
+                item.name
+            );
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "**Symbols ({}):**", s.symbols.len());
+    for &r in &s.roots {
+        symbol_line(out, s, r, 1);
+    }
+    let gaps: Vec<_> = s.gaps().collect();
+    if !gaps.is_empty() {
+        out.push_str("\n**Gaps:**\n");
+        for (block, kind) in gaps {
+            let tag = lines_tag(block.start_line, block.end_line);
+            let n = block.end_line + 1 - block.start_line;
+            match kind {
+                GapKind::Blank if n == 1 => {
+                    let _ = writeln!(out, "  {tag} (blank)");
+                }
+                GapKind::Blank => {
+                    let _ = writeln!(out, "  {tag} ({n} blank lines)");
+                }
+                GapKind::Unknown if n == 1 => {
+                    let _ = writeln!(
+                        out,
+                        "  {tag} {}",
+                        String::from_utf8_lossy(file.line(block.start_line))
+                    );
+                }
+                GapKind::Unknown => {
+                    let _ = writeln!(out, "  {tag}");
+                    for line in block.start_line..=block.end_line {
+                        let _ = writeln!(out, "    {}", String::from_utf8_lossy(file.line(line)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn symbol_line(out: &mut String, s: &FileStructure, i: u32, depth: usize) {
+    let sym = s.symbol(i);
+    // Symbols always show both ends (`[10-10]`), as spec/003's skeleton does.
+    let _ = writeln!(
+        out,
+        "{}[{}-{}] {}: {}",
+        "  ".repeat(depth),
+        sym.start_line,
+        sym.end_line,
+        sym.kind,
+        sym.qualified
+    );
+    for &c in &sym.children {
+        symbol_line(out, s, c, depth + 1);
+    }
+}
+
+/// `NAME (KIND, lines X-Y)`.
+pub fn describe(sym: &Symbol) -> String {
+    format!(
+        "{} ({}, lines {}-{})",
+        sym.qualified, sym.kind, sym.start_line, sym.end_line
+    )
+}
+
+/// The text of one target that did not resolve to a read (for a multi-target read).
+pub fn target_problem(out: &mut String, s: &FileStructure, target: &str, m: &TargetMatch) {
+    match m {
+        TargetMatch::Found(_) => {}
+        TargetMatch::Ambiguous(hits) => {
+            let _ = writeln!(
+                out,
+                "### {target}: ambiguous ({} symbols)\n{}\nUse a qualified name, e.g. {{ target: \"{}\" }}.",
+                hits.len(),
+                list(s, hits),
+                s.symbol(hits[0]).qualified
+            );
+        }
+        TargetMatch::NotFound(similar) => {
+            let _ = writeln!(out, "### {target}: not found");
+            if similar.is_empty() {
+                let _ = writeln!(out, "{}", top_level_hint(s));
+            } else {
+                let _ = writeln!(out, "Did you mean:\n{}", list(s, similar));
+            }
+        }
+    }
+}
+
+/// One `  - NAME (KIND, lines X-Y)` line per symbol.
+pub fn list(s: &FileStructure, symbols: &[u32]) -> String {
+    symbols
+        .iter()
+        .map(|&i| format!("  - {}", describe(s.symbol(i))))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The file's top-level symbol names (up to 20), to pick a target from.
+pub fn top_level_hint(s: &FileStructure) -> String {
+    if s.roots.is_empty() {
+        return "The file has no symbols.".into();
+    }
+    let names: Vec<&str> = s
+        .roots
+        .iter()
+        .take(20)
+        .map(|&r| s.symbol(r).qualified.as_str())
+        .collect();
+    let more = if s.roots.len() > 20 {
+        format!(
+            " and {} more (skeleton: true lists all)",
+            s.roots.len() - 20
+        )
+    } else {
+        String::new()
+    };
+    format!("Top-level symbols: {}{more}.", names.join(", "))
+}
+
+/// Cuts `text` to at most `budget` bytes at a line end and says so; returns whether it cut.
+pub fn fit(text: &mut String, budget: usize, hint: &str) -> bool {
+    if text.len() <= budget {
+        return false;
+    }
+    let keep = budget.saturating_sub(400);
+    let mut cut = keep.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = text[..cut].rfind('\n').map_or(0, |i| i + 1);
+    let dropped = text.len() - cut;
+    text.truncate(cut);
+    let _ = writeln!(
+        text,
+        "\n[cut: {dropped} more bytes left out (response size limit {budget} bytes). {hint}]"
+    );
+    true
+}

@@ -1,0 +1,172 @@
+//! Engine tests of the code structure: the line partition, range pieces, target resolution,
+//! and the one-category-per-line property over real files.
+
+use std::path::Path;
+
+use super::answer::answer;
+use super::*;
+use crate::roots::Roots;
+
+/// Writes `src` as `name` in a temporary root and answers `query` on it.
+fn read(name: &str, src: &str, query: ReadQuery) -> Result<String, String> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(name), src).unwrap();
+    let ws = Workspace::new(Roots::new([dir.path()]).unwrap());
+    let file = CodeFile::open(&ws, name).map_err(|e| e.to_string())?;
+    answer(&file, name, &query, "test", usize::MAX)
+        .map(|a| a.text)
+        .map_err(|e| e.to_string())
+}
+
+fn structure(name: &str, src: &str) -> FileStructure {
+    FileStructure::build(Lang::from_path(Path::new(name)).unwrap(), src.as_bytes()).unwrap()
+}
+
+const CONFIG_TS: &str = "\
+import { foo } from 'bar';
+import { baz } from 'qux';
+
+export const CONFIG = {
+  a: 1,
+  b: 2,
+};
+const logger = createLogger();
+
+export function initializeApp() {
+  logger.info('start');
+  return foo(baz);
+}
+// Footer comment
+export default app;
+";
+
+fn range(start: Option<i64>, end: Option<i64>, skeleton: bool) -> ReadQuery {
+    ReadQuery {
+        start_line: start,
+        end_line: end,
+        skeleton,
+        ..ReadQuery::default()
+    }
+}
+
+#[test]
+fn structured_range_of_the_spec_example() {
+    let text = read("config.ts", CONFIG_TS, range(Some(1), Some(15), false)).unwrap();
+    assert_eq!(
+        text,
+        "## file_read: config.ts
+
+**Range:** lines 1-15 of 15
+
+import { foo } from 'bar';
+import { baz } from 'qux';
+
+--- symbol: CONFIG (constant, lines 4-7) ---
+Use { target: \"CONFIG\" } to read this symbol
+
+--- symbol: logger (variable, lines 8-8) ---
+Use { target: \"logger\" } to read this symbol
+
+--- symbol: initializeApp (function, lines 10-13) ---
+Use { target: \"initializeApp\" } to read this symbol
+
+// Footer comment
+export default app;
+"
+    );
+    let text = read("config.ts", CONFIG_TS, range(Some(1), Some(15), true)).unwrap();
+    assert_eq!(
+        text,
+        "## file_read: config.ts
+
+**Range:** lines 1-15 of 15
+
+--- imports (2 items, lines 1-2) ---
+
+--- symbol: CONFIG (constant, lines 4-7) ---
+Use { target: \"CONFIG\" } to read this symbol
+
+--- symbol: logger (variable, lines 8-8) ---
+Use { target: \"logger\" } to read this symbol
+
+--- symbol: initializeApp (function, lines 10-13) ---
+Use { target: \"initializeApp\" } to read this symbol
+
+--- comment (line 14) ---
+--- export (line 15) ---
+"
+    );
+}
+
+#[test]
+fn every_line_has_one_category_in_the_example() {
+    let s = structure("config.ts", CONFIG_TS);
+    assert_partition(&s, CONFIG_TS.as_bytes());
+    let cats: Vec<(u32, u32, &str)> = s
+        .blocks
+        .iter()
+        .map(|b| (b.start_line, b.end_line, b.category.name()))
+        .collect();
+    assert_eq!(
+        cats,
+        [
+            (1, 2, "import"),
+            (3, 3, "gap"),
+            (4, 7, "symbol"),
+            (8, 8, "symbol"),
+            (9, 9, "gap"),
+            (10, 13, "symbol"),
+            (14, 14, "comment"),
+            (15, 15, "export"),
+        ]
+    );
+}
+
+/// The partition property: blocks are in order, contiguous, cover `1..=total_lines` and
+/// never repeat a symbol; every listed item lies in blocks of its own category unless a
+/// line it shares with an earlier entity went to that one; every symbol block lies in its
+/// symbol's range.
+pub(crate) fn assert_partition(s: &FileStructure, bytes: &[u8]) {
+    let total = LineIndex::build(bytes).total_lines(bytes) as u32;
+    assert_eq!(s.total_lines, total, "line count");
+    let mut next = 1;
+    let mut seen = std::collections::HashSet::new();
+    for b in &s.blocks {
+        assert_eq!(b.start_line, next, "blocks contiguous: {b:?}");
+        assert!(b.end_line >= b.start_line);
+        next = b.end_line + 1;
+        if let Category::Symbol(i) = b.category {
+            assert!(seen.insert(i), "symbol {i} owns two blocks");
+            let sym = s.symbol(i);
+            assert!(sym.parent.is_none(), "only top-level symbols own blocks");
+            assert!(sym.start_line <= b.start_line && b.end_line <= sym.end_line);
+        }
+    }
+    assert_eq!(next, total + 1, "blocks cover every line");
+    for cat in [
+        Category::Import,
+        Category::Export,
+        Category::Comment,
+        Category::Directive,
+    ] {
+        for item in s.items(cat) {
+            let mut own = 0;
+            for line in item.start_line..=item.end_line {
+                let b = &s.blocks[s.block_at(line).expect("item line in a block")];
+                own += (b.category == cat) as u32;
+            }
+            assert!(own > 0, "{cat:?} item {item:?} owns no line");
+        }
+    }
+    for (i, sym) in s.symbols.iter().enumerate() {
+        assert!(sym.start_line >= 1 && sym.end_line <= total.max(1));
+        for &c in &sym.children {
+            let child = s.symbol(c);
+            assert_eq!(child.parent, Some(i as u32));
+            assert!(
+                sym.start_line <= child.start_line && child.end_line <= sym.end_line,
+                "child {child:?} outside {sym:?}"
+            );
+        }
+    }
+}
