@@ -170,3 +170,99 @@ pub(crate) fn assert_partition(s: &FileStructure, bytes: &[u8]) {
         }
     }
 }
+
+/// Checks the partition property on every parsed file under `roots`; returns the number of
+/// files checked per extension. Failures name the file.
+fn check_tree(roots: &[std::path::PathBuf]) -> std::collections::BTreeMap<String, usize> {
+    use rayon::prelude::*;
+    let mut files = Vec::new();
+    for root in roots {
+        let walk = ignore::WalkBuilder::new(root)
+            .standard_filters(false)
+            .follow_links(true)
+            .build();
+        for entry in walk.flatten() {
+            let path = entry.path();
+            if entry.file_type().is_some_and(|t| t.is_file()) && Lang::from_path(path).is_some() {
+                files.push(path.to_path_buf());
+            }
+        }
+    }
+    let failures: Vec<String> = files
+        .par_iter()
+        .filter_map(|path| {
+            let bytes = std::fs::read(path).ok()?;
+            if bytes.len() > structure::MAX_PARSE_BYTES || bytes.contains(&0) {
+                return None;
+            }
+            let lang = Lang::from_path(path)?;
+            let outcome = std::panic::catch_unwind(|| {
+                let s = FileStructure::build(lang, &bytes).expect("parsed");
+                assert_partition(&s, &bytes);
+            });
+            outcome.err().map(|e| {
+                let msg = e
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                format!("{}: {msg}", path.display())
+            })
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} files break the partition:\n{}",
+        failures.len(),
+        files.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
+    let mut counts = std::collections::BTreeMap::new();
+    for path in &files {
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        if size as usize <= structure::MAX_PARSE_BYTES {
+            let ext = path.extension().unwrap().to_string_lossy().to_lowercase();
+            *counts.entry(ext).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+/// The project's own sources: real Rust files, checked in every test run.
+#[test]
+fn one_category_per_line_over_this_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let counts = check_tree(&[root.join("src"), root.join("tests"), root.join("benches")]);
+    assert!(counts.get("rs").copied().unwrap_or(0) >= 40, "{counts:?}");
+}
+
+/// Every .ts/.tsx/.js/.rs/.py/.go file of real trees: `MAPGREP_CODE_TREES` (paths separated
+/// by `:`), by default corpora/code (`bash corpora/fetch_code.sh`), corpora/linux and the
+/// cargo registry's sources.
+#[test]
+#[ignore = "walks large trees; run by hand: cargo test --release --lib one_category_per_line_over_real_trees -- --ignored --nocapture"]
+fn one_category_per_line_over_real_trees() {
+    let roots: Vec<std::path::PathBuf> = match std::env::var_os("MAPGREP_CODE_TREES") {
+        Some(list) => std::env::split_paths(&list).collect(),
+        None => {
+            let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+            let cargo_home = std::env::var_os("CARGO_HOME")
+                .map(std::path::PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+                .unwrap_or_default();
+            vec![
+                repo.join("corpora/code"),
+                repo.join("corpora/linux"),
+                cargo_home.join("registry/src"),
+            ]
+        }
+    };
+    let roots: Vec<_> = roots.into_iter().filter(|r| r.exists()).collect();
+    let started = std::time::Instant::now();
+    let counts = check_tree(&roots);
+    let total: usize = counts.values().sum();
+    println!(
+        "one category per line: {total} files checked in {:.1} s, none broken: {counts:?}",
+        started.elapsed().as_secs_f64()
+    );
+}

@@ -64,8 +64,65 @@ pub struct GrepMatch {
     pub text: String,
     pub text_cut: bool,
     pub section_end_hint: Option<SectionHint>,
+    /// The innermost symbol around the match, in files `file_read` parses (filled by
+    /// [`annotate_symbols`]).
+    pub symbol: Option<EnclosingSymbol>,
     pub before: Vec<ContextLine>,
     pub after: Vec<ContextLine>,
+}
+
+/// The symbol a match sits in: what to pass to `file_read { target }`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct EnclosingSymbol {
+    /// The qualified name (`Class.method`).
+    pub name: String,
+    pub kind: String,
+    pub start_line: u64,
+    pub end_line: u64,
+}
+
+/// Names the enclosing symbol of every match in a file of a parsed language (TypeScript,
+/// JavaScript, Rust, Python, Go). Files are parsed in parallel (structures are cached by
+/// file identity); a file that cannot be opened again is left unannotated.
+pub fn annotate_symbols(ws: &Workspace, report: &mut GrepReport) {
+    let mut groups: Vec<&mut [GrepMatch]> = Vec::new();
+    let mut rest: &mut [GrepMatch] = &mut report.matches;
+    while !rest.is_empty() {
+        let n = rest.iter().take_while(|m| m.path == rest[0].path).count();
+        let (group, tail) = rest.split_at_mut(n);
+        if crate::code::Lang::from_path(Path::new(&group[0].path)).is_some() {
+            groups.push(group);
+        }
+        rest = tail;
+    }
+    groups.into_par_iter().for_each(|group| {
+        let Ok(source) = ws.open_source(&group[0].path) else {
+            return;
+        };
+        let Some(lang) = crate::code::Lang::from_path(source.path()) else {
+            return;
+        };
+        let Some(s) = ws.structure(&source, lang) else {
+            return;
+        };
+        if source.check_intact().is_err() {
+            return;
+        }
+        for m in group.iter_mut() {
+            m.symbol = u32::try_from(m.line)
+                .ok()
+                .and_then(|line| s.innermost_at(line))
+                .map(|i| {
+                    let sym = s.symbol(i);
+                    EnclosingSymbol {
+                        name: sym.qualified.clone(),
+                        kind: sym.kind.to_string(),
+                        start_line: sym.start_line.into(),
+                        end_line: sym.end_line.into(),
+                    }
+                });
+        }
+    });
 }
 
 /// What a search found.
@@ -590,6 +647,7 @@ fn finish(bytes: &[u8], lines: Vec<Hit>, ctx: &Ctx<'_>, name: &str) -> FileResul
                 text,
                 text_cut,
                 section_end_hint: hint,
+                symbol: None,
                 before,
                 after,
             }

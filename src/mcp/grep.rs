@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use super::MapgrepServer;
 use crate::grep::{
-    self, ContextLine, Cursor, GrepError, GrepQuery, GrepReport, Progress, SectionHint,
+    self, ContextLine, Cursor, EnclosingSymbol, GrepError, GrepQuery, GrepReport, Progress,
+    SectionHint,
 };
 
 const GREP_CONTENT_DESCRIPTION: &str = r###"Search file contents with a regex, in parallel, across the roots (or one file/directory). Honours .gitignore, skips hidden and binary files (counted in the summary). Results are sorted by path then line.
@@ -28,6 +29,8 @@ Each match is reported as:
   ---
 
 **Section-End-Hint:** where the match's section probably ends. The server looks for the next line after the match that matches one of `section_patterns`, tried in order; default [r"^## ", r"^# ", r"^\[LOG-"] (level-2 header, level-1 header, log entry). The first pattern with a later match wins: hint = that line - 1, so you can read_files with start_line = Line and end_line = hint directly. "(end of file)" means the section runs to the end. Pass your own list (e.g. ["^### "]) to change the boundaries, or [] to disable hints.
+
+**Symbol:** in TypeScript/TSX, JavaScript, Rust, Python and Go files a match also names its innermost enclosing symbol: `File: src/app.ts, Line: 42, Section-End-Hint: 310 (end of file), Symbol: App.start (lines 30-60)`. Read exactly that symbol with file_read { file, target: "App.start" }.
 
 Example:
   grep_content(pattern="\[DECISION\]", search_path="WORK.md")
@@ -90,6 +93,9 @@ pub struct MatchOut {
     pub line: u64,
     pub text: String,
     pub section_end_hint: Option<SectionHint>,
+    /// The innermost symbol around the match (TypeScript, JavaScript, Rust, Python, Go
+    /// files): read it with file_read { target: name }.
+    pub symbol: Option<EnclosingSymbol>,
     pub context: ContextOut,
 }
 
@@ -191,7 +197,11 @@ impl MapgrepServer {
         let worker_progress = Arc::clone(&progress);
         let budget = self.workspace().limits().max_output_bytes;
         let result = self
-            .blocking(move |ws| grep::search(ws, &q, &worker_progress))
+            .blocking(move |ws| {
+                let mut report = grep::search(ws, &q, &worker_progress)?;
+                grep::annotate_symbols(ws, &mut report);
+                Ok(report)
+            })
             .await;
         ticker.abort();
         let report = match result? {
@@ -242,6 +252,13 @@ fn render(report: GrepReport, budget: usize) -> (String, GrepContentResult) {
                 }
             }
         }
+        if let Some(sym) = &m.symbol {
+            let _ = write!(
+                block,
+                ", Symbol: {} (lines {}-{})",
+                sym.name, sym.start_line, sym.end_line
+            );
+        }
         block.push_str("\n---\n");
         let with_context = !m.before.is_empty() || !m.after.is_empty();
         for c in &m.before {
@@ -272,6 +289,7 @@ fn render(report: GrepReport, budget: usize) -> (String, GrepContentResult) {
             line: m.line,
             text: m.text,
             section_end_hint: m.section_end_hint,
+            symbol: m.symbol,
             context: ContextOut {
                 before: m.before,
                 after: m.after,

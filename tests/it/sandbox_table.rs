@@ -1,8 +1,8 @@
 //! The sandbox as one table: every attack path against every tool that takes a path
 //! (`read_files`, `read_text_file`, `grep_content`, `doc_toc`, `doc_read`, `doc_replace` on a
-//! server started with `--allow-write`). Each must be refused (or, for the controls, allowed)
-//! promptly, leak nothing from outside the root, write nothing, and leave the server
-//! answering.
+//! server started with `--allow-write`, and `file_read` in four modes: whole, skeleton, range,
+//! target). Each must be refused (or, for the controls, allowed) promptly, leak nothing from
+//! outside the root, write nothing, and leave the server answering.
 
 use std::path::Path;
 use std::time::Instant;
@@ -12,6 +12,21 @@ use serde_json::json;
 use crate::common::{CALL_TIMEOUT, Fixture, Server, text_of};
 
 const SECRET: &str = "TOP SECRET outside the root";
+
+/// The headings of `file_read`'s path refusals (spec/001 layout, shared with `read_files` and
+/// the document tools). "Read failed" is the answer to a trailing slash on a file (ENOTDIR)
+/// and to an over-long path (ENAMETOOLONG), as for the other tools.
+const FILE_READ_REFUSALS: [&str; 5] = [
+    "Error: Path outside the allowed roots\n",
+    "Error: File not found\n",
+    "Error: Invalid path\n",
+    "Error: Not a regular file\n",
+    "Error: Read failed\n",
+];
+
+/// `file_read` with a target on a file it opened that has no code structure (the fixture's
+/// `.txt` files): the path was accepted.
+const NO_SYMBOLS: &str = "Error: No symbols in this file type\n";
 
 /// Whether a case must be refused or is a control that must work.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -210,6 +225,34 @@ async fn run(srv: &Server, fx: &Fixture, tool: &str, path: &str) -> (bool, Strin
                 Err(e) => (true, e.message.to_string()),
             }
         }
+        "file_read" | "file_read skeleton" | "file_read range" | "file_read target" => {
+            let args = match tool {
+                "file_read" => json!({"file": path}),
+                "file_read skeleton" => json!({"file": path, "skeleton": true}),
+                // The `path` alias, with a structured range.
+                "file_read range" => json!({"path": path, "startLine": 1, "endLine": 1}),
+                // A target: the path is checked before the query. On the fixture's `.txt`
+                // files a target is answered "No symbols in this file type", which counts as
+                // accepted (like doc_replace's "Stale hash").
+                _ => json!({"file": path, "target": ["good", "App.start"]}),
+            };
+            match srv.call("file_read", args).await {
+                Ok(r) => {
+                    let text = text_of(&r);
+                    let layout = ["\nYou provided: file=", "\nProblem: ", "\nFix: "]
+                        .iter()
+                        .all(|s| text.contains(s));
+                    // Refused only with a path error in the spec/001 layout: any other error
+                    // (or a success) on an attack is a failure.
+                    let refused = r.is_error == Some(true)
+                        && layout
+                        && FILE_READ_REFUSALS.iter().any(|h| text.starts_with(h));
+                    (refused, text)
+                }
+                // file_read answers errors as tool results, never as JSON-RPC errors.
+                Err(e) => (false, format!("JSON-RPC error: {}", e.message)),
+            }
+        }
         _ => unreachable!(),
     };
     assert!(
@@ -226,13 +269,17 @@ fn tool_name(tool: &str) -> &'static str {
     }
 }
 
-const TOOLS: [&str; 6] = [
+const TOOLS: [&str; 10] = [
     "read_files",
     "read_text_file",
     "grep_content",
     "doc_toc",
     "doc_read",
     "doc_replace",
+    "file_read",
+    "file_read skeleton",
+    "file_read range",
+    "file_read target",
 ];
 
 #[tokio::test]
@@ -241,6 +288,7 @@ async fn every_attack_against_every_path_tool() {
     let srv = fx.serve_with(&["--allow-write"]).await;
     let mut failures = Vec::new();
     let mut attacks = 0;
+    let outside = ["outside", "repo-evil"].map(|d| fx.base().join(d).display().to_string());
     for tool in TOOLS {
         for c in cases() {
             let path = expand(&fx, &c.path);
@@ -248,10 +296,20 @@ async fn every_attack_against_every_path_tool() {
             if c.want == Want::Refused {
                 attacks += 1;
             }
-            let leaked = text.contains(SECRET);
+            // The secret's text, or the place of an outside directory the attacker did not
+            // name (e.g. a symlink's target).
+            let leaked = text.contains(SECRET)
+                || outside
+                    .iter()
+                    .any(|o| text.contains(o.as_str()) && !path.contains(o.as_str()));
             let ok = match c.want {
                 Want::Refused => refused && !leaked,
-                Want::Allowed => !refused && text.contains("line"),
+                Want::Allowed => {
+                    !refused
+                        && !leaked
+                        && (text.contains("line")
+                            || tool == "file_read target" && text.starts_with(NO_SYMBOLS))
+                }
             };
             if !ok {
                 failures.push(format!(
