@@ -67,7 +67,10 @@ pub fn answer(
                     render::target_problem(&mut text, s, target, m);
                     continue;
                 };
-                for &hit in hits {
+                for (k, &hit) in hits.iter().enumerate() {
+                    if k > 0 {
+                        text.push('\n');
+                    }
                     let sym = s.symbol(hit);
                     let _ = writeln!(text, "### {}\n", render::describe(sym));
                     let pieces = super::symbol_pieces(s, hit, query.recursive);
@@ -190,6 +193,11 @@ fn query_error(e: &QueryError, provided: &str) -> ParamError {
             format!("startLine ({start}) is greater than the file's {total} lines."),
             format!("Give a startLine from 1 to {total}."),
         ),
+        QueryError::EmptyFile => (
+            "Empty file",
+            "The file has no lines, so no range can be read.".to_string(),
+            "Read it without startLine/endLine (or pick another file).".to_string(),
+        ),
         QueryError::NoStructure => (
             "No symbols in this file type",
             format!("target needs a parsed code file; structure is parsed for {}.", supported()),
@@ -216,7 +224,7 @@ fn target_error(
                 ),
                 &format!(
                     "Use a qualified name, e.g. {{ target: \"{}\" }}.",
-                    s.symbol(hits[0]).qualified
+                    s.symbol(hits[0]).address
                 ),
             ),
             TargetMatch::NotFound(similar) if !similar.is_empty() => ParamError::new(

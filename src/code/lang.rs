@@ -132,8 +132,28 @@ impl Lang {
             ),
             Lang::Go => matches!(
                 kind,
-                "source_file" | "type_declaration" | "const_declaration" | "var_declaration"
+                "source_file"
+                    | "type_declaration"
+                    | "const_declaration"
+                    | "var_declaration"
+                    | "var_spec_list"
             ),
+        }
+    }
+
+    /// Node kinds of definitions whose bodies hold member symbols.
+    pub(crate) fn is_container_node(self, kind: &str) -> bool {
+        match self {
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => matches!(
+                kind,
+                "class_declaration"
+                    | "abstract_class_declaration"
+                    | "interface_declaration"
+                    | "variable_declarator"
+            ),
+            Lang::Rust => matches!(kind, "impl_item" | "trait_item" | "mod_item"),
+            Lang::Python => kind == "class_definition",
+            Lang::Go => false,
         }
     }
 

@@ -123,6 +123,8 @@ pub enum QueryError {
         start: i64,
         total: u32,
     },
+    /// A range of an empty file.
+    EmptyFile,
     /// A target on a file without a parsed structure.
     NoStructure,
 }
@@ -148,16 +150,31 @@ impl ReadQuery {
     /// The requested lines, validated and clamped to `1..=total`: a missing start reads from
     /// line 1, a missing end to the last line.
     pub fn range(&self, total: u32) -> Result<(u32, u32), QueryError> {
+        if total == 0 {
+            return Err(QueryError::EmptyFile);
+        }
         let start = self.start_line.unwrap_or(1);
-        let end = self.end_line.unwrap_or(i64::from(total).max(1));
-        if start > end {
+        if let (Some(start), Some(end)) = (self.start_line, self.end_line)
+            && start > end
+        {
             return Err(QueryError::StartAfterEnd { start, end });
         }
         if start > i64::from(total) {
             return Err(QueryError::StartPastEnd { start, total });
         }
         let clamp = |v: i64| v.clamp(1, i64::from(total)) as u32;
-        Ok((clamp(start), clamp(end)))
+        let (first, last) = (
+            clamp(start),
+            clamp(self.end_line.unwrap_or(i64::from(total))),
+        );
+        if first > last {
+            // Only a start given with an end below line 1 (clamped to 1) gets here.
+            return Err(QueryError::StartAfterEnd {
+                start,
+                end: self.end_line.unwrap_or(i64::from(total)),
+            });
+        }
+        Ok((first, last))
     }
 }
 
@@ -205,7 +222,23 @@ pub fn structured_range(s: &FileStructure, first: u32, last: u32, collapse: bool
         let from = block.start_line.max(first_out);
         let to = block.end_line.min(last_out);
         match block.category {
-            Category::Symbol(i) => pieces.push(Piece::Stub(i)),
+            Category::Symbol(i) => {
+                pieces.push(Piece::Stub(i));
+                // Symbols declared on the lines of this one (`const a = 1, b = 2;`) have no
+                // block of their own: stub them here.
+                let from = s
+                    .roots
+                    .partition_point(|&r| s.symbol(r).start_line < block.start_line);
+                for &r in &s.roots[from..] {
+                    let sym = s.symbol(r);
+                    if sym.start_line > block.end_line {
+                        break;
+                    }
+                    if r != i && sym.end_line <= block.end_line {
+                        pieces.push(Piece::Stub(r));
+                    }
+                }
+            }
             Category::Gap(_) => push_raw(&mut pieces, from, to),
             _ if collapse => pieces.push(Piece::Collapsed(*block)),
             _ => push_raw(&mut pieces, from, to),
@@ -265,20 +298,28 @@ pub enum TargetMatch {
     NotFound(Vec<u32>),
 }
 
-/// Resolves a target: the qualified name (`Class.method`; `::` works as `.`), then the plain
-/// name at any depth, then both ignoring case.
+/// Resolves a target: a symbol's address (what stubs print: the qualified name, or for one of
+/// several members of one name `impl Trait for Type.method` / `name@LINE`), the qualified
+/// name (`Class.method`; `::` works as `.`), the plain name at any depth, then both ignoring
+/// case.
 pub fn resolve_target(s: &FileStructure, target: &str) -> TargetMatch {
-    let want = target.trim().replace("::", ".");
+    let want = norm(target.trim());
+    let all = 0..s.symbols.len() as u32;
+    let address: Vec<u32> = all
+        .clone()
+        .filter(|&i| norm(&s.symbol(i).address) == want)
+        .collect();
+    if !address.is_empty() {
+        return TargetMatch::Found(address);
+    }
     let tiers: [&dyn Fn(&Symbol) -> bool; 4] = [
-        &|sym| sym.qualified == want,
-        &|sym| sym.name == want,
-        &|sym| sym.qualified.eq_ignore_ascii_case(&want),
-        &|sym| sym.name.eq_ignore_ascii_case(&want),
+        &|sym| norm(&sym.qualified) == want,
+        &|sym| norm(&sym.name) == want,
+        &|sym| norm(&sym.qualified).eq_ignore_ascii_case(&want),
+        &|sym| norm(&sym.name).eq_ignore_ascii_case(&want),
     ];
     for tier in tiers {
-        let hits: Vec<u32> = (0..s.symbols.len() as u32)
-            .filter(|&i| tier(s.symbol(i)))
-            .collect();
+        let hits: Vec<u32> = all.clone().filter(|&i| tier(s.symbol(i))).collect();
         match hits.len() {
             0 => continue,
             1 => return TargetMatch::Found(hits),
@@ -289,20 +330,17 @@ pub fn resolve_target(s: &FileStructure, target: &str) -> TargetMatch {
     TargetMatch::NotFound(similar(s, &want))
 }
 
-/// Whether `hits` are consecutive siblings (nothing else between them).
-fn adjacent_siblings(s: &FileStructure, hits: &[u32]) -> bool {
-    let parent = s.symbol(hits[0]).parent;
-    if hits.iter().any(|&h| s.symbol(h).parent != parent) {
-        return false;
+/// `::` read as `.` (Rust paths), so `Foo::new` finds `Foo.new`.
+fn norm(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.contains("::") {
+        name.replace("::", ".").into()
+    } else {
+        name.into()
     }
-    let siblings: &[u32] = match parent {
-        Some(p) => &s.symbol(p).children,
-        None => &s.roots,
-    };
-    let Some(at) = siblings.iter().position(|&x| x == hits[0]) else {
-        return false;
-    };
-    siblings[at..].starts_with(hits)
+}
+
+fn adjacent_siblings(s: &FileStructure, hits: &[u32]) -> bool {
+    structure::adjacent_siblings(&s.symbols, &s.roots, hits)
 }
 
 /// Up to eight symbols whose names are close to `want`.

@@ -16,7 +16,7 @@ pub fn stub(out: &mut String, sym: &Symbol) {
     let _ = write!(
         out,
         "--- symbol: {name} ({kind}, lines {a}-{b}) ---\nUse {{ target: \"{name}\" }} to read this symbol\n",
-        name = sym.qualified,
+        name = sym.address,
         kind = sym.kind,
         a = sym.start_line,
         b = sym.end_line
@@ -121,8 +121,9 @@ fn lines_tag(start: u32, end: u32) -> String {
 pub fn skeleton(out: &mut String, file: &CodeFile, s: &FileStructure) {
     let _ = write!(
         out,
-        "**Skeleton Mode** ({} symbols)\n{} lines, {}\n\n",
+        "**Skeleton Mode** ({} symbol{})\n{} lines, {}\n\n",
         s.symbols.len(),
+        if s.symbols.len() == 1 { "" } else { "s" },
         s.total_lines,
         s.lang.map_or("text", |l| l.name())
     );
@@ -165,6 +166,12 @@ pub fn skeleton(out: &mut String, file: &CodeFile, s: &FileStructure) {
                 GapKind::Blank => {
                     let _ = writeln!(out, "  {tag} ({n} blank lines)");
                 }
+                GapKind::Unknown
+                    if (block.start_line..=block.end_line)
+                        .all(|l| file.line(l).iter().all(u8::is_ascii_whitespace)) =>
+                {
+                    let _ = writeln!(out, "  {tag} (blank)");
+                }
                 GapKind::Unknown if n == 1 => {
                     let _ = writeln!(
                         out,
@@ -193,18 +200,18 @@ fn symbol_line(out: &mut String, s: &FileStructure, i: u32, depth: usize) {
         sym.start_line,
         sym.end_line,
         sym.kind,
-        sym.qualified
+        sym.address
     );
     for &c in &sym.children {
         symbol_line(out, s, c, depth + 1);
     }
 }
 
-/// `NAME (KIND, lines X-Y)`.
+/// `NAME (KIND, lines X-Y)`, the name being the symbol's target address.
 pub fn describe(sym: &Symbol) -> String {
     format!(
         "{} ({}, lines {}-{})",
-        sym.qualified, sym.kind, sym.start_line, sym.end_line
+        sym.address, sym.kind, sym.start_line, sym.end_line
     )
 }
 
@@ -218,7 +225,7 @@ pub fn target_problem(out: &mut String, s: &FileStructure, target: &str, m: &Tar
                 "### {target}: ambiguous ({} symbols)\n{}\nUse a qualified name, e.g. {{ target: \"{}\" }}.",
                 hits.len(),
                 list(s, hits),
-                s.symbol(hits[0]).qualified
+                s.symbol(hits[0]).address
             );
         }
         TargetMatch::NotFound(similar) => {
@@ -250,7 +257,7 @@ pub fn top_level_hint(s: &FileStructure) -> String {
         .roots
         .iter()
         .take(20)
-        .map(|&r| s.symbol(r).qualified.as_str())
+        .map(|&r| s.symbol(r).address.as_str())
         .collect();
     let more = if s.roots.len() > 20 {
         format!(

@@ -22,6 +22,11 @@ pub struct Symbol {
     /// at the top level.
     pub qualified: String,
     pub kind: &'static str,
+    /// The name to pass as `target` to read exactly this symbol: the qualified name, unless
+    /// several symbols share it — then `impl Trait for Type.method` (the parent's name and
+    /// the symbol's), or `QUALIFIED@LINE`. Overloads (adjacent siblings of one name) share
+    /// their qualified name and are read together.
+    pub address: String,
     /// 1-based, inclusive: the whole definition with its export wrapper, decorators and doc
     /// comment.
     pub start_line: u32,
@@ -134,6 +139,39 @@ enum ItemCat {
     Directive,
 }
 
+/// Hashes node ids (addresses) with one multiplication: the maps of node ids are hot.
+#[derive(Clone, Copy, Default)]
+struct BuildIdHasher;
+
+impl std::hash::BuildHasher for BuildIdHasher {
+    type Hasher = IdHasher;
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher(0)
+    }
+}
+
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64 ^ (n as u64 >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Links<'t> {
+    parent: Node<'t>,
+    prev: Option<Node<'t>>,
+}
+
 struct Candidate<'t> {
     node: Node<'t>,
     name: Option<Node<'t>>,
@@ -158,7 +196,11 @@ impl FileStructure {
             parser.set_language(&compiled.language).ok()?;
             parser.parse(bytes, None)
         })?;
-        Some(Builder::new(lang, compiled, bytes).run(tree.root_node()))
+        let structure = Builder::new(lang, compiled, bytes).run(tree.root_node());
+        // Freeing a tree of a large file takes a few percent of its parse: not on the
+        // caller's time.
+        rayon::spawn(move || drop(tree));
+        Some(structure)
     }
 
     /// Heap bytes held (for the cache's budget).
@@ -236,6 +278,10 @@ struct Builder<'a> {
     lang: Lang,
     compiled: &'a Compiled,
     bytes: &'a [u8],
+    /// Parent and previous named sibling of the nodes in the structural part of the tree
+    /// (see [`Builder::link`]): tree-sitter's own `parent()` walks down from the root, which
+    /// costs the width of every level above the node.
+    links: HashMap<usize, Links<'a>, BuildIdHasher>,
     /// Byte offset where each line starts.
     line_starts: Vec<usize>,
 }
@@ -254,6 +300,7 @@ impl<'a> Builder<'a> {
             lang,
             compiled,
             bytes,
+            links: HashMap::default(),
             line_starts,
         }
     }
@@ -282,38 +329,108 @@ impl<'a> Builder<'a> {
         std::str::from_utf8(&self.bytes[node.byte_range()]).unwrap_or("")
     }
 
-    fn run(self, root: Node) -> FileStructure {
-        let c = self.compiled;
-        let mut cursor = QueryCursor::new();
-        let mut candidates: Vec<Candidate> = Vec::new();
-        let mut by_node: HashMap<usize, usize> = HashMap::new();
-        let mut items: Vec<(Node, ItemCat)> = Vec::new();
-        let mut matches = cursor.matches(&c.query, root, self.bytes);
-        while let Some(m) = matches.next() {
-            let mut name = None;
-            let mut def = None;
-            for cap in m.captures() {
-                let i = cap.index;
-                if Some(i) == c.name {
-                    name = Some(cap.node);
-                } else if let Some(&(_, kind)) = c.definitions.iter().find(|(d, _)| *d == i) {
-                    def = Some((cap.node, kind));
-                } else {
-                    let cat = if Some(i) == c.import {
-                        ItemCat::Import
-                    } else if Some(i) == c.export {
-                        ItemCat::Export
-                    } else if Some(i) == c.comment {
-                        ItemCat::Comment
-                    } else if Some(i) == c.directive {
-                        ItemCat::Directive
-                    } else {
-                        continue;
-                    };
-                    items.push((cap.node, cat));
+    /// Records parent and previous named sibling of every node in the structural part of the
+    /// tree: the root's children and the insides of transparent and container nodes, never
+    /// function bodies.
+    fn link(&mut self, root: Node<'a>) {
+        let mut cursor = root.walk();
+        let mut parents: Vec<Node<'a>> = Vec::new();
+        let mut prev: Vec<Option<Node<'a>>> = Vec::new();
+        let mut node = root;
+        loop {
+            let descend = parents.is_empty()
+                || self.lang.transparent(node.kind())
+                || self.lang.is_container_node(node.kind());
+            if descend && cursor.goto_first_child() {
+                parents.push(node);
+                prev.push(None);
+            } else {
+                loop {
+                    if cursor.goto_next_sibling() {
+                        break;
+                    }
+                    if !cursor.goto_parent() {
+                        return;
+                    }
+                    parents.pop();
+                    prev.pop();
                 }
             }
-            if let Some((node, kind)) = def {
+            node = cursor.node();
+            let Some(&parent) = parents.last() else {
+                return;
+            };
+            let last = prev.last_mut().expect("a sibling slot per parent");
+            self.links.insert(
+                node.id(),
+                Links {
+                    parent,
+                    prev: *last,
+                },
+            );
+            if node.is_named() {
+                *last = Some(node);
+            }
+        }
+    }
+
+    fn parent(&self, node: Node<'a>) -> Option<Node<'a>> {
+        match self.links.get(&node.id()) {
+            Some(l) => Some(l.parent),
+            None => node.parent(),
+        }
+    }
+
+    fn prev_named(&self, node: Node<'a>) -> Option<Node<'a>> {
+        match self.links.get(&node.id()) {
+            Some(l) => l.prev,
+            None => node.prev_named_sibling(),
+        }
+    }
+
+    fn run(mut self, root: Node<'a>) -> FileStructure {
+        self.link(root);
+        let c = self.compiled;
+        let mut cursor = QueryCursor::new();
+        // Symbols sit near the top of the tree or of a container's body: the query starts
+        // matches at most QUERY_DEPTH levels below the root, then below each container
+        // (class, namespace, impl…) found, so function bodies are never searched.
+        cursor.set_max_start_depth(Some(QUERY_DEPTH));
+        let mut candidates: Vec<Candidate> = Vec::new();
+        let mut by_node: HashMap<usize, usize, BuildIdHasher> = HashMap::default();
+        let mut items: Vec<(Node, ItemCat)> = Vec::new();
+        let mut queue = vec![root];
+        let mut searched = std::collections::HashSet::new();
+        while let Some(top) = queue.pop() {
+            if !searched.insert(top.id()) {
+                continue;
+            }
+            let mut matches = cursor.matches(&c.query, top, self.bytes);
+            while let Some(m) = matches.next() {
+                let mut name = None;
+                let mut def = None;
+                for cap in m.captures() {
+                    let i = cap.index;
+                    if Some(i) == c.name {
+                        name = Some(cap.node);
+                    } else if let Some(&(_, kind)) = c.definitions.iter().find(|(d, _)| *d == i) {
+                        def = Some((cap.node, kind));
+                    } else if top == root {
+                        let cat = if Some(i) == c.import {
+                            ItemCat::Import
+                        } else if Some(i) == c.export {
+                            ItemCat::Export
+                        } else if Some(i) == c.comment {
+                            ItemCat::Comment
+                        } else if Some(i) == c.directive {
+                            ItemCat::Directive
+                        } else {
+                            continue;
+                        };
+                        items.push((cap.node, cat));
+                    }
+                }
+                let Some((node, kind)) = def else { continue };
                 let candidate = Candidate {
                     node,
                     name,
@@ -326,6 +443,9 @@ impl<'a> Builder<'a> {
                     None => {
                         by_node.insert(node.id(), candidates.len());
                         candidates.push(candidate);
+                        if is_container(kind) && node != top {
+                            queue.push(node);
+                        }
                     }
                 }
             }
@@ -336,10 +456,13 @@ impl<'a> Builder<'a> {
             .filter(|(_, cat)| *cat == ItemCat::Import)
             .map(|(n, _)| n.id())
             .collect();
+        // A definition outside the structural part of the tree (inside a function body or an
+        // expression) is never a symbol.
         candidates.retain(|cand| {
-            cand.node
-                .parent()
-                .is_none_or(|p| !imports.contains(&p.id()))
+            self.links.contains_key(&cand.node.id())
+                && self
+                    .parent(cand.node)
+                    .is_none_or(|p| !imports.contains(&p.id()))
         });
         candidates.sort_by_key(|cand| (cand.node.start_byte(), usize::MAX - cand.node.end_byte()));
         by_node = candidates
@@ -371,6 +494,7 @@ impl<'a> Builder<'a> {
             .filter(|(_, s)| s.parent.is_none())
             .map(|(i, _)| i as u32)
             .collect();
+        assign_addresses(&mut symbols, &roots);
         self.partition(root, symbols, roots, items)
     }
 
@@ -379,24 +503,20 @@ impl<'a> Builder<'a> {
     fn parent_of(
         &self,
         node: Node,
-        by_node: &HashMap<usize, usize>,
+        by_node: &HashMap<usize, usize, BuildIdHasher>,
         kept: &[Option<u32>],
         symbols: &[Symbol],
     ) -> Option<Option<u32>> {
-        let mut at = node.parent();
+        let mut at = self.parent(node);
         while let Some(n) = at {
             if let Some(&ci) = by_node.get(&n.id()) {
                 let sym = kept[ci]?;
-                let container = matches!(
-                    symbols[sym as usize].kind,
-                    "class" | "interface" | "namespace" | "module" | "impl" | "trait"
-                );
-                return container.then_some(Some(sym));
+                return is_container(symbols[sym as usize].kind).then_some(Some(sym));
             }
             if !self.lang.transparent(n.kind()) {
                 return None;
             }
-            at = n.parent();
+            at = self.parent(n);
         }
         Some(None)
     }
@@ -450,8 +570,8 @@ impl<'a> Builder<'a> {
         }
         if kind == "variable" && is_constant_name(&name) {
             let declared_const = match self.lang {
-                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => node
-                    .parent()
+                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => self
+                    .parent(node)
                     .is_some_and(|p| self.text(p).starts_with("const")),
                 _ => self.lang == Lang::Python,
             };
@@ -469,6 +589,7 @@ impl<'a> Builder<'a> {
         let end = self.last(outer).max(self.last(node));
         (
             Symbol {
+                address: String::new(),
                 name,
                 qualified,
                 kind,
@@ -494,10 +615,10 @@ impl<'a> Builder<'a> {
 
     /// The node a symbol's range is taken from: the definition grown to its export wrapper,
     /// decorated definition, or single-entry declaration.
-    fn outer<'t>(&self, node: Node<'t>) -> Node<'t> {
+    fn outer(&self, node: Node<'a>) -> Node<'a> {
         let mut outer = node;
         loop {
-            let Some(parent) = outer.parent() else {
+            let Some(parent) = self.parent(outer) else {
                 return outer;
             };
             let grow = match (self.lang, parent.kind()) {
@@ -526,9 +647,9 @@ impl<'a> Builder<'a> {
 
     /// The first line (0-based) of `outer` grown over the decorators, attributes and comments
     /// right above it (no blank line between, not trailing another statement).
-    fn grown_start(&self, outer: Node) -> u32 {
+    fn grown_start(&self, outer: Node<'a>) -> u32 {
         let mut start = self.first(outer);
-        let mut at = outer.prev_named_sibling();
+        let mut at = self.prev_named(outer);
         while let Some(s) = at {
             let kind = s.kind();
             let comment = self.lang.is_comment(kind);
@@ -538,7 +659,7 @@ impl<'a> Builder<'a> {
             if comment && self.is_inner_doc(s) {
                 break;
             }
-            let before = s.prev_named_sibling();
+            let before = self.prev_named(s);
             if comment && before.is_some_and(|b| self.last(b) >= self.first(s)) {
                 break; // a trailing comment of the statement before
             }
@@ -702,6 +823,13 @@ impl<'a> Builder<'a> {
         let text = self.text(node);
         match cat {
             ItemCat::Import => self.describe_import(node, text),
+            ItemCat::Export if node.kind() == "expression_statement" => {
+                let left = node
+                    .named_child(0)
+                    .and_then(|a| a.child_by_field_name("left"))
+                    .map_or(text, |l| self.text(l));
+                ("commonjs-export", short(left))
+            }
             ItemCat::Export => {
                 let body = text.trim_start_matches("export").trim_start();
                 if let Some(rest) = body.strip_prefix("default") {
@@ -803,6 +931,74 @@ impl<'a> Builder<'a> {
             _ => ("import", short(text)),
         }
     }
+}
+
+/// Gives every symbol its target address (see [`Symbol::address`]).
+fn assign_addresses(symbols: &mut [Symbol], roots: &[u32]) {
+    let mut groups: HashMap<&str, Vec<u32>> = HashMap::new();
+    for (i, sym) in symbols.iter().enumerate() {
+        groups
+            .entry(sym.qualified.as_str())
+            .or_default()
+            .push(i as u32);
+    }
+    let mut addresses: Vec<(u32, String)> = Vec::new();
+    for (qualified, group) in groups {
+        if group.len() == 1 || adjacent_siblings(symbols, roots, &group) {
+            addresses.extend(group.iter().map(|&i| (i, qualified.to_string())));
+            continue;
+        }
+        let by_parent: Vec<Option<String>> = group
+            .iter()
+            .map(|&i| {
+                let sym = &symbols[i as usize];
+                sym.parent
+                    .map(|p| format!("{}.{}", symbols[p as usize].name, sym.name))
+            })
+            .collect();
+        for (k, &i) in group.iter().enumerate() {
+            let unique = by_parent[k]
+                .as_ref()
+                .filter(|a| by_parent.iter().filter(|b| b.as_ref() == Some(a)).count() == 1);
+            let sym = &symbols[i as usize];
+            let address = match unique {
+                Some(a) if *a != sym.qualified => a.clone(),
+                _ => format!("{}@{}", sym.qualified, sym.start_line),
+            };
+            addresses.push((i, address));
+        }
+    }
+    for (i, address) in addresses {
+        symbols[i as usize].address = address;
+    }
+}
+
+/// Whether `hits` are consecutive siblings (nothing else between them).
+pub(crate) fn adjacent_siblings(symbols: &[Symbol], roots: &[u32], hits: &[u32]) -> bool {
+    let parent = symbols[hits[0] as usize].parent;
+    if hits.iter().any(|&h| symbols[h as usize].parent != parent) {
+        return false;
+    }
+    let siblings: &[u32] = match parent {
+        Some(p) => &symbols[p as usize].children,
+        None => roots,
+    };
+    let Some(at) = siblings.iter().position(|&x| x == hits[0]) else {
+        return false;
+    };
+    siblings[at..].starts_with(hits)
+}
+
+/// How deep below the root or a container the query starts matches: deep enough for
+/// `namespace N { export const x = … }` (statement block, export, declaration, declarator).
+const QUERY_DEPTH: u32 = 4;
+
+/// Symbol kinds whose members are symbols too.
+fn is_container(kind: &str) -> bool {
+    matches!(
+        kind,
+        "class" | "interface" | "namespace" | "module" | "impl" | "trait"
+    )
 }
 
 fn collect_kind<'t>(node: Node<'t>, kind: &str, f: &mut impl FnMut(Node<'t>)) {

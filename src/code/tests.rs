@@ -266,3 +266,37 @@ fn one_category_per_line_over_real_trees() {
         started.elapsed().as_secs_f64()
     );
 }
+
+/// Stage timings (minimum of 30 runs) of the structure of a file: tree-sitter parse alone,
+/// then the whole build. Run by hand: `MAPGREP_STAGE_FILE=path cargo test --release --lib
+/// structure_stage_timings -- --ignored --nocapture`.
+#[test]
+#[ignore = "timing, run by hand"]
+fn structure_stage_timings() {
+    let Some(path) = std::env::var_os("MAPGREP_STAGE_FILE") else {
+        return;
+    };
+    let path = std::path::PathBuf::from(path);
+    let bytes = std::fs::read(&path).unwrap();
+    let lang = Lang::from_path(&path).unwrap();
+    let compiled = lang.compiled().unwrap();
+    let min = |f: &mut dyn FnMut()| {
+        (0..30)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                f();
+                t.elapsed()
+            })
+            .min()
+            .unwrap()
+    };
+    let parse = min(&mut || {
+        let mut p = tree_sitter::Parser::new();
+        p.set_language(&compiled.language).unwrap();
+        std::hint::black_box(p.parse(&bytes, None).unwrap());
+    });
+    let build = min(&mut || {
+        std::hint::black_box(FileStructure::build(lang, &bytes).unwrap());
+    });
+    println!("{}: parse {parse:?}, whole build {build:?}", path.display());
+}

@@ -74,7 +74,7 @@ pub struct GrepMatch {
 /// The symbol a match sits in: what to pass to `file_read { target }`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct EnclosingSymbol {
-    /// The qualified name (`Class.method`).
+    /// The name to pass to `file_read { target }` (`Class.method`).
     pub name: String,
     pub kind: String,
     pub start_line: u64,
@@ -115,7 +115,7 @@ pub fn annotate_symbols(ws: &Workspace, report: &mut GrepReport) {
                 .map(|i| {
                     let sym = s.symbol(i);
                     EnclosingSymbol {
-                        name: sym.qualified.clone(),
+                        name: sym.address.clone(),
                         kind: sym.kind.to_string(),
                         start_line: sym.start_line.into(),
                         end_line: sym.end_line.into(),

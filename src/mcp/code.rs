@@ -66,8 +66,11 @@ pub struct FileReadParams {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SymbolRef {
     pub name: String,
-    /// The name to pass as target (`Class.method` for members).
+    /// The qualified name (`Class.method` for members).
     pub qualified_name: String,
+    /// The name to pass as target to read exactly this symbol (the qualified name unless
+    /// several symbols share it).
+    pub target: String,
     pub kind: String,
     pub start_line: u32,
     pub end_line: u32,
@@ -78,6 +81,7 @@ impl SymbolRef {
         SymbolRef {
             name: s.name.clone(),
             qualified_name: s.qualified.clone(),
+            target: s.address.clone(),
             kind: s.kind.to_string(),
             start_line: s.start_line,
             end_line: s.end_line,

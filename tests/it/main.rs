@@ -6,6 +6,8 @@ mod common;
 mod doc_read;
 mod doc_replace;
 mod doc_tools;
+mod file_read;
+mod file_read_langs;
 mod grep_tool;
 mod read_files;
 mod read_text_file;

@@ -20,6 +20,32 @@ from mcp.shared.exceptions import MCPError
 
 RESULTS = []
 
+# A small TypeScript file for file_read (spec/003).
+APP_TS = [
+    'import { readFile } from "fs";',
+    "",
+    "export const CONFIG = { port: 8080 };",
+    "",
+    "/** Starts the app. */",
+    "export function initializeApp(name: string): number {",
+    "  const x = name.length;",
+    "  return x + CONFIG.port;",
+    "}",
+    "",
+    "export class App {",
+    "  start(): void {",
+    '    console.log("start");',
+    "  }",
+    "",
+    "  stop(): void {}",
+    "}",
+]
+
+
+def app_line(prefix):
+    """The 1-based line of APP_TS that starts with `prefix`."""
+    return next(i for i, l in enumerate(APP_TS, 1) if l.startswith(prefix))
+
 
 def check(name, cond, detail=""):
     RESULTS.append(bool(cond))
@@ -45,6 +71,7 @@ def fixtures(root):
     w("plan.md", "# Plan\n\n## Phase B\n\nb\n\n## 6.1 Phase B: Design\n\nd\n\n"
       "## 6.2 Phase B 验证计划\n\nv\n\n```\n# not a heading\n```\n")
     w("image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    w("app.ts", "\n".join(APP_TS) + "\n")
     return log
 
 
@@ -78,6 +105,12 @@ async def run_checks(binary, root, log, mode):
                 check(tag + f"{name} is listed read-only",
                       t is not None and t.annotations is not None and t.annotations.read_only_hint is True,
                       repr(t.annotations if t else None))
+
+            t = tools.get("file_read")
+            check(tag + "file_read is listed read-only with an outputSchema",
+                  t is not None and t.annotations is not None and t.annotations.read_only_hint is True
+                  and isinstance(t.output_schema, dict) and "mode" in t.output_schema.get("properties", {}),
+                  repr((t.annotations, t.output_schema) if t else None))
 
             async def call(name, args):
                 with anyio.fail_after(20):
@@ -168,6 +201,64 @@ async def run_checks(binary, root, log, mode):
                                            "expected_hash": "0"})
             check(tag + "doc_replace refused without --allow-write",
                   r.is_error and "Editing is disabled" in text_of(r), text_of(r))
+
+            # file_read, spec/003: skeleton, target, structured range, and the target/range error.
+            fn_lines = (app_line("/** Starts"), app_line("}"))  # doc comment to closing brace
+            fn_stub = f"--- symbol: initializeApp (function, lines {fn_lines[0]}-{fn_lines[1]}) ---"
+            start_lines = (app_line("  start()"), app_line("  }"))
+            r = await call("file_read", {"file": "app.ts", "skeleton": True})
+            t, sc = text_of(r), r.structured_content or {}
+            listed = {s.get("qualified_name") for s in sc.get("symbols", [])}
+            check(tag + "file_read skeleton lists the symbols",
+                  not r.is_error and sc.get("mode") == "skeleton" and sc.get("language") == "typescript"
+                  and listed == {"CONFIG", "initializeApp", "App", "App.start", "App.stop"}
+                  and f"[{fn_lines[0]}-{fn_lines[1]}] function: initializeApp" in t
+                  and f"[{start_lines[0]}-{start_lines[1]}] method: App.start" in t
+                  and "[1] named-import: { readFile }" in t,
+                  t + json.dumps(sc))
+
+            r = await call("file_read", {"file": "app.ts", "target": "initializeApp"})
+            t, sc = text_of(r), r.structured_content or {}
+            body = "\n".join(APP_TS[fn_lines[0] - 1:fn_lines[1]]) + "\n"
+            syms = sc.get("symbols", [])
+            check(tag + "file_read target returns the symbol text, mode == target",
+                  not r.is_error and sc.get("mode") == "target" and body in t
+                  and f"### initializeApp (function, lines {fn_lines[0]}-{fn_lines[1]})" in t
+                  and [(s.get("qualified_name"), s.get("start_line"), s.get("end_line")) for s in syms]
+                  == [("initializeApp", fn_lines[0], fn_lines[1])],
+                  t + json.dumps(sc))
+
+            r = await call("file_read", {"path": "app.ts", "target": ["CONFIG", "App.start"]})
+            t, sc = text_of(r), r.structured_content or {}
+            method = "\n".join(APP_TS[start_lines[0] - 1:start_lines[1]]) + "\n"
+            check(tag + "file_read several targets (path alias)",
+                  not r.is_error and sc.get("mode") == "target" and method in t
+                  and "export const CONFIG = { port: 8080 };\n" in t and "stop()" not in t
+                  and [s.get("qualified_name") for s in sc.get("symbols", [])] == ["CONFIG", "App.start"],
+                  t + json.dumps(sc))
+
+            r = await call("file_read", {"file": "app.ts", "startLine": 1, "endLine": len(APP_TS)})
+            t, sc = text_of(r), r.structured_content or {}
+            check(tag + "file_read range shows symbol stubs",
+                  not r.is_error and sc.get("mode") == "range"
+                  and (sc.get("start_line"), sc.get("end_line")) == (1, len(APP_TS))
+                  and APP_TS[0] + "\n" in t and fn_stub in t
+                  and 'Use { target: "initializeApp" } to read this symbol' in t
+                  and f"--- symbol: App (class, lines {app_line('export class')}-{len(APP_TS)}) ---" in t
+                  and "return x + CONFIG.port;" not in t,
+                  t + json.dumps(sc))
+
+            r = await call("file_read", {"file": "app.ts", "target": "initializeApp", "startLine": 1})
+            t = text_of(r)
+            check(tag + "file_read target + startLine is an error",
+                  r.is_error is True and all(s in t for s in (
+                      "Error: target and startLine/endLine together", "You provided:", "Problem:", "Fix:"))
+                  and "export function" not in t, t)
+
+            r = await call("file_read", {"file": "/etc/passwd", "skeleton": True})
+            check(tag + "file_read refuses a path outside the root", r.is_error is True
+                  and text_of(r).startswith("Error: Path outside the allowed roots") and "root:" not in text_of(r),
+                  text_of(r))
 
             r = await call("read_files", {"files": [{"path": "hello.txt", "tail": 1}]})
             check(tag + "server still serves after errors", "World\n" in text_of(r), text_of(r))

@@ -29,6 +29,11 @@
   (#eq? @_require "require"))
 (program (import_statement) @import)
 (program (export_statement) @export)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression object: (identifier) @_module))) @export
+  (#match? @_module "^(module|exports)$"))
 (program (comment) @comment)
 (program (hash_bang_line) @directive)
 (program (expression_statement (string)) @directive)
