@@ -1,4 +1,4 @@
-//! `mapgrep read` on the command line.
+//! `mapgrep read`, `outline` and `symbol` on the command line.
 
 use std::process::{Command, Output};
 
@@ -138,4 +138,67 @@ fn other_bad_input_exits_2_with_a_message() {
     );
     let o = read(&["/nonexistent/mapgrep/file.txt"]);
     assert!(stderr(&o).contains("file not found"), "{}", stderr(&o));
+}
+
+const CODE_TS: &str = "\
+import { a } from 'a';
+
+/** Starts it. */
+export function start() {
+  return a;
+}
+
+export class App {
+  run() {
+    start();
+  }
+}
+";
+
+fn code_cmd(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run mapgrep")
+}
+
+#[test]
+fn outline_prints_the_skeleton() {
+    let fx = Fixture::new();
+    let path = fx.write("app.ts", CODE_TS);
+    let o = code_cmd(&["outline", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("**Skeleton Mode** (3 symbols)"), "{out}");
+    assert!(out.contains("  [1] named-import: { a }\n"), "{out}");
+    assert!(
+        out.contains("  [3-6] function: start\n  [8-12] class: App\n    [9-11] method: App.run\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn symbol_prints_symbols_and_refuses_unknown_names() {
+    let fx = Fixture::new();
+    let path = fx.write("app.ts", CODE_TS);
+    let path = path.to_str().unwrap();
+    let o = code_cmd(&["symbol", path, "App.run", "start"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("### App.run (method, lines 9-11)\n\n  run() {\n    start();\n  }\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("### start (function, lines 3-6)\n\n/** Starts it. */\nexport function start() {"),
+        "{out}"
+    );
+    // Members longer than a line are stubs unless -r.
+    let o = code_cmd(&["symbol", path, "App"]);
+    assert!(stdout(&o).contains("--- symbol: App.run (method, lines 9-11) ---"));
+    let o = code_cmd(&["symbol", path, "App", "-r"]);
+    assert!(stdout(&o).contains("    start();"));
+    let o = code_cmd(&["symbol", path, "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("Error: Symbol not found"), "{}", stderr(&o));
 }
