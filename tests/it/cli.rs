@@ -156,10 +156,7 @@ export class App {
 ";
 
 fn code_cmd(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("run mapgrep")
+    Command::new(BIN).args(args).output().expect("run mapgrep")
 }
 
 #[test]
@@ -190,7 +187,9 @@ fn symbol_prints_symbols_and_refuses_unknown_names() {
         "{out}"
     );
     assert!(
-        out.contains("### start (function, lines 3-6)\n\n/** Starts it. */\nexport function start() {"),
+        out.contains(
+            "### start (function, lines 3-6)\n\n/** Starts it. */\nexport function start() {"
+        ),
         "{out}"
     );
     // Members longer than a line are stubs unless -r.
@@ -200,5 +199,9 @@ fn symbol_prints_symbols_and_refuses_unknown_names() {
     assert!(stdout(&o).contains("    start();"));
     let o = code_cmd(&["symbol", path, "nope"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).starts_with("Error: Symbol not found"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("Error: Symbol not found"),
+        "{}",
+        stderr(&o)
+    );
 }

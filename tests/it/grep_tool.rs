@@ -338,3 +338,47 @@ async fn two_million_matches_come_back_bounded_and_cut() {
     assert!(g.text.len() < 64 * 1024);
     srv.shutdown().await;
 }
+
+#[tokio::test]
+async fn matches_in_code_name_their_enclosing_symbol() {
+    let fx = Fixture::new();
+    fx.write(
+        "src/app.ts",
+        "import { a } from 'a';\n\nexport class App {\n  run() {\n    return a; // MARK\n  }\n}\n// MARK at top level\n",
+    );
+    fx.write(
+        "src/lib.rs",
+        "impl Foo {\n    fn new() -> Foo {\n        Foo // MARK\n    }\n}\n",
+    );
+    fx.write("notes.txt", "MARK in text\n");
+    let srv = fx.serve().await;
+    let g = grep(&srv, json!({"pattern": "MARK", "section_patterns": []})).await;
+    assert!(!g.is_error, "{}", g.text);
+    assert_eq!(
+        headers(&g.text),
+        [
+            "File: notes.txt, Line: 1",
+            "File: src/app.ts, Line: 5, Symbol: App.run (lines 4-6)",
+            "File: src/app.ts, Line: 8",
+            "File: src/lib.rs, Line: 3, Symbol: Foo.new (lines 2-4)",
+        ]
+    );
+    let m = &g.structured["matches"];
+    assert_eq!(m[0]["symbol"], Value::Null);
+    assert_eq!(
+        m[1]["symbol"],
+        json!({"name": "App.run", "kind": "method", "start_line": 4, "end_line": 6})
+    );
+    assert_eq!(m[2]["symbol"], Value::Null);
+    assert_eq!(m[3]["symbol"]["name"], "Foo.new");
+    // The name reads exactly that symbol.
+    let r = srv
+        .call(
+            "file_read",
+            json!({"file": "src/app.ts", "target": "App.run"}),
+        )
+        .await
+        .unwrap();
+    assert!(text_of(&r).contains("  run() {\n    return a; // MARK\n  }\n"));
+    srv.shutdown().await;
+}
