@@ -36,7 +36,7 @@ impl Error {
             io::ErrorKind::PermissionDenied => Error::PermissionDenied { path },
             _ if e.raw_os_error() == Some(libc::ELOOP) => Error::InvalidPath {
                 path: path.display().to_string(),
-                reason: "the final component is a symbolic link swapped in after the check".into(),
+                reason: "a symbolic link that does not lead to a file inside the roots (a loop, a dangling link, or a link swapped in after the check)".into(),
             },
             _ if e.raw_os_error() == Some(libc::EISDIR) => Error::NotAFile {
                 path,
