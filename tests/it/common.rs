@@ -86,6 +86,7 @@ fn write_file(path: &Path, contents: &[u8]) -> PathBuf {
 /// A running `mapgrep serve` child with an initialized MCP client session.
 pub struct Server {
     client: RunningService<RoleClient, ()>,
+    pid: Option<u32>,
 }
 
 /// The text of a `read_files` answer and whether the tool flagged it as an error.
@@ -104,11 +105,17 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn mapgrep serve");
+        let pid = transport.id();
         let client = tokio::time::timeout(CALL_TIMEOUT, ().serve(transport))
             .await
             .expect("MCP initialization timed out")
             .expect("MCP initialization failed");
-        Server { client }
+        Server { client, pid }
+    }
+
+    /// The server process's id.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
     }
 
     pub fn client(&self) -> &RunningService<RoleClient, ()> {

@@ -9,6 +9,7 @@ mod doc_tools;
 mod file_read;
 mod file_read_langs;
 mod grep_tool;
+mod load;
 mod read_files;
 mod read_text_file;
 mod sandbox;
