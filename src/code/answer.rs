@@ -74,7 +74,7 @@ pub fn answer(
                     let sym = s.symbol(hit);
                     let _ = writeln!(text, "### {}\n", render::describe(sym));
                     let pieces = super::symbol_pieces(s, hit, query.recursive);
-                    PieceWriter::new(&mut text).pieces(file, s, &pieces);
+                    PieceWriter::new(&mut text, budget).pieces(file, s, &pieces);
                     answer.symbols.push(hit);
                 }
             }
@@ -88,7 +88,7 @@ pub fn answer(
             }
             None => {
                 raw_note(&mut text);
-                whole(&mut text, file, total);
+                whole(&mut text, file, total, budget);
                 answer.range = (total > 0).then_some((1, total));
                 hint = "Read the rest with startLine.";
             }
@@ -103,22 +103,20 @@ pub fn answer(
                         "**Range:** lines {}-{} of {total}\n\n",
                         read.first, read.last
                     );
-                    answer.symbols = PieceWriter::new(&mut text).pieces(file, s, &read.pieces);
+                    answer.symbols =
+                        PieceWriter::new(&mut text, budget).pieces(file, s, &read.pieces);
                     answer.range = Some((read.first, read.last));
                 }
                 None => {
                     let _ = write!(text, "**Range:** lines {first}-{last} of {total}\n\n");
-                    let mut w = PieceWriter::new(&mut text);
-                    for n in first..=last {
-                        w.raw_line(file.line(n));
-                    }
+                    PieceWriter::new(&mut text, budget).raw_lines(file, first, last);
                     answer.range = Some((first, last));
                 }
             }
             hint = "Read a smaller range, or symbols with target.";
         }
         Mode::Whole => {
-            whole(&mut text, file, total);
+            whole(&mut text, file, total, budget);
             answer.range = (total > 0).then_some((1, total));
             hint = if structure.is_some() {
                 "See the file's map with skeleton: true, then read symbols with target or parts with startLine/endLine."
@@ -134,16 +132,13 @@ pub fn answer(
     Ok(answer)
 }
 
-fn whole(text: &mut String, file: &CodeFile, total: u32) {
+fn whole(text: &mut String, file: &CodeFile, total: u32, budget: usize) {
     if total == 0 {
         text.push_str("(empty file)\n");
         return;
     }
     let _ = write!(text, "**Range:** lines 1-{total} of {total}\n\n");
-    let mut w = PieceWriter::new(text);
-    for n in 1..=total {
-        w.raw_line(file.line(n));
-    }
+    PieceWriter::new(text, budget).raw_lines(file, 1, total);
 }
 
 fn raw_note(text: &mut String) {

@@ -74,6 +74,20 @@ impl CodeFile {
         line
     }
 
+    /// Lines `first..=last` (1-based) without their line endings, split in one pass.
+    pub fn lines(&self, first: u32, last: u32) -> impl Iterator<Item = &[u8]> {
+        let bytes = self.source.bytes();
+        let range = self.index.line_range(bytes, first as u64, last as u64);
+        let mut text = &bytes[range];
+        if let Some(rest) = text.strip_suffix(b"\n") {
+            text = rest;
+        }
+        let n = (last + 1).saturating_sub(first) as usize;
+        text.split(|&b| b == b'\n')
+            .take(n)
+            .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+    }
+
     /// `Err(Changed)` if the file changed under its mapping while it was read.
     pub fn check_intact(&self) -> Result<(), Error> {
         self.source.check_intact()

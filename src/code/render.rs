@@ -42,6 +42,9 @@ pub fn collapsed(out: &mut String, block: &Block) {
 /// below it (never two), raw lines are as in the file.
 pub struct PieceWriter<'a> {
     out: &'a mut String,
+    /// Stop writing lines once the text is longer than this (the response size limit: the
+    /// caller cuts and says so).
+    limit: usize,
     /// The output so far ends with a blank line, or nothing was written yet.
     after_blank: bool,
     /// A stub was written and wants a blank line before what follows.
@@ -49,9 +52,10 @@ pub struct PieceWriter<'a> {
 }
 
 impl<'a> PieceWriter<'a> {
-    pub fn new(out: &'a mut String) -> PieceWriter<'a> {
+    pub fn new(out: &'a mut String, limit: usize) -> PieceWriter<'a> {
         PieceWriter {
             out,
+            limit,
             after_blank: true,
             pending: false,
         }
@@ -66,6 +70,21 @@ impl<'a> PieceWriter<'a> {
         self.out.push_str(&String::from_utf8_lossy(line));
         self.out.push('\n');
         self.after_blank = blank;
+    }
+
+    /// Lines `first..=last` of `file`, until the text passes the limit.
+    pub fn raw_lines(&mut self, file: &CodeFile, first: u32, last: u32) {
+        for line in file.lines(first, last) {
+            if self.full() {
+                return;
+            }
+            self.raw_line(line);
+        }
+    }
+
+    /// Whether the text passed the limit.
+    pub fn full(&self) -> bool {
+        self.out.len() > self.limit
     }
 
     pub fn stub(&mut self, sym: &Symbol) {
@@ -90,12 +109,11 @@ impl<'a> PieceWriter<'a> {
     pub fn pieces(&mut self, file: &CodeFile, s: &FileStructure, pieces: &[Piece]) -> Vec<u32> {
         let mut stubs = Vec::new();
         for piece in pieces {
+            if self.full() {
+                break;
+            }
             match *piece {
-                Piece::Raw { first, last } => {
-                    for n in first..=last {
-                        self.raw_line(file.line(n));
-                    }
-                }
+                Piece::Raw { first, last } => self.raw_lines(file, first, last),
                 Piece::Stub(i) => {
                     self.stub(s.symbol(i));
                     stubs.push(i);
@@ -167,8 +185,9 @@ pub fn skeleton(out: &mut String, file: &CodeFile, s: &FileStructure) {
                     let _ = writeln!(out, "  {tag} ({n} blank lines)");
                 }
                 GapKind::Unknown
-                    if (block.start_line..=block.end_line)
-                        .all(|l| file.line(l).iter().all(u8::is_ascii_whitespace)) =>
+                    if file
+                        .lines(block.start_line, block.end_line)
+                        .all(|l| l.iter().all(u8::is_ascii_whitespace)) =>
                 {
                     let _ = writeln!(out, "  {tag} (blank)");
                 }

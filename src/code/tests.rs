@@ -367,3 +367,52 @@ fn a_parse_in_two_halves_equals_the_whole_parse() {
     assert_same(&whole, &halves);
     assert!(whole.symbols.iter().all(|s| s.name != "notReal"));
 }
+
+#[test]
+fn whole_and_range_reads_stop_at_the_response_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut big = String::new();
+    for i in 0..200_000 {
+        big.push_str(&format!("line {i} of a large text file\r\n"));
+    }
+    std::fs::write(dir.path().join("big.txt"), &big).unwrap();
+    std::fs::write(dir.path().join("big.ts"), big.replace("line", "// line")).unwrap();
+    let ws = Workspace::new(Roots::new([dir.path()]).unwrap());
+    for name in ["big.txt", "big.ts"] {
+        let file = CodeFile::open(&ws, name).unwrap();
+        for query in [ReadQuery::default(), range(Some(10), None, false)] {
+            let started = std::time::Instant::now();
+            let a = answer(&file, name, &query, "test", 64 << 10).unwrap();
+            assert!(a.truncated, "{name} {query:?}");
+            assert!(a.text.len() <= 64 << 10, "{name}: {} bytes", a.text.len());
+            assert!(a.text.contains("[cut: "), "{name}");
+            assert!(!a.text.contains('\r'));
+            assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        }
+    }
+}
+
+#[test]
+fn lines_split_like_a_naive_split() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "a\r\nb\n\nlast without newline";
+    std::fs::write(dir.path().join("f.txt"), text).unwrap();
+    let ws = Workspace::new(Roots::new([dir.path()]).unwrap());
+    let file = CodeFile::open(&ws, "f.txt").unwrap();
+    assert_eq!(file.total_lines(), 4);
+    let naive: Vec<&[u8]> = ["a", "b", "", "last without newline"]
+        .iter()
+        .map(|s| s.as_bytes())
+        .collect();
+    for first in 1..=4 {
+        for last in first..=4 {
+            let got: Vec<&[u8]> = file.lines(first, last).collect();
+            assert_eq!(
+                got,
+                naive[first as usize - 1..last as usize],
+                "{first}-{last}"
+            );
+            assert_eq!(file.line(first), naive[first as usize - 1]);
+        }
+    }
+}
