@@ -134,9 +134,9 @@ pub struct GrepReport {
     /// Files skipped because they contain a NUL byte (binary). A NUL after the first 64 KiB is
     /// only looked for in files that matched (a file without matches is skipped either way).
     pub binary_skipped: u64,
-    /// The first few binary files skipped, for the curious.
+    /// The binary files skipped, sorted (up to [`MAX_NAMED`]).
     pub binary_examples: Vec<String>,
-    /// Files or directories that could not be read (first few messages).
+    /// Files or directories that could not be read: messages, sorted (up to [`MAX_NAMED`]).
     pub errors: Vec<String>,
     pub error_count: u64,
     /// The result was cut at `max_results`; `next_cursor` continues it.
@@ -330,6 +330,9 @@ impl Display {
     }
 }
 
+/// Skipped binary files and read errors named in a report (beyond this, only counted).
+pub const MAX_NAMED: usize = 10_000;
+
 #[derive(Default)]
 struct Stats {
     searched: AtomicU64,
@@ -343,16 +346,20 @@ impl Stats {
     fn error(&self, msg: String) {
         self.error_count.fetch_add(1, Ordering::Relaxed);
         let mut e = self.errors.lock().expect("stats");
-        if e.len() < 20 {
+        if e.len() < MAX_NAMED {
             e.push(msg);
         }
     }
 
+    /// Fills the report; names come sorted, so the examples a summary shows are the same
+    /// whatever order the parallel walk met the files in.
     fn fill(self, r: &mut GrepReport) {
         r.files_searched = self.searched.into_inner();
         r.binary_skipped = self.binary.into_inner();
         r.binary_examples = self.binary_examples.into_inner().expect("stats");
+        r.binary_examples.sort();
         r.errors = self.errors.into_inner().expect("stats");
+        r.errors.sort();
         r.error_count = self.error_count.into_inner();
     }
 }
@@ -380,7 +387,7 @@ fn record(collector: &Mutex<Collector>, stats: &Stats, name: &str, found: FileRe
         FileResult::Binary => {
             stats.binary.fetch_add(1, Ordering::Relaxed);
             let mut ex = stats.binary_examples.lock().expect("stats");
-            if ex.len() < 20 {
+            if ex.len() < MAX_NAMED {
                 ex.push(name.to_string());
             }
         }

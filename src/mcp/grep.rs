@@ -47,7 +47,8 @@ Args:
     fixed_strings, word: Literal pattern / whole-word matches.
     max_results: Total matching lines returned across all files (default 100). A cut result says so and gives a cursor.
     cursor: Pass the cursor of a cut result to continue exactly where it stopped.
-    include_ignored, include_hidden, max_filesize: Widen or narrow the file set."###;
+    include_ignored, include_hidden, max_filesize: Widen or narrow the file set.
+    list_skipped: Name every binary file skipped and every file that could not be read (default: a count and examples)."###;
 
 /// Parameters of `grep_content`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -84,6 +85,10 @@ pub struct GrepContentParams {
     pub include_hidden: bool,
     /// Skip files larger than this many bytes.
     pub max_filesize: Option<u64>,
+    /// Name every skipped binary file and every file that could not be read (default: a
+    /// count and three examples).
+    #[serde(default)]
+    pub list_skipped: bool,
 }
 
 /// One match in structured output.
@@ -117,6 +122,12 @@ pub struct GrepContentResult {
     pub binary_skipped: u64,
     /// Files that could not be read.
     pub errors: u64,
+    /// With list_skipped: the binary files skipped, by path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped_binary: Option<Vec<String>>,
+    /// With list_skipped: why each unreadable file or directory could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<Vec<String>>,
     /// True when the result was cut (max_results or the response size limit).
     pub truncated: bool,
     /// Pass as `cursor` to continue a cut result.
@@ -223,7 +234,7 @@ impl MapgrepServer {
                 None,
             ));
         }
-        let (text, structured) = render(report, budget);
+        let (text, structured) = render(report, budget, p.list_skipped);
         let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
         out.structured_content = Some(
             serde_json::to_value(&structured)
@@ -235,7 +246,7 @@ impl MapgrepServer {
 
 /// Renders a report as spec/000's text blocks plus the structured result, within `budget`
 /// bytes of text (a cut moves the cursor back to the first match not shown).
-fn render(report: GrepReport, budget: usize) -> (String, GrepContentResult) {
+fn render(report: GrepReport, budget: usize, list_skipped: bool) -> (String, GrepContentResult) {
     let mut text = String::new();
     let mut shown = Vec::new();
     let mut cut_cursor = None;
@@ -319,10 +330,25 @@ fn render(report: GrepReport, budget: usize) -> (String, GrepContentResult) {
             plural(report.files_searched, "file")
         );
     }
-    if report.binary_skipped > 0 {
+    if list_skipped {
+        list_names(
+            &mut text,
+            budget,
+            "Skipped binary files",
+            report.binary_skipped,
+            &report.binary_examples,
+        );
+        list_names(
+            &mut text,
+            budget,
+            "Could not read",
+            report.error_count,
+            &report.errors,
+        );
+    } else if report.binary_skipped > 0 {
         let _ = writeln!(
             text,
-            "Skipped {} (e.g. {}).",
+            "Skipped {} (e.g. {}; list_skipped: true names them all).",
             plural(report.binary_skipped, "binary file"),
             report
                 .binary_examples
@@ -333,7 +359,7 @@ fn render(report: GrepReport, budget: usize) -> (String, GrepContentResult) {
                 .join(", ")
         );
     }
-    if report.error_count > 0 {
+    if report.error_count > 0 && !list_skipped {
         let _ = writeln!(
             text,
             "Could not read {} (e.g. {}).",
@@ -360,10 +386,30 @@ fn render(report: GrepReport, budget: usize) -> (String, GrepContentResult) {
         files_matched,
         binary_skipped: report.binary_skipped,
         errors: report.error_count,
+        skipped_binary: list_skipped.then(|| report.binary_examples.clone()),
+        unreadable: list_skipped.then(|| report.errors.clone()),
         truncated,
         next_cursor: next.map(|c| c.encode()),
     };
     (text, structured)
+}
+
+/// `TITLE (N):` and one name per line, within the response budget.
+fn list_names(text: &mut String, budget: usize, title: &str, count: u64, names: &[String]) {
+    if count == 0 {
+        return;
+    }
+    let _ = writeln!(text, "{title} ({count}):");
+    for (i, name) in names.iter().enumerate() {
+        if text.len() + name.len() + 2 > budget {
+            let _ = writeln!(text, "  … {} more (response size limit)", names.len() - i);
+            return;
+        }
+        let _ = writeln!(text, "  {name}");
+    }
+    if (names.len() as u64) < count {
+        let _ = writeln!(text, "  … {} more not named", count - names.len() as u64);
+    }
 }
 
 fn plural(n: u64, what: &str) -> String {

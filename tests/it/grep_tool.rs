@@ -168,7 +168,8 @@ async fn results_are_sorted_filtered_and_structured() {
     );
     assert_eq!(g.structured["binary_skipped"], 1);
     assert!(
-        g.text.contains("Skipped 1 binary file (e.g. bin.dat)."),
+        g.text
+            .contains("Skipped 1 binary file (e.g. bin.dat; list_skipped: true names them all)."),
         "{}",
         g.text
     );

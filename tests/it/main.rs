@@ -1,6 +1,7 @@
 //! End-to-end tests of the `mapgrep` binary: the MCP server over stdio (driven by an rmcp
 //! client) and the command line. Nothing here calls the engine directly.
 
+mod bad_input;
 mod cli;
 mod common;
 mod doc_read;
@@ -10,6 +11,7 @@ mod file_read;
 mod file_read_langs;
 mod grep_tool;
 mod load;
+mod protocol;
 mod read_files;
 mod read_text_file;
 mod sandbox;

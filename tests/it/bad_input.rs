@@ -1,0 +1,2021 @@
+//! Issue 6's bad-input catalogue, through the MCP server: every kind of bad input gets a
+//! clear, bounded answer of a known kind — a spec/001 layout error (`Error:` / `You provided:`
+//! / `Problem:` / `Fix:`), a spec/002 JSON-RPC error code for `read_text_file`, or a success
+//! whose notes say what was cut or skipped — promptly, and the server keeps serving.
+//!
+//! Items already covered elsewhere are referenced and re-asserted briefly: invalid regexes and
+//! `Error: Empty pattern` (grep_tool.rs), line parameters and empty patterns of `read_files`
+//! (read_files.rs), read_text_file's error table (read_text_file.rs), devices, FIFOs and
+//! directories as refusals of the read tools (sandbox.rs).
+//!
+//! Tests marked `#[ignore = "BUG: ..."]` assert the right behaviour where the server is wrong.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use mapgrep::workspace::DEFAULT_MAX_OUTPUT_BYTES;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{ErrorData, RoleClient, ServiceError, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::common::{BIN, Fixture, Server, text_of};
+
+/// Every call here must answer within this (a FIFO or a device must never block one).
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A generous bound for work that must stay linear (debug build, shared CPU).
+const FAST: Duration = Duration::from_secs(10);
+
+/// Slack over the response size limit for headers, notes and summaries.
+const SLACK: usize = 64 * 1024;
+
+/// A tool answer that is not a JSON-RPC error.
+#[derive(Debug)]
+struct Answer {
+    text: String,
+    is_error: bool,
+    structured: Value,
+}
+
+impl Answer {
+    fn of(r: &CallToolResult) -> Answer {
+        Answer {
+            text: text_of(r),
+            is_error: r.is_error == Some(true),
+            structured: r.structured_content.clone().unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// Calls `tool` on `client` within [`TIMEOUT`]; a JSON-RPC error is `Err`.
+async fn call_on(
+    client: &RunningService<RoleClient, ()>,
+    tool: &'static str,
+    args: Value,
+) -> Result<CallToolResult, ErrorData> {
+    let args = args.as_object().expect("arguments object").clone();
+    let params = CallToolRequestParams::new(tool).with_arguments(args);
+    let answer = tokio::time::timeout(TIMEOUT, client.call_tool(params))
+        .await
+        .unwrap_or_else(|_| panic!("{tool} did not answer within {TIMEOUT:?}"));
+    match answer {
+        Ok(r) => Ok(r),
+        Err(ServiceError::McpError(e)) => Err(e),
+        Err(e) => panic!("{tool}: transport failure: {e}"),
+    }
+}
+
+async fn call(srv: &Server, tool: &'static str, args: Value) -> Result<CallToolResult, ErrorData> {
+    call_on(srv.client(), tool, args).await
+}
+
+/// A tool answer (success or tool error); a JSON-RPC error fails the test.
+async fn answer(srv: &Server, tool: &'static str, args: Value) -> Answer {
+    let shown = args.to_string();
+    match call(srv, tool, args).await {
+        Ok(r) => Answer::of(&r),
+        Err(e) => panic!("{tool} {shown}: unexpected JSON-RPC error {e:?}"),
+    }
+}
+
+/// A successful tool answer.
+async fn ok(srv: &Server, tool: &'static str, args: Value) -> Answer {
+    let shown = args.to_string();
+    let a = answer(srv, tool, args).await;
+    assert!(!a.is_error, "{tool} {shown}: {}", a.text);
+    a
+}
+
+/// A tool error in spec/001's layout; returns the layout.
+async fn layout_err(srv: &Server, tool: &'static str, args: Value) -> Layout {
+    let shown = args.to_string();
+    let a = answer(srv, tool, args).await;
+    assert!(
+        a.is_error,
+        "{tool} {shown} should be a tool error: {}",
+        a.text
+    );
+    layout(&a.text)
+}
+
+/// The JSON-RPC error of a call that must fail with one.
+async fn rpc_err(srv: &Server, tool: &'static str, args: Value) -> (i32, String) {
+    let shown = args.to_string();
+    match call(srv, tool, args).await {
+        Ok(r) => panic!("{tool} {shown}: expected a JSON-RPC error, got {r:?}"),
+        Err(e) => (e.code.0, e.message.to_string()),
+    }
+}
+
+/// spec/001's error layout, found anywhere in a tool answer (after an optional `File:` or
+/// `[i/n] section:` line, before an optional closing `---`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Layout {
+    short: String,
+    provided: String,
+    problem: String,
+    fix: String,
+}
+
+fn layout(text: &str) -> Layout {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("Error: "))
+        .unwrap_or_else(|| panic!("no `Error:` line in:\n{text}"));
+    let get = |i: usize, prefix: &str| -> String {
+        lines
+            .get(i)
+            .and_then(|l| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("line {i} should start with {prefix:?} in:\n{text}"))
+            .to_string()
+    };
+    let short = get(at, "Error: ");
+    assert_eq!(
+        lines.get(at + 1),
+        Some(&""),
+        "blank line after Error:\n{text}"
+    );
+    let provided = get(at + 2, "You provided: ");
+    let mut problem = get(at + 3, "Problem: ");
+    let mut i = at + 4;
+    while lines.get(i).is_some_and(|l| !l.starts_with("Fix: ")) {
+        problem.push('\n');
+        problem.push_str(lines[i]);
+        i += 1;
+    }
+    let fix = get(i, "Fix: ");
+    assert!(!fix.trim().is_empty(), "empty Fix in:\n{text}");
+    Layout {
+        short,
+        provided,
+        problem,
+        fix,
+    }
+}
+
+/// Runs `f` and asserts it took less than [`FAST`].
+async fn timed<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
+    let started = Instant::now();
+    let out = f.await;
+    let took = started.elapsed();
+    assert!(took < FAST, "{what} took {took:?}");
+    out
+}
+
+/// A good call after bad ones: the server still serves.
+async fn still_serving(srv: &Server) {
+    let a = ok(srv, "read_files", json!({"files": [{"path": "ok.txt"}]})).await;
+    assert_eq!(
+        a.text,
+        "File: ok.txt\nLines: 1-1 of 1\n---\nneedle ok\n---\n"
+    );
+}
+
+/// A fixture with `ok.txt` (for [`still_serving`]), a markdown file and a TypeScript file.
+fn base_fixture() -> Fixture {
+    let fx = Fixture::new();
+    fx.write("ok.txt", "needle ok\n");
+    fx.write("a.md", "# A\nneedle a\n## B\nbeta\n");
+    fx.write("a.ts", "function f() {\n  return 1;\n}\n");
+    fx
+}
+
+// ---- regexes -----------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn invalid_regexes_are_layout_errors_in_every_regex_parameter() {
+    // grep_tool.rs and read_files.rs test `a(b` / `^[LOG-(`; here every regex parameter.
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    let cases = [
+        (
+            "grep_content",
+            json!({"pattern": "a(b"}),
+            "Invalid regex in pattern",
+        ),
+        (
+            "grep_content",
+            json!({"pattern": "x", "section_patterns": ["^## ", "[z"]}),
+            "Invalid regex in section_patterns",
+        ),
+        (
+            "read_files",
+            json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": "(a"}]}),
+            "Invalid regex in read_to_next_pattern",
+        ),
+        (
+            "doc_find",
+            json!({"path": "a.md", "content_pattern": "(a"}),
+            "Invalid content_pattern",
+        ),
+    ];
+    for (tool, args, short) in cases {
+        let e = layout_err(&srv, tool, args.clone()).await;
+        assert_eq!(e.short, short, "{tool} {args}");
+        assert!(
+            e.provided.contains("(a") || e.provided.contains("[z") || e.provided.contains("a(b"),
+            "{e:?}"
+        );
+    }
+    // The syntax error itself is named where the code says so.
+    let e = layout_err(&srv, "grep_content", json!({"pattern": "a(b"})).await;
+    assert!(e.problem.contains("unclosed group"), "{e:?}");
+    let e = layout_err(
+        &srv,
+        "read_files",
+        json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": "(a"}]}),
+    )
+    .await;
+    assert!(e.problem.contains("unclosed group"), "{e:?}");
+    still_serving(&srv).await;
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+#[ignore = "BUG: doc_find's invalid content_pattern says only 'error parsing pattern 0', not the syntax error (grep_content and read_files say 'unclosed group')"]
+async fn doc_find_invalid_regex_names_the_syntax_error() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    let e = layout_err(
+        &srv,
+        "doc_find",
+        json!({"path": "a.md", "content_pattern": "(a"}),
+    )
+    .await;
+    assert!(e.problem.contains("unclosed group"), "{e:?}");
+    srv.shutdown().await;
+}
+
+/// A regex that compiles past the NFA size limit.
+const TOO_LARGE: &str = r"\w{1000}{1000}";
+
+#[tokio::test]
+async fn oversized_regexes_are_refused_promptly_in_every_regex_parameter() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    let cases = [
+        (
+            "grep_content",
+            json!({"pattern": TOO_LARGE}),
+            "Regex too large in pattern",
+        ),
+        (
+            "grep_content",
+            json!({"pattern": "x", "section_patterns": [TOO_LARGE]}),
+            "Regex too large in section_patterns",
+        ),
+        // read_files and doc_find refuse it too, under their invalid-regex heading (see the
+        // ignored test below for the wording).
+        (
+            "read_files",
+            json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": TOO_LARGE}]}),
+            "Invalid regex in read_to_next_pattern",
+        ),
+        (
+            "doc_find",
+            json!({"path": "a.md", "content_pattern": TOO_LARGE}),
+            "Invalid content_pattern",
+        ),
+    ];
+    for (tool, args, short) in cases {
+        let e = timed(tool, layout_err(&srv, tool, args.clone())).await;
+        assert_eq!(e.short, short, "{tool} {args}");
+    }
+    // `a{1000}{1000}` and a 1 MB literal compile (literal and repetition optimisations): they
+    // are answered promptly as ordinary searches.
+    let huge_literal = "a".repeat(1 << 20);
+    for pattern in ["a{1000}{1000}", huge_literal.as_str()] {
+        let a = timed(
+            "grep",
+            ok(&srv, "grep_content", json!({"pattern": pattern})),
+        )
+        .await;
+        assert!(
+            a.text.starts_with("No matches (searched 3 files)."),
+            "{}",
+            &a.text[..200.min(a.text.len())]
+        );
+        let a = timed(
+            "doc_find",
+            ok(
+                &srv,
+                "doc_find",
+                json!({"path": "a.md", "content_pattern": pattern}),
+            ),
+        )
+        .await;
+        assert_eq!(a.structured["total_matches"], 0);
+        let a = timed(
+            "read_files",
+            ok(
+                &srv,
+                "read_files",
+                json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": pattern}]}),
+            ),
+        )
+        .await;
+        assert!(
+            a.text
+                .starts_with("File: a.md\nLines: 1-4 of 4\nNote: Pattern '"),
+            "{}",
+            &a.text[..200]
+        );
+    }
+    still_serving(&srv).await;
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+#[ignore = "BUG: read_files and doc_find call a too-large regex 'not a valid regular expression: error building NFA'; grep_content says 'Regex too large' with a fix"]
+async fn oversized_regexes_are_called_too_large_everywhere() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    let e = layout_err(
+        &srv,
+        "read_files",
+        json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": TOO_LARGE}]}),
+    )
+    .await;
+    assert!(e.short.contains("too large"), "{e:?}");
+    let e = layout_err(
+        &srv,
+        "doc_find",
+        json!({"path": "a.md", "content_pattern": TOO_LARGE}),
+    )
+    .await;
+    assert!(e.short.contains("too large"), "{e:?}");
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn pathological_regexes_stay_linear() {
+    let fx = base_fixture();
+    let a_line = format!("{}\n", "a".repeat(1 << 20));
+    let x_line = format!("{}\n", "x".repeat(1 << 20));
+    fx.write("as.txt", &a_line);
+    fx.write("xs.txt", &x_line);
+    fx.write("as.md", format!("# Head\n{a_line}## Next\nz\n"));
+    let srv = fx.serve().await;
+    // (pattern, file, matches): backtracking engines take exponential time on these.
+    let cases = [
+        ("(a*)*b", "as.txt", false),
+        ("(a|a)*c", "as.txt", false),
+        ("(a|aa)*c", "as.txt", false),
+        (r"(\w+\s?)*!", "as.txt", false),
+        ("^(a+)+$", "as.txt", true),
+        ("(x+x+)+y", "xs.txt", false),
+        ("(x*)*$", "xs.txt", true),
+    ];
+    for (pattern, file, matches) in cases {
+        let a = timed(
+            pattern,
+            ok(
+                &srv,
+                "grep_content",
+                json!({"pattern": pattern, "search_path": file}),
+            ),
+        )
+        .await;
+        let n = a.structured["matches"].as_array().unwrap().len();
+        assert_eq!(
+            n,
+            usize::from(matches),
+            "{pattern}: {}",
+            &a.text[..100.min(a.text.len())]
+        );
+        if matches {
+            // The 1 MB line comes back cut to the match-text limit.
+            assert!(a.text.contains(" […line cut]\n"), "{pattern}");
+            assert!(a.text.len() < SLACK);
+        }
+        // The same regexes as section boundaries and as doc_find content filters.
+        let a = timed(
+            pattern,
+            ok(
+                &srv,
+                "read_files",
+                json!({"files": [{"path": "as.md", "start_line": 1, "read_to_next_pattern": pattern}]}),
+            ),
+        )
+        .await;
+        assert!(a.text.starts_with("File: as.md\nLines: 1-"), "{pattern}");
+        timed(
+            pattern,
+            ok(
+                &srv,
+                "doc_find",
+                json!({"path": "as.md", "content_pattern": pattern}),
+            ),
+        )
+        .await;
+    }
+    still_serving(&srv).await;
+    srv.shutdown().await;
+}
+
+// ---- empty patterns ----------------------------------------------------------------------------
+
+#[tokio::test]
+async fn empty_patterns_get_a_clear_answer_not_a_dump() {
+    let fx = base_fixture();
+    fx.write("many.txt", "x\n".repeat(200_000));
+    let srv = fx.serve().await;
+    // Refused outright (grep_content "" is also in grep_tool.rs, read_to_next_pattern "" in
+    // read_files.rs).
+    for (tool, args, short) in [
+        ("grep_content", json!({"pattern": ""}), "Empty pattern"),
+        (
+            "grep_content",
+            json!({"pattern": "", "fixed_strings": true}),
+            "Empty pattern",
+        ),
+        (
+            "grep_content",
+            json!({"pattern": "", "word": true, "case_insensitive": true}),
+            "Empty pattern",
+        ),
+        (
+            "read_files",
+            json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": ""}]}),
+            "read_to_next_pattern is empty",
+        ),
+        (
+            "doc_find",
+            json!({"path": "a.md", "content_pattern": ""}),
+            "Empty content_pattern",
+        ),
+        (
+            "doc_read",
+            json!({"path": "a.md", "section": ""}),
+            "Empty section",
+        ),
+        (
+            "doc_read_many",
+            json!({"path": "a.md", "sections": [""]}),
+            "Empty section",
+        ),
+        (
+            "doc_read_many",
+            json!({"path": "a.md", "sections": []}),
+            "No sections requested",
+        ),
+        (
+            "doc_toc",
+            json!({"path": "a.md", "section": ""}),
+            "Empty section",
+        ),
+        ("read_files", json!({"files": []}), "No files requested"),
+        (
+            "read_files",
+            json!({"files": [{"path": ""}]}),
+            "Invalid path",
+        ),
+        ("file_read", json!({"file": ""}), "Invalid path"),
+        (
+            "grep_content",
+            json!({"pattern": "x", "search_path": ""}),
+            "search_path cannot be searched",
+        ),
+        (
+            "grep_content",
+            json!({"pattern": "x", "cursor": ""}),
+            "Invalid cursor",
+        ),
+    ] {
+        let e = layout_err(&srv, tool, args.clone()).await;
+        assert_eq!(e.short, short, "{tool} {args}");
+    }
+    let (code, message) = rpc_err(&srv, "read_text_file", json!({"path": ""})).await;
+    assert_eq!(
+        (code, message.as_str()),
+        (-32600, "Path must be absolute: ")
+    );
+    // An empty doc_find title glob is no filter: every section.
+    let a = ok(&srv, "doc_find", json!({"path": "a.md", "pattern": ""})).await;
+    assert_eq!(a.structured["total_matches"], 2);
+    // Patterns that match the empty string match every line: the answer is capped at
+    // max_results (default 100) with a cursor, never every line of every file.
+    for pattern in ["^", "(?:)", "x*", "$"] {
+        let a = timed(
+            pattern,
+            ok(&srv, "grep_content", json!({"pattern": pattern})),
+        )
+        .await;
+        assert_eq!(
+            a.structured["matches"].as_array().unwrap().len(),
+            100,
+            "{pattern}"
+        );
+        assert_eq!(a.structured["truncated"], true, "{pattern}");
+        assert!(a.structured["next_cursor"].is_string(), "{pattern}");
+        assert!(
+            a.text.contains("Results cut at max_results=100."),
+            "{pattern}"
+        );
+        assert!(a.text.len() < SLACK, "{pattern}: {} bytes", a.text.len());
+    }
+    still_serving(&srv).await;
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+#[ignore = "BUG: an empty section_patterns entry is accepted and yields 'Section-End-Hint: N (next: )' (every line is a boundary); every other empty pattern is refused"]
+async fn an_empty_section_pattern_is_refused_like_every_other_empty_pattern() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    layout_err(
+        &srv,
+        "grep_content",
+        json!({"pattern": "needle", "section_patterns": [""]}),
+    )
+    .await;
+    srv.shutdown().await;
+}
+
+// ---- line numbers ------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn zero_negative_and_huge_line_numbers_in_read_files() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    let max = i64::MAX;
+    let min = i64::MIN;
+    // Refused with the field named (read_files.rs covers head 0 and start_line 0).
+    for (entry, short) in [
+        (json!({"start_line": 0}), "start_line must be at least 1"),
+        (json!({"start_line": -1}), "start_line must be at least 1"),
+        (json!({"start_line": min}), "start_line must be at least 1"),
+        (json!({"end_line": 0}), "end_line must be at least 1"),
+        (json!({"end_line": -1}), "end_line must be at least 1"),
+        (
+            json!({"start_line": 1, "end_line": min}),
+            "end_line must be at least 1",
+        ),
+        (json!({"head": -1}), "head must be at least 1"),
+        (json!({"tail": 0}), "tail must be at least 1"),
+        (json!({"tail": min}), "tail must be at least 1"),
+        (
+            json!({"start_line": max}),
+            "start_line is past the end of the file",
+        ),
+        (
+            json!({"start_line": max, "read_to_next_pattern": "^## "}),
+            "start_line is past the end of the file",
+        ),
+        (
+            json!({"start_line": -1, "read_to_next_pattern": "^## "}),
+            "start_line must be at least 1",
+        ),
+        (
+            json!({"start_line": max, "end_line": 1}),
+            "end_line is before start_line",
+        ),
+    ] {
+        let mut entry = entry;
+        entry["path"] = json!("a.md");
+        let e = layout_err(&srv, "read_files", json!({"files": [entry.clone()]})).await;
+        assert_eq!(e.short, short, "{entry}");
+        if short.contains("past the end") {
+            assert!(e.problem.contains(&max.to_string()), "{e:?}");
+            assert_eq!(e.fix, "Use a start_line between 1 and 4.");
+        }
+    }
+    // Huge counts and ends read what there is.
+    let whole = "File: a.md\nLines: 1-4 of 4\n---\n# A\nneedle a\n## B\nbeta\n---\n";
+    for entry in [json!({"head": max}), json!({"tail": max})] {
+        let mut entry = entry;
+        entry["path"] = json!("a.md");
+        let a = ok(&srv, "read_files", json!({"files": [entry]})).await;
+        assert_eq!(a.text, whole);
+    }
+    for entry in [
+        json!({"end_line": max}),
+        json!({"start_line": 1, "end_line": max}),
+    ] {
+        let mut entry = entry;
+        entry["path"] = json!("a.md");
+        let a = ok(&srv, "read_files", json!({"files": [entry]})).await;
+        assert_eq!(
+            a.text,
+            format!(
+                "File: a.md\nLines: 1-4 of 4\nNote: end_line {max} is past the end of the file (4 lines). Read to end of file.\n---\n# A\nneedle a\n## B\nbeta\n---\n"
+            )
+        );
+    }
+    // Beyond i64 or not an integer: the parameters do not deserialize.
+    for v in [json!(u64::MAX), json!(1.5), json!(2.0), json!(1e300)] {
+        let a = answer(
+            &srv,
+            "read_files",
+            json!({"files": [{"path": "a.md", "start_line": v}]}),
+        )
+        .await;
+        assert!(a.is_error, "{v}: {}", a.text);
+        assert!(
+            a.text.starts_with("failed to deserialize parameters: "),
+            "{}",
+            a.text
+        );
+        assert!(a.text.contains("expected i64"), "{}", a.text);
+    }
+    still_serving(&srv).await;
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn zero_negative_and_huge_line_numbers_in_read_text_file() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    let path = fx.abs("a.md");
+    // spec/002: -32600 (read_text_file.rs covers 0, -3 and -1; here the extremes).
+    for line in [0, -1, i64::MIN] {
+        let (code, message) =
+            rpc_err(&srv, "read_text_file", json!({"path": path, "line": line})).await;
+        assert_eq!(
+            (code, message),
+            (-32600, format!("Line number must be >= 1: {line}"))
+        );
+    }
+    for limit in [0, -1, i64::MIN] {
+        let (code, message) = rpc_err(
+            &srv,
+            "read_text_file",
+            json!({"path": path, "limit": limit}),
+        )
+        .await;
+        assert_eq!(
+            (code, message),
+            (-32600, format!("Limit must be >= 1: {limit}"))
+        );
+    }
+    // Huge values: nothing overflows; past the end is empty, a huge limit is the rest.
+    let max = i64::MAX;
+    for (args, content, returned) in [
+        (json!({"path": path, "line": max}), "", 0),
+        (json!({"path": path, "line": max, "limit": max}), "", 0),
+        (
+            json!({"path": path, "limit": max}),
+            "# A\nneedle a\n## B\nbeta\n",
+            4,
+        ),
+        (json!({"path": path, "line": 4, "limit": max}), "beta\n", 1),
+    ] {
+        let a = ok(&srv, "read_text_file", args.clone()).await;
+        assert_eq!(a.structured["content"], content, "{args}");
+        assert_eq!(
+            a.structured["_meta"],
+            json!({"total_lines": 4, "returned_lines": returned, "has_more": false}),
+            "{args}"
+        );
+    }
+    still_serving(&srv).await;
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn zero_negative_and_huge_line_numbers_in_file_read_and_the_doc_tools() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    let (max, min) = (i64::MAX, i64::MIN);
+    // file_read clamps startLine/endLine to 1..=total (spec/003 "Values clamped to valid
+    // range"), so 0, negatives and huge ends are read, not refused.
+    for (args, first, last) in [
+        (json!({"startLine": 0}), 1, 3),
+        (json!({"startLine": -1}), 1, 3),
+        (json!({"startLine": min, "endLine": max}), 1, 3),
+        (json!({"endLine": max}), 1, 3),
+        (json!({"startLine": 1, "endLine": max}), 1, 3),
+        (json!({"endLine": 0}), 1, 1),
+        (json!({"endLine": -5}), 1, 1),
+    ] {
+        let mut args = args;
+        args["file"] = json!("a.ts");
+        let a = ok(&srv, "file_read", args.clone()).await;
+        assert_eq!(a.structured["mode"], "range", "{args}");
+        assert_eq!(
+            (
+                a.structured["start_line"].clone(),
+                a.structured["end_line"].clone()
+            ),
+            (json!(first), json!(last)),
+            "{args}"
+        );
+        assert!(
+            a.text
+                .contains(&format!("**Range:** lines {first}-{last} of 3")),
+            "{}",
+            a.text
+        );
+    }
+    // A start past the end, and start after end, are refused.
+    let e = layout_err(&srv, "file_read", json!({"file": "a.ts", "startLine": max})).await;
+    assert_eq!(e.short, "startLine past the end of the file");
+    assert!(e.problem.contains(&max.to_string()), "{e:?}");
+    let e = layout_err(
+        &srv,
+        "file_read",
+        json!({"file": "a.ts", "startLine": 3, "endLine": 1}),
+    )
+    .await;
+    assert_eq!(e.short, "startLine after endLine");
+
+    // doc tools: numeric parameters are range-checked.
+    for (tool, args, short) in [
+        (
+            "doc_toc",
+            json!({"path": "a.md", "max_depth": 0}),
+            "Invalid max_depth",
+        ),
+        (
+            "doc_toc",
+            json!({"path": "a.md", "max_depth": -1}),
+            "Invalid max_depth",
+        ),
+        (
+            "doc_toc",
+            json!({"path": "a.md", "max_depth": max}),
+            "Invalid max_depth",
+        ),
+        (
+            "doc_find",
+            json!({"path": "a.md", "level": 0}),
+            "Invalid level",
+        ),
+        (
+            "doc_find",
+            json!({"path": "a.md", "level": 7}),
+            "Invalid level",
+        ),
+        (
+            "doc_find",
+            json!({"path": "a.md", "level": min}),
+            "Invalid level",
+        ),
+        (
+            "doc_find",
+            json!({"path": "a.md", "min_size": -1}),
+            "Invalid min_size",
+        ),
+        (
+            "doc_find",
+            json!({"path": "a.md", "max_depth": 0}),
+            "Invalid max_depth",
+        ),
+    ] {
+        let e = layout_err(&srv, tool, args.clone()).await;
+        assert_eq!(e.short, short, "{tool} {args}");
+    }
+    // A line-number section address outside the document (0, huge, beyond u64) is not found.
+    for section in ["0", "9223372036854775807", "99999999999999999999999", "-1"] {
+        let e = layout_err(
+            &srv,
+            "doc_read",
+            json!({"path": "a.md", "section": section}),
+        )
+        .await;
+        assert_eq!(e.short, "Section not found", "{section}");
+    }
+    // grep_content: max_results is clamped to 1..=10000, context_lines to 100.
+    fx.write("x.txt", "x\n".repeat(20_000));
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "^x$", "max_results": 0}),
+    )
+    .await;
+    assert_eq!(a.structured["matches"].as_array().unwrap().len(), 1);
+    assert_eq!(a.structured["truncated"], true);
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "^x$", "max_results": u32::MAX}),
+    )
+    .await;
+    assert_eq!(a.structured["matches"].as_array().unwrap().len(), 10_000);
+    assert!(
+        a.text.contains("Results cut at "),
+        "{}",
+        &a.text[a.text.len() - 300..]
+    );
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "needle", "search_path": "a.md", "context_lines": u32::MAX}),
+    )
+    .await;
+    assert_eq!(
+        a.structured["matches"][0]["context"]["after"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    for args in [
+        json!({"pattern": "x", "max_results": -1}),
+        json!({"pattern": "x", "context_lines": -1}),
+        json!({"pattern": "x", "max_results": u64::MAX}),
+    ] {
+        let a = answer(&srv, "grep_content", args.clone()).await;
+        assert!(a.is_error, "{args}: {}", a.text);
+        assert!(
+            a.text.starts_with("failed to deserialize parameters: "),
+            "{}",
+            a.text
+        );
+    }
+    still_serving(&srv).await;
+    srv.shutdown().await;
+}
+
+// ---- wrong JSON types --------------------------------------------------------------------------
+
+#[tokio::test]
+async fn wrong_json_types_are_refused_and_the_server_keeps_serving() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    let abs = fx.abs("a.md");
+    let cases: Vec<(&'static str, Value)> = vec![
+        // string for a number
+        (
+            "read_files",
+            json!({"files": [{"path": "a.md", "head": "5"}]}),
+        ),
+        ("read_text_file", json!({"path": abs, "line": "3"})),
+        ("grep_content", json!({"pattern": "x", "max_results": "5"})),
+        ("doc_toc", json!({"path": "a.md", "max_depth": "2"})),
+        ("doc_find", json!({"path": "a.md", "level": "3"})),
+        ("file_read", json!({"file": "a.ts", "startLine": "1"})),
+        // number for a string
+        ("read_files", json!({"files": [{"path": 5}]})),
+        ("read_text_file", json!({"path": 5})),
+        ("grep_content", json!({"pattern": 5})),
+        ("doc_read", json!({"path": "a.md", "section": 5})),
+        (
+            "doc_replace",
+            json!({"path": "a.md", "section": "B", "content": 5, "expected_hash": "x"}),
+        ),
+        ("file_read", json!({"file": 5})),
+        // array for a string
+        ("read_files", json!({"files": [{"path": ["a.md"]}]})),
+        ("read_text_file", json!({"path": [abs]})),
+        ("grep_content", json!({"pattern": ["needle"]})),
+        (
+            "grep_content",
+            json!({"pattern": "x", "search_path": ["a.md"]}),
+        ),
+        ("doc_read", json!({"path": "a.md", "section": ["B"]})),
+        (
+            "read_files",
+            json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": ["^#"]}]}),
+        ),
+        // a string or an object for an array
+        ("read_files", json!({"files": "a.md"})),
+        ("read_files", json!({"files": {"path": "a.md"}})),
+        ("read_files", json!({"files": ["a.md"]})),
+        ("doc_read_many", json!({"path": "a.md", "sections": "B"})),
+        ("doc_read_many", json!({"path": "a.md", "sections": [1]})),
+        ("grep_content", json!({"pattern": "x", "glob": "*.md"})),
+        (
+            "grep_content",
+            json!({"pattern": "x", "section_patterns": "^## "}),
+        ),
+        // null for a required field
+        ("read_files", json!({"files": null})),
+        ("read_files", json!({"files": [null]})),
+        ("read_files", json!({"files": [{"path": null}]})),
+        ("read_text_file", json!({"path": null})),
+        ("grep_content", json!({"pattern": null})),
+        ("doc_toc", json!({"path": null})),
+        ("doc_read", json!({"path": "a.md", "section": null})),
+        ("file_read", json!({"file": null})),
+        // an object (or a number, or a list of numbers) for `target`
+        (
+            "file_read",
+            json!({"file": "a.ts", "target": {"name": "f"}}),
+        ),
+        ("file_read", json!({"file": "a.ts", "target": 5})),
+        ("file_read", json!({"file": "a.ts", "target": [1, 2]})),
+        // strings for booleans
+        (
+            "read_files",
+            json!({"files": [{"path": "a.md"}], "large_file_passthrough": "true"}),
+        ),
+        (
+            "grep_content",
+            json!({"pattern": "x", "case_insensitive": "yes"}),
+        ),
+        ("file_read", json!({"file": "a.ts", "skeleton": "true"})),
+        (
+            "doc_read",
+            json!({"path": "a.md", "section": "B", "include_children": 1}),
+        ),
+    ];
+    for (tool, args) in cases {
+        // rmcp turns a parameter deserialization failure into a tool error (isError) carrying
+        // serde's message; a JSON-RPC invalid-params error would be acceptable too.
+        match call(&srv, tool, args.clone()).await {
+            Ok(r) => {
+                let a = Answer::of(&r);
+                assert!(a.is_error, "{tool} {args}: {}", a.text);
+                assert!(
+                    a.text.starts_with("failed to deserialize parameters: "),
+                    "{tool} {args}: {}",
+                    a.text
+                );
+                assert!(
+                    [
+                        "invalid type",
+                        "invalid value",
+                        "did not match",
+                        "missing field"
+                    ]
+                    .iter()
+                    .any(|k| a.text.contains(k)),
+                    "{tool} {args}: {}",
+                    a.text
+                );
+            }
+            Err(e) => assert_eq!(e.code.0, -32602, "{tool} {args}: {e:?}"),
+        }
+    }
+    // null for an optional field is the same as leaving it out.
+    let a = ok(
+        &srv,
+        "read_files",
+        json!({"files": [{"path": "a.md", "head": null}]}),
+    )
+    .await;
+    assert!(
+        a.text.starts_with("File: a.md\nLines: 1-4 of 4\n"),
+        "{}",
+        a.text
+    );
+    let a = ok(&srv, "file_read", json!({"file": "a.ts", "target": null})).await;
+    assert_eq!(a.structured["mode"], "whole");
+    still_serving(&srv).await;
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+#[ignore = "BUG: a wrong-type parameter error does not name the parameter ('invalid type: string \"5\", expected i64'), nor use spec/001's layout"]
+async fn wrong_type_errors_name_the_parameter() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    for (tool, args, field) in [
+        (
+            "read_files",
+            json!({"files": [{"path": "a.md", "head": "5"}]}),
+            "head",
+        ),
+        (
+            "grep_content",
+            json!({"pattern": "x", "max_results": "5"}),
+            "max_results",
+        ),
+        ("doc_find", json!({"path": "a.md", "level": "3"}), "level"),
+        (
+            "file_read",
+            json!({"file": "a.ts", "target": {"name": "f"}}),
+            "target",
+        ),
+        (
+            "read_text_file",
+            json!({"path": fx.abs("a.md"), "line": "3"}),
+            "line",
+        ),
+    ] {
+        let a = answer(&srv, tool, args.clone()).await;
+        assert!(a.is_error);
+        assert!(a.text.contains(field), "{tool} {args}: {}", a.text);
+    }
+    srv.shutdown().await;
+}
+
+// ---- large batches and oversized answers ------------------------------------------------------
+
+/// 200 lines of 10 bytes.
+fn rows() -> String {
+    (1..=200).map(|i| format!("line {i:04}\n")).collect()
+}
+
+#[tokio::test]
+async fn a_ten_thousand_entry_batch_is_answered_and_says_where_it_was_cut() {
+    let fx = base_fixture();
+    fx.write("f.txt", rows());
+    let srv = fx.serve().await;
+    let files: Vec<Value> = (0..10_000).map(|_| json!({"path": "f.txt"})).collect();
+    let a = timed("batch", ok(&srv, "read_files", json!({"files": files}))).await;
+    // Every entry is accounted for: read whole, read in part up to the limit (one, with a
+    // note saying where to continue), or refused as over the response limit.
+    let read = a.text.matches("\nLines: 1-200 of 200\n").count();
+    let partial = a.text.matches("\nLines: ").count() - read;
+    let cut = a.text.matches("\nError: Response limit reached\n").count();
+    assert_eq!(a.text.matches("File: f.txt\n").count(), 10_000);
+    assert!(read > 0 && cut > 0, "read {read}, cut {cut}");
+    assert_eq!(partial, 1, "read {read}, partial {partial}, cut {cut}");
+    assert_eq!(
+        a.text
+            .matches("Note: Output cut at the response size limit. Continue with start_line: ")
+            .count(),
+        1
+    );
+    assert_eq!(
+        read + partial + cut,
+        10_000,
+        "read {read}, partial {partial}, cut {cut}"
+    );
+    // The budget is spent in order: reads first, then refusals that say what to do.
+    let first_cut = a.text.find("Error: Response limit reached").unwrap();
+    assert!(!a.text[first_cut..].contains("\nLines: "));
+    let e = layout(&a.text[first_cut..]);
+    assert_eq!(e.fix, "Request this file in a separate read_files call.");
+    // The file text itself stays within the limit.
+    assert!(
+        read * 2000 <= DEFAULT_MAX_OUTPUT_BYTES + 2000,
+        "read {read}"
+    );
+    // An all-bad batch is an error, entry by entry.
+    let files: Vec<Value> = (0..10_000)
+        .map(|_| json!({"path": "missing.txt"}))
+        .collect();
+    let a = timed("batch", answer(&srv, "read_files", json!({"files": files}))).await;
+    assert!(a.is_error);
+    assert_eq!(a.text.matches("\nError: File not found\n").count(), 10_000);
+    still_serving(&srv).await;
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+#[ignore = "BUG: read_files budgets only file text: a 10,000-entry batch answers ~3 MB (9,475 'Response limit reached' blocks), 10,000 missing files ~2.3 MB, against a 1 MiB limit"]
+async fn a_ten_thousand_entry_batch_stays_within_the_response_size_limit() {
+    let fx = base_fixture();
+    fx.write("f.txt", rows());
+    let srv = fx.serve().await;
+    for entry in [
+        json!({"path": "f.txt"}),
+        json!({"path": "missing.txt"}),
+        json!({"path": "f.txt", "head": 1}),
+    ] {
+        let files: Vec<Value> = (0..10_000).map(|_| entry.clone()).collect();
+        let a = answer(&srv, "read_files", json!({"files": files})).await;
+        assert!(
+            a.text.len() <= DEFAULT_MAX_OUTPUT_BYTES + SLACK,
+            "{entry}: {} bytes",
+            a.text.len()
+        );
+        assert!(a.text.to_lowercase().contains("limit"), "the cut is said");
+    }
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+#[ignore = "BUG: parameters are echoed back unbounded: a 2 MB path gives a ~6 MB answer (File:, You provided:, Problem:), a 2 MB pattern a 2-4 MB answer, past the 1 MiB response limit"]
+async fn oversized_parameter_values_are_not_echoed_back_unbounded() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    let big = "y".repeat(2 << 20);
+    let cases = [
+        ("read_files", json!({"files": [{"path": big}]})),
+        (
+            "read_files",
+            json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": big}]}),
+        ),
+        ("grep_content", json!({"pattern": format!("({big}")})),
+        ("grep_content", json!({"pattern": "x", "search_path": big})),
+        ("doc_read", json!({"path": "a.md", "section": big})),
+        ("file_read", json!({"file": "a.ts", "target": big})),
+    ];
+    for (tool, args) in cases {
+        let a = answer(&srv, tool, args).await;
+        assert!(
+            a.text.len() <= DEFAULT_MAX_OUTPUT_BYTES + SLACK,
+            "{tool}: {} bytes",
+            a.text.len()
+        );
+    }
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+#[ignore = "BUG: a too-long file name (ENAMETOOLONG) is 'Read failed ... Retry' in read_files and -32603 (internal error) in read_text_file; it is an invalid path, and retrying cannot help"]
+async fn a_file_name_too_long_is_an_invalid_path_not_a_retryable_failure() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    let name = "n".repeat(300);
+    let e = layout_err(&srv, "read_files", json!({"files": [{"path": name}]})).await;
+    assert!(
+        e.short == "Invalid path" || e.short == "File not found",
+        "{e:?}"
+    );
+    assert!(!e.fix.contains("Retry"), "{e:?}");
+    let (code, _) = rpc_err(&srv, "read_text_file", json!({"path": fx.abs(&name)})).await;
+    assert!(code == -32600 || code == -32001, "{code}");
+    srv.shutdown().await;
+}
+
+// ---- encodings and line ends -------------------------------------------------------------------
+
+/// `text` as UTF-16 with a byte-order mark.
+fn utf16(text: &str, little_endian: bool) -> Vec<u8> {
+    let mut out = if little_endian {
+        vec![0xFF, 0xFE]
+    } else {
+        vec![0xFE, 0xFF]
+    };
+    for unit in text.encode_utf16() {
+        let bytes = if little_endian {
+            unit.to_le_bytes()
+        } else {
+            unit.to_be_bytes()
+        };
+        out.extend_from_slice(&bytes);
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_latin1_file_is_read_and_grepped_lossily_never_dropped() {
+    let fx = base_fixture();
+    fx.write(
+        "latin1.md",
+        b"# Caf\xe9\ncaf\xe9 au lait\nna\xefve needle\n".as_slice(),
+    );
+    let srv = fx.serve().await;
+    let a = ok(
+        &srv,
+        "read_files",
+        json!({"files": [{"path": "latin1.md"}]}),
+    )
+    .await;
+    assert_eq!(
+        a.text,
+        "File: latin1.md\nLines: 1-3 of 3\n---\n# Caf\u{FFFD}\ncaf\u{FFFD} au lait\nna\u{FFFD}ve needle\n---\n"
+    );
+    let a = ok(
+        &srv,
+        "read_text_file",
+        json!({"path": fx.abs("latin1.md"), "line": 3}),
+    )
+    .await;
+    assert_eq!(a.structured["content"], "na\u{FFFD}ve needle\n");
+    // grep: the file is searched (not skipped as binary) and its lines come back lossily.
+    let a = ok(&srv, "grep_content", json!({"pattern": "needle"})).await;
+    assert_eq!(a.structured["binary_skipped"], 0);
+    let hits: Vec<(String, u64, String)> = a.structured["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["path"].as_str().unwrap().to_string(),
+                m["line"].as_u64().unwrap(),
+                m["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        hits.contains(&("latin1.md".into(), 3, "na\u{FFFD}ve needle".into())),
+        "{hits:?}"
+    );
+    // The ASCII around an invalid byte matches; the invalid byte itself is matched by nothing
+    // (`caf. au` finds no line, as in ripgrep; `(?-u:.)` is refused as able to match invalid
+    // UTF-8).
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "au lait", "search_path": "latin1.md"}),
+    )
+    .await;
+    assert_eq!(a.structured["matches"][0]["line"], 2);
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "caf. au", "search_path": "latin1.md"}),
+    )
+    .await;
+    assert_eq!(a.structured["matches"], json!([]));
+    // The doc and code tools read it too.
+    let a = ok(&srv, "doc_toc", json!({"path": "latin1.md"})).await;
+    assert_eq!(a.structured["sections"][0]["title"], "Caf\u{FFFD}");
+    let a = ok(&srv, "file_read", json!({"file": "latin1.md"})).await;
+    assert!(a.text.contains("na\u{FFFD}ve needle\n"), "{}", a.text);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn utf16_files_with_a_bom_are_read_as_text() {
+    let fx = base_fixture();
+    let doc = "# Titré\nneedle one\n## B\nbeta 验证\n";
+    fx.write("le.md", utf16(doc, true));
+    fx.write("be.md", utf16(doc, false));
+    let srv = fx.serve().await;
+    for f in ["le.md", "be.md"] {
+        let a = ok(&srv, "read_files", json!({"files": [{"path": f}]})).await;
+        assert_eq!(
+            a.text,
+            format!("File: {f}\nLines: 1-4 of 4\n---\n{doc}---\n")
+        );
+        let a = ok(
+            &srv,
+            "read_files",
+            json!({"files": [{"path": f, "start_line": 1, "read_to_next_pattern": "^## "}]}),
+        )
+        .await;
+        assert_eq!(
+            a.text,
+            format!("File: {f}\nLines: 1-2 of 4\n---\n# Titré\nneedle one\n---\n")
+        );
+        let a = ok(
+            &srv,
+            "read_text_file",
+            json!({"path": fx.abs(f), "line": 4}),
+        )
+        .await;
+        assert_eq!(a.structured["content"], "beta 验证\n");
+        assert_eq!(a.structured["_meta"]["total_lines"], 4);
+        let a = ok(
+            &srv,
+            "grep_content",
+            json!({"pattern": "验证|needle", "search_path": f}),
+        )
+        .await;
+        let lines: Vec<u64> = a.structured["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["line"].as_u64().unwrap())
+            .collect();
+        assert_eq!(lines, [2, 4], "{f}: {}", a.text);
+        assert_eq!(a.structured["binary_skipped"], 0);
+        let a = ok(&srv, "doc_read", json!({"path": f, "section": "B"})).await;
+        assert_eq!(a.structured["section"]["content"], "## B\nbeta 验证\n");
+        let a = ok(&srv, "file_read", json!({"file": f})).await;
+        assert!(a.text.ends_with(doc), "{}", a.text);
+    }
+    // A walk finds both (not skipped as binary for their NUL bytes).
+    let a = ok(&srv, "grep_content", json!({"pattern": "needle one"})).await;
+    assert_eq!(a.structured["matches"].as_array().unwrap().len(), 2);
+    assert_eq!(a.structured["binary_skipped"], 0);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn crlf_files_number_lines_right_and_each_tool_keeps_or_strips_cr() {
+    let fx = base_fixture();
+    fx.write("crlf.md", "# A\r\nalpha needle\r\n## B\r\nbeta\r\n");
+    fx.write(
+        "crlf.ts",
+        "function f() {\r\n  return 1; // needle\r\n}\r\n",
+    );
+    let srv = fx.serve().await;
+    // read_files, read_text_file and doc_read return the file's bytes: CRLF kept.
+    let a = ok(&srv, "read_files", json!({"files": [{"path": "crlf.md"}]})).await;
+    assert_eq!(
+        a.text,
+        "File: crlf.md\nLines: 1-4 of 4\n---\n# A\r\nalpha needle\r\n## B\r\nbeta\r\n---\n"
+    );
+    // `$` matches before the `\r`, so an anchored boundary works on CRLF files.
+    let a = ok(
+        &srv,
+        "read_files",
+        json!({"files": [{"path": "crlf.md", "start_line": 1, "read_to_next_pattern": "^## B$"}]}),
+    )
+    .await;
+    assert_eq!(
+        a.text,
+        "File: crlf.md\nLines: 1-2 of 4\n---\n# A\r\nalpha needle\r\n---\n"
+    );
+    let a = ok(
+        &srv,
+        "read_text_file",
+        json!({"path": fx.abs("crlf.md"), "line": 2, "limit": 2}),
+    )
+    .await;
+    assert_eq!(a.structured["content"], "alpha needle\r\n## B\r\n");
+    assert_eq!(a.structured["_meta"]["next_line"], 4);
+    let a = ok(&srv, "doc_read", json!({"path": "crlf.md", "section": "B"})).await;
+    assert_eq!(a.structured["section"]["content"], "## B\r\nbeta\r\n");
+    assert_eq!(a.structured["section"]["line_start"], 3);
+    assert_eq!(a.structured["section"]["line_end"], 4);
+    // grep_content strips the `\r` from match and context text; the hint's section end is
+    // right.
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "needle$", "search_path": "crlf.md", "context_lines": 1}),
+    )
+    .await;
+    assert_eq!(
+        a.text,
+        "File: crlf.md, Line: 2, Section-End-Hint: 2 (next: ^## )\n---\n1- # A\n2: alpha needle\n3- ## B\n---\nFound 1 matching line in 1 file (searched 1 file).\n"
+    );
+    // doc_toc titles and doc_find matched text carry no `\r`.
+    let a = ok(&srv, "doc_toc", json!({"path": "crlf.md"})).await;
+    assert_eq!(a.structured["sections"][0]["title"], "A");
+    assert_eq!(a.structured["sections"][1]["title"], "B");
+    assert_eq!(a.structured["sections"][1]["line_start"], 3);
+    assert_eq!(a.structured["sections"][1]["line_end"], 4);
+    assert!(!a.text.contains('\r'));
+    let a = ok(
+        &srv,
+        "doc_find",
+        json!({"path": "crlf.md", "content_pattern": "needle$"}),
+    )
+    .await;
+    assert_eq!(a.structured["matches"][0]["matched_line"], 2);
+    assert_eq!(a.structured["matches"][0]["matched_text"], "alpha needle");
+    // file_read renders lines with LF only, numbered the same.
+    let a = ok(&srv, "file_read", json!({"file": "crlf.md"})).await;
+    assert!(
+        a.text.ends_with("# A\nalpha needle\n## B\nbeta\n"),
+        "{:?}",
+        a.text
+    );
+    let a = ok(&srv, "file_read", json!({"file": "crlf.ts", "target": "f"})).await;
+    assert!(!a.text.contains('\r'), "{:?}", a.text);
+    assert!(
+        a.text
+            .contains("### f (function, lines 1-3)\n\nfunction f() {\n  return 1; // needle\n}\n"),
+        "{:?}",
+        a.text
+    );
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "needle", "search_path": "crlf.ts"}),
+    )
+    .await;
+    assert_eq!(a.structured["matches"][0]["symbol"]["name"], "f");
+    assert_eq!(a.structured["matches"][0]["text"], "  return 1; // needle");
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_file_without_a_trailing_newline_reads_its_last_line_in_every_tool() {
+    let fx = base_fixture();
+    fx.write("nonl.md", "# A\nalpha\n## B\nlast needle");
+    let srv = fx.serve().await;
+    // read_files ends the block with a newline (read_files.rs has the section-read cases).
+    let a = ok(
+        &srv,
+        "read_files",
+        json!({"files": [{"path": "nonl.md", "tail": 1}]}),
+    )
+    .await;
+    assert_eq!(
+        a.text,
+        "File: nonl.md\nLines: 4-4 of 4\n---\nlast needle\n---\n"
+    );
+    // read_text_file returns the bytes as they are.
+    let a = ok(
+        &srv,
+        "read_text_file",
+        json!({"path": fx.abs("nonl.md"), "line": 4}),
+    )
+    .await;
+    assert_eq!(a.structured["content"], "last needle");
+    assert_eq!(a.structured["_meta"]["total_lines"], 4);
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "needle$", "search_path": "nonl.md"}),
+    )
+    .await;
+    assert_eq!(a.structured["matches"][0]["line"], 4);
+    assert_eq!(a.structured["matches"][0]["text"], "last needle");
+    let a = ok(&srv, "doc_read", json!({"path": "nonl.md", "section": "B"})).await;
+    assert_eq!(a.structured["section"]["content"], "## B\nlast needle");
+    assert_eq!(a.structured["section"]["line_end"], 4);
+    let a = ok(
+        &srv,
+        "doc_find",
+        json!({"path": "nonl.md", "content_pattern": "needle"}),
+    )
+    .await;
+    assert_eq!(a.structured["matches"][0]["matched_line"], 4);
+    let a = ok(
+        &srv,
+        "file_read",
+        json!({"file": "nonl.md", "startLine": 4}),
+    )
+    .await;
+    assert!(a.text.ends_with("last needle\n"), "{:?}", a.text);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_empty_file_gets_a_clear_answer_from_each_tool() {
+    let fx = base_fixture();
+    fx.write("empty.md", "");
+    fx.write("empty.ts", "");
+    let srv = fx.serve().await;
+    // read_files.rs and read_text_file.rs (tc6) cover the read tools in more modes.
+    let a = ok(&srv, "read_files", json!({"files": [{"path": "empty.md"}]})).await;
+    assert_eq!(
+        a.text,
+        "File: empty.md\nLines: none (empty file)\n---\n---\n"
+    );
+    let e = layout_err(
+        &srv,
+        "read_files",
+        json!({"files": [{"path": "empty.md", "start_line": 1}]}),
+    )
+    .await;
+    assert_eq!(e.short, "start_line is past the end of the file");
+    assert_eq!(
+        e.problem,
+        "start_line is 1, but the file is empty (0 lines)."
+    );
+    let a = ok(
+        &srv,
+        "read_text_file",
+        json!({"path": fx.abs("empty.md"), "line": 1}),
+    )
+    .await;
+    assert_eq!(a.structured["content"], "");
+    assert_eq!(
+        a.structured["_meta"],
+        json!({"total_lines": 0, "returned_lines": 0, "has_more": false})
+    );
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "x", "search_path": "empty.md"}),
+    )
+    .await;
+    assert_eq!(a.text, "No matches (searched 1 file).\n");
+    let a = ok(&srv, "doc_toc", json!({"path": "empty.md"})).await;
+    assert_eq!(
+        a.text,
+        "File: empty.md · 0 lines · 0 sections\nNo headings: read the file with read_files.\n"
+    );
+    let e = layout_err(
+        &srv,
+        "doc_read",
+        json!({"path": "empty.md", "section": "A"}),
+    )
+    .await;
+    assert_eq!(e.short, "Section not found");
+    assert!(e.problem.contains("no headings"), "{e:?}");
+    let a = ok(
+        &srv,
+        "doc_find",
+        json!({"path": "empty.md", "pattern": "*"}),
+    )
+    .await;
+    assert_eq!(a.structured["total_matches"], 0);
+    let a = ok(&srv, "file_read", json!({"file": "empty.ts"})).await;
+    assert_eq!(a.text, "## file_read: empty.ts\n\n(empty file)\n");
+    assert_eq!(a.structured["total_lines"], 0);
+    let a = ok(
+        &srv,
+        "file_read",
+        json!({"file": "empty.ts", "skeleton": true}),
+    )
+    .await;
+    assert_eq!(a.structured["symbols"], json!([]));
+    let e = layout_err(
+        &srv,
+        "file_read",
+        json!({"file": "empty.ts", "startLine": 1}),
+    )
+    .await;
+    assert_eq!(e.short, "Empty file");
+    let e = layout_err(
+        &srv,
+        "file_read",
+        json!({"file": "empty.ts", "target": "f"}),
+    )
+    .await;
+    assert_eq!(e.short, "Symbol not found");
+    srv.shutdown().await;
+}
+
+// ---- a 100 MB line -----------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_100_mb_single_line_file_is_capped_and_says_so() {
+    let fx = base_fixture();
+    let len = 100 * 1024 * 1024;
+    let started = Instant::now();
+    {
+        use std::io::Write;
+        let mut f =
+            std::io::BufWriter::new(std::fs::File::create(fx.root.join("huge.txt")).unwrap());
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..99 {
+            f.write_all(&chunk).unwrap();
+        }
+        f.write_all(&chunk[..(1 << 20) - 7]).unwrap();
+        f.write_all(b"needle\n").unwrap();
+        f.flush().unwrap();
+    }
+    eprintln!("wrote 100 MB in {:?}", started.elapsed());
+    let srv = fx.serve().await;
+    let max = DEFAULT_MAX_OUTPUT_BYTES;
+
+    let a = timed(
+        "read_files",
+        ok(&srv, "read_files", json!({"files": [{"path": "huge.txt"}]})),
+    )
+    .await;
+    assert!(a.text.len() <= max + SLACK, "{} bytes", a.text.len());
+    assert!(
+        a.text.starts_with(&format!(
+            "File: huge.txt\nLines: 1-1 of 1\nNote: Line 1 is {len} bytes long; only its first {max} bytes are shown.\n---\nxxxx"
+        )),
+        "{}",
+        &a.text[..300]
+    );
+
+    let a = timed(
+        "read_text_file",
+        ok(&srv, "read_text_file", json!({"path": fx.abs("huge.txt")})),
+    )
+    .await;
+    assert!(a.text.len() <= max + SLACK, "{} bytes", a.text.len());
+    assert!(a.structured["content"].as_str().unwrap().len() <= max);
+    assert_eq!(
+        a.structured["_meta"],
+        json!({"total_lines": 1, "returned_lines": 1, "has_more": false, "cut_line": 1})
+    );
+    assert!(
+        a.text.ends_with("[line 1 is longer than the response size limit and was cut: only its first bytes are shown]"),
+        "{}",
+        &a.text[a.text.len() - 300..]
+    );
+
+    for args in [
+        json!({"pattern": "needle", "search_path": "huge.txt"}),
+        json!({"pattern": "needle"}),
+        json!({"pattern": "x+"}),
+    ] {
+        let a = timed("grep_content", ok(&srv, "grep_content", args.clone())).await;
+        assert!(a.text.len() < SLACK, "{args}: {} bytes", a.text.len());
+        let m = a.structured["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["path"] == "huge.txt")
+            .unwrap_or_else(|| panic!("{args}: {}", a.text));
+        assert_eq!(m["line"], 1);
+        assert!(m["text"].as_str().unwrap().len() <= 1000);
+        assert!(a.text.contains(" […line cut]\n"), "{args}");
+    }
+
+    // file_read and the doc tools stay bounded too (file_read's empty answer: see the ignored
+    // test below).
+    let a = timed(
+        "file_read",
+        ok(&srv, "file_read", json!({"file": "huge.txt"})),
+    )
+    .await;
+    assert!(a.text.len() <= max + SLACK);
+    assert_eq!(a.structured["truncated"], true);
+    let a = timed("doc_toc", ok(&srv, "doc_toc", json!({"path": "huge.txt"}))).await;
+    assert_eq!(a.structured["total_lines"], 1);
+    still_serving(&srv).await;
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+#[ignore = "BUG: file_read returns none of a line longer than the response limit (even with startLine=endLine=that line) and advises 'Read the rest with startLine/endLine', a dead end; read_files shows the line's first bytes"]
+async fn file_read_shows_part_of_a_line_longer_than_the_response_limit() {
+    let fx = base_fixture();
+    fx.write("long.txt", format!("{}\nb\n", "x".repeat(5000)));
+    fx.write("long.ts", format!("const s = \"{}\";\n", "x".repeat(5000)));
+    let srv = fx.serve_with(&["--max-output-bytes", "1000"]).await;
+    for args in [
+        json!({"file": "long.txt"}),
+        json!({"file": "long.txt", "startLine": 1, "endLine": 1}),
+        json!({"file": "long.ts"}),
+        json!({"file": "long.ts", "target": "s"}),
+    ] {
+        let a = ok(&srv, "file_read", args.clone()).await;
+        assert_eq!(a.structured["truncated"], true, "{args}");
+        assert!(a.text.contains(&"x".repeat(100)), "{args}: {}", a.text);
+    }
+    srv.shutdown().await;
+}
+
+// ---- binary files ------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn binary_files_are_refused_by_the_read_tools_and_counted_by_grep() {
+    let fx = base_fixture();
+    let names = ["b1.dat", "b2.png", "b3.bin", "b4.o", "b5.md"];
+    for n in names {
+        fx.write(n, b"needle\0\x01\x02 more\n".as_slice());
+    }
+    let srv = fx.serve().await;
+    // Read tools refuse (read_text_file with spec/002's -32004).
+    let e = layout_err(&srv, "read_files", json!({"files": [{"path": "b1.dat"}]})).await;
+    assert_eq!(e.short, "Binary file");
+    let (code, message) = rpc_err(&srv, "read_text_file", json!({"path": fx.abs("b1.dat")})).await;
+    assert_eq!(
+        (code, message),
+        (
+            -32004,
+            format!("Cannot read binary file: {}", fx.abs("b1.dat"))
+        )
+    );
+    for (tool, args) in [
+        ("doc_toc", json!({"path": "b5.md"})),
+        ("doc_read", json!({"path": "b5.md", "section": "x"})),
+        ("doc_find", json!({"path": "b5.md"})),
+        ("file_read", json!({"file": "b1.dat"})),
+    ] {
+        let e = layout_err(&srv, tool, args).await;
+        assert_eq!(e.short, "Binary file", "{tool}");
+    }
+    // grep_content counts them in the summary and names some; the text match is found.
+    let a = ok(&srv, "grep_content", json!({"pattern": "needle"})).await;
+    assert_eq!(a.structured["binary_skipped"], 5, "{}", a.text);
+    assert!(
+        a.text
+            .contains("Skipped 5 binary files (e.g. b1.dat, b2.png, b3.bin; list_skipped: true names them all)."),
+        "{}",
+        a.text
+    );
+    let paths: Vec<&str> = a.structured["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["a.md", "ok.txt"]);
+    // A binary file named as the search path is counted, not an error.
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "needle", "search_path": "b4.o"}),
+    )
+    .await;
+    assert_eq!(
+        a.text,
+        "No matches (searched 1 file).\nSkipped 1 binary file (e.g. b4.o; list_skipped: true names them all).\n"
+    );
+    assert_eq!(a.structured["binary_skipped"], 1);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn every_skipped_binary_file_can_be_named() {
+    let fx = base_fixture();
+    let names = ["b1.dat", "b2.png", "b3.bin", "b4.o", "b5.md"];
+    for n in names {
+        fx.write(n, b"needle\0\x01\x02 more\n".as_slice());
+    }
+    let srv = fx.serve().await;
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "needle", "list_skipped": true}),
+    )
+    .await;
+    assert!(
+        a.text
+            .contains("Skipped binary files (5):\n  b1.dat\n  b2.png\n  b3.bin\n  b4.o\n  b5.md\n"),
+        "{}",
+        a.text
+    );
+    assert_eq!(a.structured["skipped_binary"], json!(names));
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+#[ignore = "BUG: a NUL byte after the first 64 KiB: read_files/read_text_file/file_read read the file as text (NUL bytes included) while grep_content skips the same file as binary"]
+async fn read_tools_and_grep_agree_whether_a_file_is_binary() {
+    let fx = base_fixture();
+    let mut bytes = vec![b'a'; 70_000];
+    bytes.extend_from_slice(b"\nneedle late\n\0\n");
+    fx.write("late.txt", &bytes);
+    let srv = fx.serve().await;
+    let read = answer(
+        &srv,
+        "read_files",
+        json!({"files": [{"path": "late.txt", "tail": 2}]}),
+    )
+    .await;
+    let grep = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "needle late", "search_path": "late.txt"}),
+    )
+    .await;
+    let read_as_text = !read.is_error;
+    let grep_as_text = grep.structured["binary_skipped"] == 0;
+    assert_eq!(
+        read_as_text, grep_as_text,
+        "read_files: {}\ngrep_content: {}",
+        read.text, grep.text
+    );
+    srv.shutdown().await;
+}
+
+// ---- non-regular files -------------------------------------------------------------------------
+
+#[tokio::test]
+async fn fifos_sockets_devices_and_directories_never_hang() {
+    let fx = base_fixture();
+    fx.write("sub/inner.txt", "needle inner\n");
+    let status = std::process::Command::new("mkfifo")
+        .arg(fx.root.join("pipe"))
+        .status()
+        .expect("run mkfifo");
+    assert!(status.success());
+    let _listener = std::os::unix::net::UnixListener::bind(fx.root.join("sock")).expect("bind");
+    std::os::unix::fs::symlink("/dev/zero", fx.root.join("zero")).expect("symlink");
+    let srv = fx.serve().await;
+
+    /// How a path is refused.
+    enum Kind {
+        NotAFile(&'static str),
+        Outside,
+    }
+    for (name, kind) in [
+        ("pipe", Kind::NotAFile("FIFO")),
+        ("sock", Kind::NotAFile("socket")),
+        ("sub", Kind::NotAFile("directory")),
+        ("zero", Kind::Outside),
+    ] {
+        let read_tools: [(&'static str, Value); 5] = [
+            ("read_files", json!({"files": [{"path": name}]})),
+            ("doc_toc", json!({"path": name})),
+            ("doc_read", json!({"path": name, "section": "x"})),
+            ("doc_find", json!({"path": name, "content_pattern": "x"})),
+            ("file_read", json!({"file": name})),
+        ];
+        for (tool, args) in read_tools {
+            let e = timed(tool, layout_err(&srv, tool, args)).await;
+            match kind {
+                Kind::NotAFile(k) => {
+                    assert_eq!(e.short, "Not a regular file", "{tool} {name}");
+                    assert!(
+                        e.problem.contains(&format!("(it is a {k})")),
+                        "{tool}: {e:?}"
+                    );
+                }
+                Kind::Outside => assert_eq!(e.short, "Path outside the allowed roots", "{tool}"),
+            }
+        }
+        let path = fx.abs(name);
+        let (code, message) = timed(
+            "read_text_file",
+            rpc_err(&srv, "read_text_file", json!({"path": path})),
+        )
+        .await;
+        match kind {
+            Kind::NotAFile(_) => {
+                assert_eq!((code, message), (-32003, format!("{path} is not a file")))
+            }
+            Kind::Outside => {
+                assert_eq!(code, -32002);
+                assert!(message.contains("outside the allowed roots"), "{message}");
+            }
+        }
+        let args = json!({"pattern": "needle", "search_path": name});
+        match kind {
+            Kind::NotAFile("directory") => {
+                let a = timed("grep", ok(&srv, "grep_content", args)).await;
+                assert_eq!(a.structured["matches"][0]["path"], "sub/inner.txt");
+            }
+            Kind::NotAFile(k) => {
+                let e = timed("grep", layout_err(&srv, "grep_content", args)).await;
+                assert_eq!(e.short, "search_path cannot be searched");
+                assert!(e.problem.contains(k), "{e:?}");
+            }
+            Kind::Outside => {
+                let e = timed("grep", layout_err(&srv, "grep_content", args)).await;
+                assert_eq!(e.short, "search_path outside the allowed roots");
+            }
+        }
+    }
+    // A walk over the root passes them by (no links followed, only regular files read).
+    let a = timed(
+        "grep",
+        ok(&srv, "grep_content", json!({"pattern": "needle"})),
+    )
+    .await;
+    let paths: Vec<&str> = a.structured["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["a.md", "ok.txt", "sub/inner.txt"]);
+    // One batch with all of them and a good file.
+    let a = timed(
+        "batch",
+        ok(
+            &srv,
+            "read_files",
+            json!({"files": [{"path": "pipe"}, {"path": "sock"}, {"path": "zero"}, {"path": "sub"}, {"path": "ok.txt"}]}),
+        ),
+    )
+    .await;
+    assert_eq!(a.text.matches("\nError: ").count(), 4);
+    assert!(
+        a.text
+            .ends_with("File: ok.txt\nLines: 1-1 of 1\n---\nneedle ok\n---\n")
+    );
+    still_serving(&srv).await;
+    srv.shutdown().await;
+}
+
+// ---- permissions -------------------------------------------------------------------------------
+
+/// A root with `locked.md` (mode 000), `lockdir/` (mode 000) holding a file, and `ok.txt`.
+fn locked_fixture() -> Fixture {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = base_fixture();
+    let locked = fx.write("locked.md", "# Locked\nneedle locked\n");
+    fx.write("lockdir/in.txt", "needle in\n");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    std::fs::set_permissions(
+        fx.root.join("lockdir"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+    fx
+}
+
+/// What a server running as a user without read permission answers.
+async fn assert_permission_denied(client: &RunningService<RoleClient, ()>, fx: &Fixture) {
+    let a = Answer::of(
+        &call_on(
+            client,
+            "read_files",
+            json!({"files": [{"path": "locked.md"}]}),
+        )
+        .await
+        .unwrap(),
+    );
+    assert!(a.is_error, "{}", a.text);
+    assert_eq!(layout(&a.text).short, "Permission denied");
+    let path = fx.abs("locked.md");
+    let e = call_on(client, "read_text_file", json!({"path": path}))
+        .await
+        .expect_err("read_text_file of an unreadable file");
+    assert_eq!(
+        (e.code.0, e.message.to_string()),
+        (-32002, format!("Permission denied: {path}"))
+    );
+    for (tool, args) in [
+        ("doc_toc", json!({"path": "locked.md"})),
+        ("file_read", json!({"file": "locked.md"})),
+        ("read_files", json!({"files": [{"path": "lockdir/in.txt"}]})),
+    ] {
+        let a = Answer::of(&call_on(client, tool, args).await.unwrap());
+        assert!(a.is_error, "{tool}: {}", a.text);
+        assert_eq!(layout(&a.text).short, "Permission denied", "{tool}");
+    }
+    // grep_content reads what it can and says what it could not.
+    let a = Answer::of(
+        &call_on(client, "grep_content", json!({"pattern": "needle"}))
+            .await
+            .unwrap(),
+    );
+    assert!(!a.is_error, "{}", a.text);
+    assert_eq!(a.structured["errors"], 2, "{}", a.text);
+    assert!(
+        a.text
+            .contains("Could not read 2 files or directories (e.g. "),
+        "{}",
+        a.text
+    );
+    let paths: Vec<&str> = a.structured["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["a.md", "ok.txt"]);
+    let a = Answer::of(
+        &call_on(
+            client,
+            "grep_content",
+            json!({"pattern": "needle", "search_path": "locked.md"}),
+        )
+        .await
+        .unwrap(),
+    );
+    assert_eq!(a.structured["errors"], 1, "{}", a.text);
+    assert!(
+        a.text
+            .contains("Could not read 1 file or directory (e.g. permission denied: "),
+        "{}",
+        a.text
+    );
+}
+
+#[tokio::test]
+async fn permission_denied_files() {
+    let fx = locked_fixture();
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let srv = fx.serve().await;
+    if root {
+        // Tests may run as root, where mode 000 does not stop reads: the server reads the
+        // file like any other.
+        let a = ok(
+            &srv,
+            "read_files",
+            json!({"files": [{"path": "locked.md"}]}),
+        )
+        .await;
+        assert!(
+            a.text.ends_with("---\n# Locked\nneedle locked\n---\n"),
+            "{}",
+            a.text
+        );
+        let a = ok(&srv, "read_text_file", json!({"path": fx.abs("locked.md")})).await;
+        assert_eq!(a.structured["content"], "# Locked\nneedle locked\n");
+        let a = ok(
+            &srv,
+            "grep_content",
+            json!({"pattern": "needle locked|needle in"}),
+        )
+        .await;
+        assert_eq!(a.structured["matches"].as_array().unwrap().len(), 2);
+        assert_eq!(a.structured["errors"], 0);
+    } else {
+        assert_permission_denied(srv.client(), &fx).await;
+    }
+    still_serving(&srv).await;
+    srv.shutdown().await;
+    unlock(&fx);
+}
+
+/// Gives the locked directory its permissions back so that the temporary directory can be
+/// removed.
+fn unlock(fx: &Fixture) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        fx.root.join("lockdir"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+}
+
+/// As root, the same checks against a server that runs as `nobody` (via `setpriv`), where
+/// mode 000 does stop reads. Skipped (passes) when not root or without `setpriv`.
+#[tokio::test]
+async fn permission_denied_files_for_an_unprivileged_server() {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return; // covered by `permission_denied_files`
+    }
+    let has_setpriv = std::process::Command::new("setpriv")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_setpriv {
+        eprintln!("setpriv not found: unprivileged permission checks skipped");
+        return;
+    }
+    let fx = locked_fixture();
+    // The temporary directory is private to root: let `nobody` traverse it.
+    std::fs::set_permissions(fx.base(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let root = fx.root.clone();
+    let cmd = tokio::process::Command::new("setpriv").configure(|cmd| {
+        cmd.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            BIN,
+            "serve",
+        ])
+        .arg(&root);
+    });
+    let (transport, _stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn setpriv mapgrep serve");
+    let client = tokio::time::timeout(TIMEOUT, ().serve(transport))
+        .await
+        .expect("initialization timed out")
+        .expect("initialization failed");
+    assert_permission_denied(&client, &fx).await;
+    let a = Answer::of(
+        &call_on(
+            &client,
+            "read_files",
+            json!({"files": [{"path": "ok.txt"}]}),
+        )
+        .await
+        .unwrap(),
+    );
+    assert_eq!(
+        a.text,
+        "File: ok.txt\nLines: 1-1 of 1\n---\nneedle ok\n---\n"
+    );
+    let _ = tokio::time::timeout(TIMEOUT, client.cancel()).await;
+    unlock(&fx);
+}
