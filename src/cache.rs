@@ -87,6 +87,17 @@ impl<V: Clone> FileCache<V> {
         }
     }
 
+    /// Caches `value` only if it fits beside what is cached (after dropping this path's old
+    /// entry): nothing is evicted for it. A scan over more files than the budget holds then
+    /// keeps the first ones instead of churning through all of them on every pass — and
+    /// memory never runs through the budget again and again.
+    pub fn insert_if_room(&mut self, path: PathBuf, id: FileId, value: V, cost: usize) {
+        self.remove(&path);
+        if self.bytes + cost + path.as_os_str().len() + 128 <= self.budget {
+            self.insert(path, id, value, cost);
+        }
+    }
+
     pub fn remove(&mut self, path: &Path) {
         if let Some(e) = self.map.remove(path) {
             self.bytes -= e.cost;
@@ -119,6 +130,22 @@ mod tests {
             mtime: None,
             ctime: (0, 0),
         }
+    }
+
+    #[test]
+    fn insert_if_room_never_evicts() {
+        let mut c: FileCache<u32> = FileCache::new(1000);
+        c.insert_if_room(PathBuf::from("/a"), id(1), 1, 500);
+        c.insert_if_room(PathBuf::from("/b"), id(1), 2, 500);
+        assert_eq!(c.len(), 1, "the second does not fit beside the first");
+        assert!(c.get(Path::new("/a")).is_some());
+        // A new version of a cached file replaces it.
+        c.insert_if_room(PathBuf::from("/a"), id(2), 3, 400);
+        assert_eq!(
+            c.get(Path::new("/a")).map(|(i, v)| (i.len, v)),
+            Some((2, 3))
+        );
+        assert!(c.bytes() <= 1000);
     }
 
     #[test]

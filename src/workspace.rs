@@ -303,12 +303,11 @@ impl Workspace {
             return;
         }
         let value: Arc<[u8]> = Arc::from(bytes);
-        self.contents.lock().expect("content cache lock").insert(
-            path.to_path_buf(),
-            id,
-            value,
-            bytes.len(),
-        );
+        // Searches scan: admit what fits, never evict for a scan (see `insert_if_room`).
+        self.contents
+            .lock()
+            .expect("content cache lock")
+            .insert_if_room(path.to_path_buf(), id, value, bytes.len());
     }
 
     /// The file list of a walk: the cached one if nothing it depends on changed, else a new

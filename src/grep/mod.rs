@@ -41,6 +41,9 @@ pub const MAX_LINE_BYTES: usize = 1000;
 /// Bytes checked for a NUL before a file is searched.
 const BINARY_PROBE: usize = source::BINARY_PROBE_LEN;
 
+/// A worker's read buffer is dropped after a file that grew it past this.
+const SCRATCH_KEEP: usize = 4 << 20;
+
 /// Files at least this large are mapped during a walk; smaller ones are read.
 const WALK_MMAP_MIN: u64 = 64 * 1024 * 1024;
 
@@ -431,6 +434,15 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// Searches one walked file, from the content cache when it is unchanged.
     fn search_file(&self, path: &Path, name: Option<&str>, scratch: &mut Scratch) {
+        self.search_file_in(path, name, scratch);
+        // A buffer grown by one large file (up to the 64 MiB read limit) is not kept: many
+        // concurrent searches, each with a worker per core, would each hold one.
+        if scratch.buf.capacity() > SCRATCH_KEEP {
+            scratch.buf = Vec::new();
+        }
+    }
+
+    fn search_file_in(&self, path: &Path, name: Option<&str>, scratch: &mut Scratch) {
         let Scratch { buf, cache } = scratch;
         let owned;
         let name = match name {
