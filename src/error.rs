@@ -38,6 +38,10 @@ impl Error {
                 path: path.display().to_string(),
                 reason: "a symbolic link that does not lead to a file inside the roots (a loop, a dangling link, or a link swapped in after the check)".into(),
             },
+            _ if e.raw_os_error() == Some(libc::ENAMETOOLONG) => Error::InvalidPath {
+                path: path.display().to_string(),
+                reason: "a name in it is longer than the filesystem allows (255 bytes)".into(),
+            },
             _ if e.raw_os_error() == Some(libc::EISDIR) => Error::NotAFile {
                 path,
                 kind: "directory",

@@ -82,6 +82,15 @@ fn strip_newlines(hir: Hir) -> Hir {
 }
 
 /// A regex syntax error in one line: its `error: ...` line without the caret diagram.
+/// Why a pattern did not compile: `Ok(syntax error summary)` for a syntax error,
+/// `Err(message)` for a pattern over the compiled size limit.
+pub fn build_error_kind(e: &regex_automata::meta::BuildError) -> Result<String, String> {
+    match e.syntax_error() {
+        Some(s) => Ok(syntax_error_summary(s)),
+        None => Err(e.to_string()),
+    }
+}
+
 pub fn syntax_error_summary(e: &impl std::fmt::Display) -> String {
     let full = e.to_string();
     full.lines()

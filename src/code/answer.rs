@@ -42,6 +42,7 @@ pub fn answer(
         truncated: false,
     };
     let hint;
+    let mut cut_line = false;
     match mode {
         Mode::Target => {
             let Some(s) = structure else {
@@ -74,7 +75,9 @@ pub fn answer(
                     let sym = s.symbol(hit);
                     let _ = writeln!(text, "### {}\n", render::describe(sym));
                     let pieces = super::symbol_pieces(s, hit, query.recursive);
-                    PieceWriter::new(&mut text, budget).pieces(file, s, &pieces);
+                    let mut w = PieceWriter::new(&mut text, budget);
+                    w.pieces(file, s, &pieces);
+                    cut_line |= w.cut_line;
                     answer.symbols.push(hit);
                 }
             }
@@ -88,7 +91,7 @@ pub fn answer(
             }
             None => {
                 raw_note(&mut text);
-                whole(&mut text, file, total, budget);
+                cut_line |= whole(&mut text, file, total, budget);
                 answer.range = (total > 0).then_some((1, total));
                 hint = "Read the rest with startLine.";
             }
@@ -103,20 +106,23 @@ pub fn answer(
                         "**Range:** lines {}-{} of {total}\n\n",
                         read.first, read.last
                     );
-                    answer.symbols =
-                        PieceWriter::new(&mut text, budget).pieces(file, s, &read.pieces);
+                    let mut w = PieceWriter::new(&mut text, budget);
+                    answer.symbols = w.pieces(file, s, &read.pieces);
+                    cut_line |= w.cut_line;
                     answer.range = Some((read.first, read.last));
                 }
                 None => {
                     let _ = write!(text, "**Range:** lines {first}-{last} of {total}\n\n");
-                    PieceWriter::new(&mut text, budget).raw_lines(file, first, last);
+                    let mut w = PieceWriter::new(&mut text, budget);
+                    w.raw_lines(file, first, last);
+                    cut_line |= w.cut_line;
                     answer.range = Some((first, last));
                 }
             }
             hint = "Read a smaller range, or symbols with target.";
         }
         Mode::Whole => {
-            whole(&mut text, file, total, budget);
+            cut_line |= whole(&mut text, file, total, budget);
             answer.range = (total > 0).then_some((1, total));
             hint = if structure.is_some() {
                 "See the file's map with skeleton: true, then read symbols with target or parts with startLine/endLine."
@@ -128,17 +134,26 @@ pub fn answer(
     file.check_intact()
         .map_err(|e| crate::read::file_error_layout(&e, provided))?;
     answer.truncated = render::fit(&mut text, budget, hint);
+    if cut_line && !answer.truncated {
+        text.push_str(
+            "\n[cut: a line longer than the response size limit is shown in part and nothing after it. Search inside it with grep_content, or read the lines after it with startLine.]\n",
+        );
+        answer.truncated = true;
+    }
     answer.text = text;
     Ok(answer)
 }
 
-fn whole(text: &mut String, file: &CodeFile, total: u32, budget: usize) {
+/// The whole file, raw; true if a line had to be cut.
+fn whole(text: &mut String, file: &CodeFile, total: u32, budget: usize) -> bool {
     if total == 0 {
         text.push_str("(empty file)\n");
-        return;
+        return false;
     }
     let _ = write!(text, "**Range:** lines 1-{total} of {total}\n\n");
-    PieceWriter::new(text, budget).raw_lines(file, 1, total);
+    let mut w = PieceWriter::new(text, budget);
+    w.raw_lines(file, 1, total);
+    w.cut_line
 }
 
 fn raw_note(text: &mut String) {

@@ -49,6 +49,8 @@ pub struct PieceWriter<'a> {
     after_blank: bool,
     /// A stub was written and wants a blank line before what follows.
     pending: bool,
+    /// A line longer than the limit was shown in part; nothing follows it.
+    pub cut_line: bool,
 }
 
 impl<'a> PieceWriter<'a> {
@@ -58,6 +60,7 @@ impl<'a> PieceWriter<'a> {
             limit,
             after_blank: true,
             pending: false,
+            cut_line: false,
         }
     }
 
@@ -67,6 +70,24 @@ impl<'a> PieceWriter<'a> {
             self.out.push('\n');
         }
         self.pending = false;
+        // Room for the line, leaving space for the notes after it.
+        let room = self.limit.saturating_sub(self.out.len() + 600);
+        if line.len() > room {
+            let text = String::from_utf8_lossy(&line[..room]);
+            let mut end = text.len().min(room);
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.out.push_str(&text[..end]);
+            let _ = writeln!(
+                self.out,
+                " […line cut: {} of its {} bytes shown]",
+                end,
+                line.len()
+            );
+            self.cut_line = true;
+            return;
+        }
         self.out.push_str(&String::from_utf8_lossy(line));
         self.out.push('\n');
         self.after_blank = blank;
@@ -84,7 +105,7 @@ impl<'a> PieceWriter<'a> {
 
     /// Whether the text passed the limit.
     pub fn full(&self) -> bool {
-        self.out.len() > self.limit
+        self.cut_line || self.out.len() > self.limit
     }
 
     pub fn stub(&mut self, sym: &Symbol) {

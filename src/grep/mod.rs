@@ -289,6 +289,15 @@ fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {
         .map_err(|e| GrepError::Param(q.regex_error("pattern", &q.pattern, &e)))?;
     let mut hints = Vec::new();
     for p in q.section_patterns() {
+        if p.is_empty() {
+            return Err(GrepError::Param(ParamError::new(
+                "Empty pattern in section_patterns",
+                q.provided(),
+                "An empty boundary pattern matches every line, so every section would end at once."
+                    .into(),
+                "Remove the empty entry; pass [] to disable Section-End-Hint.",
+            )));
+        }
         let r = ws
             .regex(&p, false)
             .map_err(|e| GrepError::Param(q.regex_error("section_patterns", &p, &e)))?;

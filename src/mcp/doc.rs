@@ -587,15 +587,20 @@ impl MapgrepServer {
                         ));
                     }
                     Some(re) => Some(ws.regex(re, false).map_err(|e| {
-                        ParamError::new(
-                            "Invalid content_pattern",
-                            provided.clone(),
-                            format!(
-                                "content_pattern is not a valid regex: {}",
-                                crate::matcher::syntax_error_summary(&e)
+                        match crate::matcher::build_error_kind(&e) {
+                            Ok(detail) => ParamError::new(
+                                "Invalid content_pattern",
+                                provided.clone(),
+                                format!("content_pattern is not a valid regex: {detail}"),
+                                "Fix the regex (Rust syntax; escape special characters like \\[ or \\().",
                             ),
-                            "Fix the regex (Rust syntax; escape special characters like \\[ or \\().",
-                        )
+                            Err(detail) => ParamError::new(
+                                "Regex too large in content_pattern",
+                                provided.clone(),
+                                format!("content_pattern compiles to more than the size limit: {detail}"),
+                                "Simplify the regex: fewer alternatives, smaller repetition counts ({n} bounds).",
+                            ),
+                        }
                     })?),
                     None => None,
                 };

@@ -174,16 +174,21 @@ pub(super) fn invalid_regex(
     pattern: &str,
     e: &regex_automata::meta::BuildError,
 ) -> ParamError {
-    let detail = match e.syntax_error() {
-        Some(s) => crate::matcher::syntax_error_summary(s),
-        None => e.to_string(),
-    };
-    ParamError {
-        short: "Invalid regex in read_to_next_pattern".into(),
-        provided: req.provided(),
-        problem: format!("'{pattern}' is not a valid regular expression: {detail}"),
-        fix: "Fix the regex (Rust regex syntax; escape literal brackets as \\[ ), e.g. \"^\\\\[LOG-\" or \"^## \".".into(),
-        tip: None,
+    match crate::matcher::build_error_kind(e) {
+        Ok(detail) => ParamError {
+            short: "Invalid regex in read_to_next_pattern".into(),
+            provided: req.provided(),
+            problem: format!("'{pattern}' is not a valid regular expression: {detail}"),
+            fix: "Fix the regex (Rust regex syntax; escape literal brackets as \\[ ), e.g. \"^\\\\[LOG-\" or \"^## \".".into(),
+            tip: None,
+        },
+        Err(detail) => ParamError {
+            short: "Regex too large in read_to_next_pattern".into(),
+            provided: req.provided(),
+            problem: format!("'{pattern}' compiles to more than the size limit: {detail}"),
+            fix: "Simplify the regex: fewer alternatives, smaller repetition counts ({n} bounds).".into(),
+            tip: None,
+        },
     }
 }
 
