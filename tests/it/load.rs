@@ -39,9 +39,9 @@ async fn answer(srv: &Server, (tool, args): &Call) -> (String, Duration) {
 fn normalize(text: &str) -> String {
     match text.find("(searched ") {
         Some(at) => {
-            let rest = &text[at + "(searched ".len()..];
-            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-            format!("{}(searched N{}", &text[..at], &rest[digits..])
+            let rest = &text[at..];
+            let close = rest.find(')').unwrap_or(rest.len());
+            format!("{}(searched N){}", &text[..at], &rest[close + 1..])
         }
         None => text.to_string(),
     }
