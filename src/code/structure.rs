@@ -271,6 +271,77 @@ impl FileStructure {
         self
     }
 
+    /// The partition property, checked (tests and fuzzing call it): blocks are in order,
+    /// contiguous, cover `1..=total_lines` (the line count of the text) and never repeat a
+    /// symbol; only top-level symbols own blocks, inside their ranges; every listed item owns
+    /// a line of its category (lines it shares with an earlier entity go to that one);
+    /// children lie inside their parents.
+    pub fn check_partition(&self, total_lines: u32) -> Result<(), String> {
+        let fail = |what: String| Err(what);
+        if self.total_lines != total_lines {
+            return fail(format!(
+                "{} lines counted, {total_lines} in the text",
+                self.total_lines
+            ));
+        }
+        let mut next = 1;
+        let mut seen = std::collections::HashSet::new();
+        for b in &self.blocks {
+            if b.start_line != next || b.end_line < b.start_line {
+                return fail(format!("block {b:?} does not follow line {}", next - 1));
+            }
+            next = b.end_line + 1;
+            if let Category::Symbol(i) = b.category {
+                let sym = self.symbol(i);
+                if !seen.insert(i) || sym.parent.is_some() {
+                    return fail(format!(
+                        "symbol {sym:?} owns a second block, or is a member"
+                    ));
+                }
+                if b.start_line < sym.start_line || sym.end_line < b.end_line {
+                    return fail(format!("block {b:?} outside its symbol {sym:?}"));
+                }
+            }
+        }
+        if next != total_lines + 1 {
+            return fail(format!(
+                "blocks end at line {}, the text at {total_lines}",
+                next - 1
+            ));
+        }
+        for cat in [
+            Category::Import,
+            Category::Export,
+            Category::Comment,
+            Category::Directive,
+        ] {
+            for item in self.items(cat) {
+                let owns = (item.start_line..=item.end_line).any(|line| {
+                    self.block_at(line)
+                        .is_some_and(|b| self.blocks[b].category == cat)
+                });
+                if !owns {
+                    return fail(format!("{cat:?} item {item:?} owns no line"));
+                }
+            }
+        }
+        for (i, sym) in self.symbols.iter().enumerate() {
+            if sym.start_line < 1 || sym.end_line > total_lines.max(1) {
+                return fail(format!("symbol {sym:?} outside the text"));
+            }
+            for &c in &sym.children {
+                let child = self.symbol(c);
+                if child.parent != Some(i as u32)
+                    || child.start_line < sym.start_line
+                    || sym.end_line < child.end_line
+                {
+                    return fail(format!("child {child:?} outside or not linked to {sym:?}"));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Heap bytes held (for the cache's budget).
     pub fn heap_bytes(&self) -> usize {
         let strings: usize = self

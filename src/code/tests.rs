@@ -128,46 +128,8 @@ fn every_line_has_one_category_in_the_example() {
 /// symbol's range.
 pub(crate) fn assert_partition(s: &FileStructure, bytes: &[u8]) {
     let total = LineIndex::build(bytes).total_lines(bytes) as u32;
-    assert_eq!(s.total_lines, total, "line count");
-    let mut next = 1;
-    let mut seen = std::collections::HashSet::new();
-    for b in &s.blocks {
-        assert_eq!(b.start_line, next, "blocks contiguous: {b:?}");
-        assert!(b.end_line >= b.start_line);
-        next = b.end_line + 1;
-        if let Category::Symbol(i) = b.category {
-            assert!(seen.insert(i), "symbol {i} owns two blocks");
-            let sym = s.symbol(i);
-            assert!(sym.parent.is_none(), "only top-level symbols own blocks");
-            assert!(sym.start_line <= b.start_line && b.end_line <= sym.end_line);
-        }
-    }
-    assert_eq!(next, total + 1, "blocks cover every line");
-    for cat in [
-        Category::Import,
-        Category::Export,
-        Category::Comment,
-        Category::Directive,
-    ] {
-        for item in s.items(cat) {
-            let mut own = 0;
-            for line in item.start_line..=item.end_line {
-                let b = &s.blocks[s.block_at(line).expect("item line in a block")];
-                own += (b.category == cat) as u32;
-            }
-            assert!(own > 0, "{cat:?} item {item:?} owns no line");
-        }
-    }
-    for (i, sym) in s.symbols.iter().enumerate() {
-        assert!(sym.start_line >= 1 && sym.end_line <= total.max(1));
-        for &c in &sym.children {
-            let child = s.symbol(c);
-            assert_eq!(child.parent, Some(i as u32));
-            assert!(
-                sym.start_line <= child.start_line && child.end_line <= sym.end_line,
-                "child {child:?} outside {sym:?}"
-            );
-        }
+    if let Err(e) = s.check_partition(total) {
+        panic!("{e}");
     }
 }
 
@@ -415,4 +377,20 @@ fn lines_split_like_a_naive_split() {
             assert_eq!(file.line(first), naive[first as usize - 1]);
         }
     }
+}
+
+#[test]
+fn the_partition_check_catches_broken_structures() {
+    let s = structure("config.ts", CONFIG_TS);
+    assert_eq!(s.check_partition(15), Ok(()));
+    assert!(s.check_partition(16).is_err(), "a line count that differs");
+    let mut gap = structure("config.ts", CONFIG_TS);
+    gap.blocks.remove(2);
+    assert!(gap.check_partition(15).is_err(), "a missing block");
+    let mut member = structure("config.ts", CONFIG_TS);
+    member.symbols[0].parent = Some(1);
+    assert!(
+        member.check_partition(15).is_err(),
+        "a member owning a block"
+    );
 }
