@@ -464,8 +464,13 @@ impl<'a> Builder<'a> {
         row.min(self.total_lines().saturating_sub(1))
     }
 
+    /// A node's text; invalid UTF-8 ends it (names and descriptions are made of text).
     fn text(&self, node: Node) -> &'a str {
-        std::str::from_utf8(&self.bytes[node.byte_range()]).unwrap_or("")
+        let bytes = &self.bytes[node.byte_range()];
+        match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""),
+        }
     }
 
     /// Records parent and previous named sibling of every node in the structural part of the
@@ -671,9 +676,16 @@ impl<'a> Builder<'a> {
         let node = cand.node;
         let mut kind = cand.kind;
         let mut name = match cand.name {
-            Some(n) => self.text(n).trim_matches(['"', '\'', '`']).to_string(),
+            Some(n) => self
+                .text(n)
+                .trim_matches(['"', '\'', '`'])
+                .trim()
+                .to_string(),
             None => "default".to_string(),
         };
+        if name.is_empty() {
+            name = "anonymous".to_string();
+        }
         let mut scope = None;
         let mut owner = parent.map(|p| scopes[p as usize].clone());
         match (self.lang, node.kind()) {
@@ -685,7 +697,9 @@ impl<'a> Builder<'a> {
                 name = match node.child_by_field_name("trait") {
                     Some(tr) => format!("impl {} for {ty}", self.text(tr)),
                     None => format!("impl {ty}"),
-                };
+                }
+                .trim()
+                .to_string();
                 scope = Some(ty);
             }
             (Lang::Go, "method_declaration") => {
@@ -1146,8 +1160,20 @@ fn assign_addresses(symbols: &mut [Symbol], roots: &[u32]) {
                 .as_ref()
                 .filter(|a| by_parent.iter().filter(|b| b.as_ref() == Some(a)).count() == 1);
             let sym = &symbols[i as usize];
+            let same_line = group
+                .iter()
+                .filter(|&&j| symbols[j as usize].start_line == sym.start_line)
+                .count();
             let address = match unique {
                 Some(a) if *a != sym.qualified => a.clone(),
+                // Several of one name on one line: their order on it tells them apart.
+                _ if same_line > 1 => {
+                    let nth = group[..k]
+                        .iter()
+                        .filter(|&&j| symbols[j as usize].start_line == sym.start_line)
+                        .count();
+                    format!("{}@{}#{}", sym.qualified, sym.start_line, nth + 1)
+                }
                 _ => format!("{}@{}", sym.qualified, sym.start_line),
             };
             addresses.push((i, address));

@@ -394,3 +394,26 @@ fn the_partition_check_catches_broken_structures() {
         "a member owning a block"
     );
 }
+
+/// Every symbol's address reads exactly that symbol (or its overload group).
+fn assert_addresses_resolve(s: &FileStructure) {
+    for (i, sym) in s.symbols.iter().enumerate() {
+        match resolve_target(s, &sym.address) {
+            TargetMatch::Found(hits) => assert!(hits.contains(&(i as u32)), "{sym:?}: {hits:?}"),
+            other => panic!("{sym:?}: {other:?}"),
+        }
+    }
+}
+
+/// Found by fuzzing (fuzz/README.md): names made of invalid UTF-8, and two symbols of one
+/// name on one line.
+#[test]
+fn fuzz_regressions_addresses_always_resolve() {
+    let s = FileStructure::build(Lang::Rust, b"impl m\xe7()").unwrap();
+    assert_addresses_resolve(&s);
+    assert_eq!(s.symbols[0].name, "impl m");
+    let s = FileStructure::build(Lang::JavaScript, b"const a,b=2const a").unwrap();
+    assert_addresses_resolve(&s);
+    let addresses: Vec<&str> = s.symbols.iter().map(|s| s.address.as_str()).collect();
+    assert_eq!(addresses, ["a@1#1", "b", "a@1#2"]);
+}
