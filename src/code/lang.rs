@@ -234,8 +234,3 @@ fn intern_kind(kind: &str) -> &'static str {
         .copied()
         .unwrap_or_else(|| panic!("symbol kind {kind:?} is not listed in intern_kind"))
 }
-
-/// Whether `path` names a file `file_read` parses in this build.
-pub fn is_code(path: &Path) -> bool {
-    Lang::from_path(path).is_some()
-}

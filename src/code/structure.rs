@@ -70,15 +70,6 @@ pub enum GapKind {
     Unknown,
 }
 
-impl GapKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            GapKind::Blank => "blank",
-            GapKind::Unknown => "unknown",
-        }
-    }
-}
-
 impl Category {
     /// The singular name of a non-symbol category (`import`, `gap`…).
     pub fn name(self) -> &'static str {
