@@ -12,12 +12,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Input, util::syntax};
 use regex_syntax::hir::{
-    Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Hir, HirKind,
+    Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Hir, HirKind, Look,
+    Repetition,
 };
 
 /// Compiles `pattern`: `^`/`$` match at line boundaries (CRLF-aware), Unicode on. As in
 /// ripgrep, `\n` is removed from every character class (`\s`, `[^a]`, `\W`…), so a match can
 /// only cross a line through an explicit `\n`; such matches are re-checked per line anyway.
+///
+/// Lines end at `\n` only, as `ripgrep --crlf` has them: `.` matches neither `\r` nor `\n`,
+/// `$` matches before `\n` (also before the `\r` of `\r\n`) and `^` only after `\n`. A bare
+/// `\r` inside a line is no boundary: regex-syntax's CRLF mode would let `^`/`$` match around
+/// it, so its anchors are rewritten (`^` → start of line, `$` → `\r??` then end of line).
 pub fn build_line_regex(
     pattern: &str,
     case_insensitive: bool,
@@ -52,7 +58,8 @@ pub fn build_line_regex(
     }
 }
 
-/// Removes `\n` from every class of `hir`.
+/// Removes `\n` from every class of `hir`, and makes its line anchors see `\n` only (see
+/// [`build_line_regex`]).
 fn strip_newlines(hir: Hir) -> Hir {
     match hir.into_kind() {
         HirKind::Class(Class::Unicode(mut c)) => {
@@ -77,6 +84,16 @@ fn strip_newlines(hir: Hir) -> Hir {
         }
         HirKind::Empty => Hir::empty(),
         HirKind::Literal(l) => Hir::literal(l.0),
+        HirKind::Look(Look::StartCRLF) => Hir::look(Look::StartLF),
+        HirKind::Look(Look::EndCRLF) => Hir::concat(vec![
+            Hir::repetition(Repetition {
+                min: 0,
+                max: Some(1),
+                greedy: false,
+                sub: Box::new(Hir::literal(*b"\r")),
+            }),
+            Hir::look(Look::EndLF),
+        ]),
         HirKind::Look(l) => Hir::look(l),
     }
 }
@@ -305,5 +322,22 @@ mod tests {
     fn a_match_across_a_newline_does_not_count() {
         assert_eq!(lines(r"a\s+g", "alpha\ngamma\n"), Vec::<u64>::new());
         assert_eq!(lines(r"a\s+g", "alpha\ngamma\nsa ga\n"), vec![3]);
+    }
+
+    #[test]
+    fn a_bare_cr_is_no_line_boundary_but_crlf_ends_a_line() {
+        // As `rg --crlf`: `^` only after `\n`, `$` before `\n` or `\r\n`, `.` stops at `\r`.
+        let text = "a\r## b\n\u{94}\r\n\nx\ry\nend\r\n## c\r\n";
+        assert_eq!(lines("^## ", text), vec![6]);
+        assert_eq!(lines("^$", text), vec![3]);
+        assert_eq!(lines("x$", text), Vec::<u64>::new());
+        assert_eq!(lines("end$", text), vec![5]);
+        assert_eq!(lines("^y", text), Vec::<u64>::new());
+        assert_eq!(lines("x.y", text), Vec::<u64>::new());
+        assert_eq!(lines(r"\u{94}$", text), vec![2]);
+        assert_eq!(lines("(b|c)$", text), vec![1, 6]);
+        for p in ["^## ", "^$", "x$", "end$", "^y", r"(?:b|c)$", "^.*$"] {
+            assert_eq!(lines(p, text), naive(p, text), "pattern {p}");
+        }
     }
 }

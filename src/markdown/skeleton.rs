@@ -19,7 +19,13 @@
 //! - a run from a line that may open a link reference definition to the next blank line;
 //! - HTML blocks: from a line starting with `<` to the blank line, or for comments, `<?`,
 //!   `<!X`, CDATA and `<script>`-like blocks, to the line holding their end marker;
-//! - lines holding a bare `\r`, which pulldown-cmark reads as a line break.
+//! - lines holding a bare `\r`.
+//!
+//! Lines end at `\n` only, as everywhere in mapgrep ([`crate::LineIndex`]): a bare `\r` (one
+//! followed by neither `\n` nor the end of the text), which pulldown-cmark would read as a
+//! line break, is given to it as a blank instead, so two headings never share a line. Vertical
+//! tabs and form feeds may follow a setext underline; the skeleton's underline test counts
+//! them as blanks.
 //!
 //! A [`LineMap`] of checkpoints turns a skeleton line number back into the document's (lines
 //! are never split or merged, only dropped). [`verbatim`] gives the unreduced text with the
@@ -123,8 +129,18 @@ fn content(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+/// Blanks that may end a setext underline as pulldown-cmark reads the skeleton: spaces, tabs,
+/// vertical tabs, form feeds, and bare `\r` (given to it as a blank, see the module docs).
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\x0b' | b'\x0c' | b'\r')
+}
+
+/// A blank line: blanks and bare `\r` only. Not vertical tabs or form feeds: pulldown-cmark
+/// lets a paragraph run on over a line of them.
 fn is_blank(line: &[u8]) -> bool {
-    content(line).iter().all(|&b| b == b' ' || b == b'\t')
+    content(line)
+        .iter()
+        .all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
 /// Where the body starts (after a byte order mark) and how many lines of front matter open
@@ -160,11 +176,27 @@ fn trim_end(line: &[u8]) -> &[u8] {
     &line[..end]
 }
 
-fn push_lossy(text: &mut String, line: &[u8]) {
+/// Appends `bytes` lossily decoded, each bare `\r` (one followed by neither `\n` nor the end
+/// of `bytes`) as a blank. A line passed without its `\n` keeps its final `\r`.
+fn push_lossy(text: &mut String, bytes: &[u8]) {
+    let last = bytes.len().saturating_sub(1);
+    let mut bare = memchr::memchr_iter(b'\r', bytes).filter(|&i| i < last && bytes[i + 1] != b'\n');
+    if let Some(first) = bare.next() {
+        let mut owned = bytes.to_vec();
+        owned[first] = b' ';
+        for i in bare {
+            owned[i] = b' ';
+        }
+        return push_decoded(text, &owned);
+    }
+    push_decoded(text, bytes);
+}
+
+fn push_decoded(text: &mut String, bytes: &[u8]) {
     // The strict check is the fast path: lossy decoding walks chunk by chunk.
-    match std::str::from_utf8(line) {
+    match std::str::from_utf8(bytes) {
         Ok(s) => text.push_str(s),
-        Err(_) => text.push_str(&String::from_utf8_lossy(line)),
+        Err(_) => text.push_str(&String::from_utf8_lossy(bytes)),
     }
 }
 
@@ -273,7 +305,8 @@ pub(super) fn skeleton_with(bytes: &[u8], cut_spacing: usize, parts: usize) -> P
         text,
         map: LineMap { checkpoints },
         offsets,
-        total_lines: doc_lines,
+        // A document that is only a byte order mark is one (empty) line, as LineIndex has it.
+        total_lines: doc_lines.max(u64::from(!bytes.is_empty())),
         cuts,
     }
 }
@@ -658,7 +691,7 @@ fn is_underline_like(rest: &[u8]) -> bool {
     matches!(rest.first(), Some(b'=' | b'-' | b'|' | b':'))
         && rest
             .iter()
-            .all(|&b| matches!(b, b'=' | b'-' | b'|' | b':' | b' ' | b'\t'))
+            .all(|&b| matches!(b, b'=' | b'-' | b'|' | b':') || is_space(b))
         && rest.iter().any(|&b| b == b'=' || b == b'-')
 }
 

@@ -300,6 +300,28 @@ fn crlf_invalid_utf8_and_bom() {
 }
 
 #[test]
+fn lines_end_at_newlines_only() {
+    // pulldown-cmark would end a line at a bare `\r`; mapgrep's lines end at `\n`, so a bare
+    // `\r` is a blank inside its line and two headings never share one.
+    let doc = b"# a\r# b\n## c\r\ntext\rmore\n";
+    let outline = Outline::build(doc);
+    let s = outline.sections();
+    assert_eq!(s.len(), 2);
+    assert_eq!(s[0].title, "a # b");
+    assert_eq!((s[0].line_start, s[0].line_end), (1, 3));
+    assert_eq!(
+        (s[1].title.as_str(), s[1].line_start, s[1].line_end),
+        ("c", 2, 3)
+    );
+    check_invariants(doc, &outline);
+    // Vertical tabs and form feeds are blanks after a setext underline.
+    assert_eq!(titles("Title\n===\u{c}\n"), ["Title"]);
+    assert_eq!(titles("m\n-\u{b}\n"), ["m"]);
+    // A document that is only a byte order mark is one empty line.
+    assert_eq!(Outline::build(b"\xEF\xBB\xBF").total_lines(), 1);
+}
+
+#[test]
 fn documents_without_headings() {
     for doc in ["", "\n", "just text\n", "```\n# code\n```\n"] {
         let outline = Outline::build(doc.as_bytes());
@@ -351,6 +373,17 @@ const TRICKY: &[&str] = &[
     "> [a]: /u\n> (title)\n> <x-y>\n> # h\n",
     "para\n-   \n  foo\n",
     "> a\n> b\n> -\n",
+    // Found by fuzzing: bare `\r`, vertical tabs and form feeds.
+    "#\r#",
+    "#\n##\r#",
+    "# a\r# b\n## c\r\n",
+    "m\n-\re",
+    "\u{cc}\n-\u{b}",
+    "m\n-\u{b}",
+    "Title\n===\u{c}\n",
+    "a\nb\n\u{b}\n===\n# h\n",
+    "para\n\u{c}\u{b}\r\n- \u{b}item\n---\n",
+    "a\r\r\n===\r\n",
 ];
 
 fn assert_same(doc: &[u8]) {
@@ -441,6 +474,11 @@ fn skeleton_parses_like_the_whole_text_on_random_documents() {
         "-\tTab item",
         "Title\r",
         "x\ry",
+        "# a\r# b",
+        "-\u{b}",
+        "===\u{c}",
+        "\u{b}",
+        "\r\r",
         "+++",
         "...",
         "Setext text",

@@ -361,3 +361,21 @@ fn pages_follow_spec_002() {
     let e = read_page(&ws, "f.md", 101, Some(5), usize::MAX).unwrap();
     assert_eq!((e.line_count(), e.text.as_str()), (0, ""));
 }
+
+#[test]
+fn a_bare_cr_does_not_start_a_line_for_read_to_next_pattern() {
+    // Found by fuzzing: `^` matched after a bare `\r` (regex CRLF mode), so `^## ` stopped at
+    // `a\r## b`. Lines end at `\n`; `\r\n` still ends a line for `$`.
+    let text = "start\na\r## b\n\u{94}\r\nend\r\n\r\n## c\r\n";
+    for mmap in [false, true] {
+        let (_d, ws) = fixture(text, mmap);
+        for (pattern, last) in [("^## ", 5), ("^$", 4), ("end$", 3), ("^b", 6)] {
+            let r = req(|r| {
+                r.start_line = Some(1);
+                r.read_to_next_pattern = Some(pattern.into());
+            });
+            let got = read(&ws, &r, usize::MAX).unwrap();
+            assert_eq!(got.last_line, last, "pattern {pattern} mmap {mmap}");
+        }
+    }
+}
