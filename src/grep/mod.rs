@@ -4,7 +4,8 @@
 //! skipped, symlinks never followed, so it cannot leave the roots). Each worker thread keeps
 //! its own read buffer and regex cache; small files are read into the buffer, large ones
 //! mapped. A file is searched as one buffer and line numbers are counted lazily up to each
-//! match. A file with a NUL byte is skipped as binary and counted. One large file is cut at
+//! match. A file with a NUL byte in its first 64 KiB is skipped as binary and counted (the same
+//! test as the read tools': a later NUL is a byte of a text file). One large file is cut at
 //! newlines into chunks searched in parallel.
 //!
 //! Results are deterministic: sorted by path, then line, whatever the thread timing, and
@@ -134,8 +135,8 @@ pub struct GrepReport {
     pub matches: Vec<GrepMatch>,
     pub files_searched: u64,
     pub files_matched: u64,
-    /// Files skipped because they contain a NUL byte (binary). A NUL after the first 64 KiB is
-    /// only looked for in files that matched (a file without matches is skipped either way).
+    /// Files skipped because they have a NUL byte in their first 64 KiB (binary, as the read
+    /// tools have it too).
     pub binary_skipped: u64,
     /// The binary files skipped, sorted (up to [`MAX_NAMED`]).
     pub binary_examples: Vec<String>,
@@ -254,13 +255,9 @@ fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
                 };
                 let from_line = cursor_line(ctx.q, &name);
                 let start = index.line_start(&hay, from_line).unwrap_or(hay.len());
-                let (lines, nul) =
+                let lines =
                     search_chunks(&hay, &ctx.compiled.re, limit, start, &index, ctx.progress);
-                if nul {
-                    FileResult::Binary
-                } else {
-                    finish(&hay, lines, ctx, &name)
-                }
+                finish(&hay, lines, ctx, &name)
             };
             if hay.intact() {
                 record(ctx.collector, ctx.stats, &name, found);
@@ -627,9 +624,7 @@ fn search_bytes(
     mode: Mode,
 ) -> FileResult {
     let (c, q) = (ctx.compiled, ctx.q);
-    // Binary detection as ripgrep does it in effect: a NUL in the first 64 KiB stops a large
-    // file early; otherwise the rest is only checked when the file matched, since a file
-    // without matches is skipped either way.
+    // Binary: a NUL in the first 64 KiB, as `source` classifies files for the read tools.
     let head = &bytes[..bytes.len().min(BINARY_PROBE)];
     if mode != Mode::CachedText && memchr::memchr(0, head).is_some() {
         return FileResult::Binary;
@@ -644,9 +639,6 @@ fn search_bytes(
     lines.truncate(limit);
     if lines.is_empty() {
         return FileResult::Matches(Vec::new());
-    }
-    if bytes.len() > BINARY_PROBE && memchr::memchr(0, &bytes[BINARY_PROBE..]).is_some() {
-        return FileResult::Binary;
     }
     finish(bytes, lines, ctx, name)
 }
@@ -685,7 +677,7 @@ fn finish(bytes: &[u8], lines: Vec<Hit>, ctx: &Ctx<'_>, name: &str) -> FileResul
 }
 
 /// Splits `bytes[start..]` (a line start) at newlines and searches the pieces in parallel,
-/// each numbering its lines from the line index; also reports whether any piece has a NUL.
+/// each numbering its lines from the line index.
 fn search_chunks(
     bytes: &[u8],
     re: &Regex,
@@ -693,7 +685,7 @@ fn search_chunks(
     start: usize,
     index: &crate::lines::LineIndex,
     progress: &Progress,
-) -> (Vec<Hit>, bool) {
+) -> Vec<Hit> {
     let pieces = (rayon::current_num_threads() * 8).max(2);
     let target = (bytes.len() - start) / pieces + 1;
     let mut bounds = vec![start];
@@ -705,28 +697,25 @@ fn search_chunks(
         let cut = memchr::memchr(b'\n', &bytes[want..]).map_or(bytes.len(), |i| want + i + 1);
         bounds.push(cut);
     }
-    let results: Vec<(Vec<Hit>, bool)> = bounds
+    let results: Vec<Vec<Hit>> = bounds
         .par_windows(2)
         .map(|w| {
             if progress.is_cancelled() {
-                return (Vec::new(), false);
+                return Vec::new();
             }
-            let nul = memchr::memchr(0, &bytes[w[0]..w[1]]).is_some();
             let piece = &bytes[..w[1]];
             let mut cache = re.create_cache();
             let first_line = index.line_of_offset(bytes, w[0]);
-            let found = MatchingLines::new(re, &mut cache, piece, w[0], first_line)
+            MatchingLines::new(re, &mut cache, piece, w[0], first_line)
                 .stop_on(&progress.cancelled)
                 .take(limit)
                 .map(|(n, m)| (n, m.start, m.end))
-                .collect();
-            (found, nul)
+                .collect()
         })
         .collect();
-    let nul = results.iter().any(|(_, n)| *n);
-    let mut out: Vec<Hit> = results.into_iter().flat_map(|(f, _)| f).collect();
+    let mut out: Vec<Hit> = results.into_iter().flatten().collect();
     out.truncate(limit);
-    (out, nul)
+    out
 }
 
 fn line_text(line: &[u8]) -> (String, bool) {

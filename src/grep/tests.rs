@@ -360,3 +360,25 @@ fn a_caching_workspace_sees_every_change_between_calls() {
         want(&[("d/a.txt", 1), ("d/b.txt", 1), ("d/e.txt", 2)])
     );
 }
+
+#[test]
+fn binary_means_a_nul_in_the_first_64_kib_on_every_path() {
+    // The read tools' test: a later NUL is a byte of a text file, searched whole, also in the
+    // chunked path of one large file.
+    let dir = tempfile::tempdir().unwrap();
+    let mut late = vec![b'a'; 70_000];
+    late.extend_from_slice(b"\nneedle\n\0\nneedle\n");
+    std::fs::write(dir.path().join("late.txt"), &late).unwrap();
+    let mut big = b"filler line\n".repeat(PARALLEL_FILE_MIN / 12 + 1);
+    big.extend_from_slice(b"needle\n\0\nneedle\n");
+    std::fs::write(dir.path().join("big.txt"), &big).unwrap();
+    std::fs::write(dir.path().join("early.bin"), b"needle\0\n").unwrap();
+    let ws = ws(dir.path());
+    let mut q = GrepQuery::new("needle");
+    q.max_results = 10_000_000;
+    let r = run(&ws, &q);
+    assert_eq!(r.binary_skipped, 1);
+    let count = |name: &str| r.matches.iter().filter(|m| m.path == name).count();
+    assert_eq!(count("late.txt"), 2);
+    assert_eq!(count("big.txt"), 2);
+}

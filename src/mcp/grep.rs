@@ -118,7 +118,7 @@ pub struct GrepContentResult {
     pub total_matches: u64,
     pub files_searched: u64,
     pub files_matched: u64,
-    /// Files skipped as binary (a NUL byte).
+    /// Files skipped as binary (a NUL byte in the first 64 KiB).
     pub binary_skipped: u64,
     /// Files that could not be read.
     pub errors: u64,
