@@ -1,7 +1,7 @@
 //! The structure-aware code reading tool of spec/003: `file_read`.
 
+use super::params::Parameters;
 use rmcp::handler::server::common::schema_for_output;
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;

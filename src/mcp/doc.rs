@@ -1,8 +1,8 @@
 //! The markdown document tools of spec/004: `doc_toc`, `doc_read`, `doc_read_many`,
 //! `doc_find` and `doc_replace`.
 
+use super::params::Parameters;
 use rmcp::handler::server::common::schema_for_output;
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
@@ -12,7 +12,7 @@ use super::{MapgrepServer, error_result, structured};
 use crate::markdown::doc::{self, Document, FindQuery, ReplaceRequest, SectionRead, tier_name};
 use crate::markdown::render;
 use crate::markdown::{Candidate, Section};
-use crate::read::{ParamError, file_error_layout};
+use crate::read::{ParamError, clip, file_error_layout};
 use crate::workspace::Workspace;
 
 const DOC_TOC_DESCRIPTION: &str = r###"List the sections of a markdown file: its heading outline with index paths, levels, titles, slugs, line ranges and sizes. Use this INSTEAD of reading a whole document to see its structure; then read only the sections you need with doc_read / doc_read_many.
@@ -281,6 +281,8 @@ pub struct DocReadManyEntry {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct DocReadManyResult {
     pub path: String,
+    /// One entry per requested section, in order; once the response size limit is reached,
+    /// one last entry (its error naming the entries) stands for all the sections not read.
     pub results: Vec<DocReadManyEntry>,
 }
 
@@ -496,34 +498,71 @@ impl MapgrepServer {
                 Ok(doc) => doc,
                 Err(e) => return Ok(error_result(e)),
             };
-            let mut budget = ws.limits().max_output_bytes;
+            let limit = ws.limits().max_output_bytes;
             let mut text = String::new();
-            let mut results = Vec::with_capacity(p.sections.len());
+            let mut structured_len = 0;
+            let mut results: Vec<DocReadManyEntry> = Vec::with_capacity(p.sections.len());
             let mut failures = 0;
             let count = p.sections.len();
             for (i, query) in p.sections.iter().enumerate() {
                 if i > 0 {
                     text.push('\n');
                 }
-                text.push_str(&format!("[{}/{count}] section: {query:?}\n", i + 1));
+                // Earlier blocks (sections, headers, errors) and their structured entries count
+                // against the limit; once it is spent, one block refuses the rest.
+                let budget = limit.saturating_sub(text.len() + structured_len);
+                if budget < 256.min(limit) {
+                    let n = count - i;
+                    let e = if n == 1 {
+                        ParamError::new(
+                            "Response limit reached",
+                            format!("path={:?}, section={:?}", p.path, clip(query)),
+                            "Earlier sections of this batch used the whole response size limit.".into(),
+                            "Read this section in a separate doc_read call.",
+                        )
+                    } else {
+                        let shown: Vec<String> = p.sections[i..]
+                            .iter()
+                            .take(20)
+                            .map(|q| format!("{:?}", clip(q)))
+                            .collect();
+                        let more = if n > 20 { format!(" and {} more", n - 20) } else { String::new() };
+                        ParamError::new(
+                            "Response limit reached",
+                            format!(
+                                "path={:?}, sections {}-{count} of {count}: {}{more}",
+                                p.path,
+                                i + 1,
+                                shown.join(", ")
+                            ),
+                            format!(
+                                "Earlier sections of this batch used the whole response size limit: this section and the {} after it were not read.",
+                                n - 1
+                            ),
+                            "Read these sections in a separate doc_read_many call (or one by one with doc_read).",
+                        )
+                    };
+                    failures += n;
+                    let message = e.to_string();
+                    text.push_str(&format!("[{}-{count}/{count}] sections not read\n", i + 1));
+                    text.push_str(&message);
+                    text.push_str("\n---\n");
+                    results.push(DocReadManyEntry {
+                        request: clip(query).into_owned(),
+                        section: None,
+                        error: Some(message),
+                    });
+                    break;
+                }
+                text.push_str(&format!("[{}/{count}] section: {:?}\n", i + 1, clip(query)));
                 let entry_provided = format!("path={:?}, section={query:?}", p.path);
-                let outcome = if budget < 256 {
-                    Err(ParamError::new(
-                        "Response limit reached",
-                        entry_provided,
-                        "Earlier sections of this batch used the whole response size limit.".into(),
-                        "Read this section in a separate doc_read call.",
-                    ))
-                } else {
-                    doc::read_section(&doc, query, include_children, budget)
-                        .map_err(|e| e.to_param_error(&entry_provided))
-                };
-                match outcome {
+                match doc::read_section(&doc, query, include_children, budget)
+                    .map_err(|e| e.to_param_error(&entry_provided))
+                {
                     Ok(r) => {
-                        budget -= r.text.len().min(budget);
                         render::section_block(&mut text, &p.path, &r);
                         results.push(DocReadManyEntry {
-                            request: query.clone(),
+                            request: clip(query).into_owned(),
                             section: Some(DocSection::of(&r)),
                             error: None,
                         });
@@ -534,12 +573,16 @@ impl MapgrepServer {
                         text.push_str(&message);
                         text.push_str("\n---\n");
                         results.push(DocReadManyEntry {
-                            request: query.clone(),
+                            request: clip(query).into_owned(),
                             section: None,
                             error: Some(message),
                         });
                     }
                 }
+                structured_len += results
+                    .last()
+                    .and_then(|r| serde_json::to_string(r).ok())
+                    .map_or(0, |j| j.len());
             }
             if let Err(e) = intact(&doc, &provided) {
                 return Ok(error_result(e));

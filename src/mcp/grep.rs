@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::params::Parameters;
 use rmcp::handler::server::common::schema_for_output;
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, tool, tool_router};

@@ -6,6 +6,7 @@
 mod code;
 mod doc;
 mod grep;
+mod params;
 mod read;
 
 use std::sync::Arc;

@@ -4,8 +4,8 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use super::params::Parameters;
 use rmcp::handler::server::common::schema_for_output;
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ErrorCode};
 use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::MapgrepServer;
 use crate::error::Error;
-use crate::read::{self, Excerpt, ReadRequest};
+use crate::read::{self, Excerpt, ReadRequest, clip};
 
 const READ_FILES_DESCRIPTION: &str = r###"Read the contents of multiple files simultaneously.
 Returns, for each file, its path, the lines returned and the file's total line count, then the content between dashes. Prefer relative paths (they resolve against the first root).
@@ -167,39 +167,37 @@ impl MapgrepServer {
         Parameters(params): Parameters<ReadFilesParams>,
     ) -> Result<CallToolResult, ErrorData> {
         self.blocking(move |ws| {
-            let mut budget = ws.limits().max_output_bytes;
+            let limit = ws.limits().max_output_bytes;
             let mut out = String::new();
             let mut failures = 0;
             let count = params.files.len();
-            for entry in params.files {
+            let mut files = params.files.into_iter().enumerate();
+            while let Some((i, entry)) = files.next() {
                 let mut req = ReadRequest::from(entry);
                 req.large_file_passthrough = params.large_file_passthrough;
                 if !out.is_empty() {
                     out.push('\n');
                 }
-                // With less than a useful remainder left, say so rather than return a scrap.
-                if budget < MIN_ENTRY_BUDGET.min(ws.limits().max_output_bytes) {
-                    failures += 1;
-                    let _ = write!(
-                        out,
-                        "File: {}\nError: Response limit reached\n\nYou provided: {}\nProblem: Earlier files in this batch used the whole {}-byte response limit.\nFix: Request this file in a separate read_files call.\n---\n",
-                        req.path,
-                        req.provided(),
-                        ws.limits().max_output_bytes
-                    );
-                    continue;
+                // The blocks before (file text, headers, notes and errors) count against the
+                // limit. With less than a useful remainder left, the rest of the batch is
+                // refused in one block rather than returned as scraps.
+                let budget = limit.saturating_sub(out.len());
+                if budget < MIN_ENTRY_BUDGET.min(limit) {
+                    let rest: Vec<String> = std::iter::once(req.path)
+                        .chain(files.map(|(_, e)| e.path))
+                        .collect();
+                    failures += rest.len();
+                    render_batch_cut(&mut out, i, count, &rest, limit);
+                    break;
                 }
                 match read::read(ws, &req, budget) {
-                    Ok(excerpt) => {
-                        budget -= excerpt.text.len().min(budget);
-                        render_excerpt(&mut out, &excerpt);
-                    }
+                    Ok(excerpt) => render_excerpt(&mut out, &excerpt),
                     Err(e) => {
                         failures += 1;
                         let _ = write!(
                             out,
                             "File: {}\n{}\n---\n",
-                            req.path,
+                            clip(&req.path),
                             e.to_param_error(&req.provided())
                         );
                     }
@@ -331,8 +329,57 @@ fn file_rpc_error(e: &Error, path: &str) -> ErrorData {
 }
 
 /// Renders one excerpt as a `read_files` block.
+/// The block refusing the batch's entries from `first` (0-based) on: their paths are `rest`
+/// (the first few distinct ones are named).
+fn render_batch_cut(out: &mut String, first: usize, count: usize, rest: &[String], limit: usize) {
+    const NAMED: usize = 20;
+    let mut named: Vec<&str> = Vec::new();
+    for p in rest {
+        if named.len() == NAMED {
+            break;
+        }
+        if !named.contains(&p.as_str()) {
+            named.push(p);
+        }
+    }
+    let distinct = rest.iter().collect::<std::collections::HashSet<_>>().len();
+    let mut list: Vec<String> = named
+        .iter()
+        .map(|p| format!("path={:?}", clip(p)))
+        .collect();
+    if distinct > named.len() {
+        list.push(format!("and {} more", distinct - named.len()));
+    }
+    let n = rest.len();
+    let (entries, problem, fix) = if n == 1 {
+        (
+            format!("entry {} of {count}", first + 1),
+            format!("Earlier files in this batch used the whole {limit}-byte response limit."),
+            "Request this file in a separate read_files call.".to_string(),
+        )
+    } else {
+        (
+            format!("entries {}-{count} of {count}", first + 1),
+            format!(
+                "Earlier files in this batch used the whole {limit}-byte response limit: this entry and the {} after it were not read.",
+                n - 1
+            ),
+            format!(
+                "Request these {n} files (entries {}-{count} of this batch) in a separate read_files call.",
+                first + 1
+            ),
+        )
+    };
+    let _ = write!(
+        out,
+        "File: {}\nError: Response limit reached\n\nYou provided: {entries}: {}\nProblem: {problem}\nFix: {fix}\n---\n",
+        clip(&rest[0]),
+        list.join(", "),
+    );
+}
+
 fn render_excerpt(out: &mut String, e: &Excerpt) {
-    let _ = writeln!(out, "File: {}", e.path);
+    let _ = writeln!(out, "File: {}", clip(&e.path));
     if e.line_count() == 0 {
         if e.total_lines == 0 {
             out.push_str("Lines: none (empty file)\n");

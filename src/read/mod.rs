@@ -52,15 +52,40 @@ impl ParamError {
     }
 }
 
+/// Longest echo of a caller's value (a path, a pattern, a section name) in an answer: as long
+/// as the longest path Linux takes, so real values are never cut.
+pub const MAX_ECHO: usize = 4096;
+
+/// `value` as an answer echoes it: whole up to [`MAX_ECHO`] bytes, else its first bytes and
+/// how long it was (a 2 MB parameter must not come back two or three times over).
+pub fn clip(value: &str) -> std::borrow::Cow<'_, str> {
+    clip_to(value, MAX_ECHO)
+}
+
+/// [`clip`] at `max` bytes (messages that may list many names get more room).
+pub fn clip_to(value: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if value.len() <= max {
+        return value.into();
+    }
+    let mut end = max;
+    while !value.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… [cut: {} bytes in all]", &value[..end], value.len()).into()
+}
+
 impl fmt::Display for ParamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "Error: {}\n\nYou provided: {}\nProblem: {}\nFix: {}",
-            self.short, self.provided, self.problem, self.fix
+            self.short,
+            clip(&self.provided),
+            clip_to(&self.problem, 4 * MAX_ECHO),
+            clip_to(&self.fix, 4 * MAX_ECHO)
         )?;
         if let Some(tip) = &self.tip {
-            write!(f, "\n{tip}")?;
+            write!(f, "\n{}", clip_to(tip, 4 * MAX_ECHO))?;
         }
         Ok(())
     }

@@ -1780,7 +1780,7 @@ async fn long_sections_lists_and_batches_are_cut_at_the_limit() {
     );
     assert!(text.contains(&format!("Lines: {a}-{b} of ")), "{text}");
 
-    // A batch shares the limit: once it is spent, the remaining entries say so.
+    // A batch shares the limit: once it is spent, one last entry says which were not read.
     let (text, v) = call_ok(
         &srv,
         "doc_read_many",
@@ -1788,7 +1788,7 @@ async fn long_sections_lists_and_batches_are_cut_at_the_limit() {
     )
     .await;
     let results = v["results"].as_array().unwrap();
-    assert_eq!(results.len(), 3);
+    assert_eq!(results.len(), 2, "{v}");
     let first = &results[0]["section"];
     assert!(first.get("cut_section_end").is_some(), "{v}");
     let shown: usize = results
@@ -1797,12 +1797,18 @@ async fn long_sections_lists_and_batches_are_cut_at_the_limit() {
         .map(str::len)
         .sum();
     assert!(shown <= LIMIT, "{shown} bytes of sections in {text}");
-    let last = &results[2];
+    let last = &results[1];
     assert!(last.get("section").is_none(), "{v}");
+    assert_eq!(str_of(&last["request"]), "part-2");
+    let error = str_of(&last["error"]);
+    assert!(error.starts_with("Error: Response limit reached"), "{v}");
     assert!(
-        str_of(&last["error"]).starts_with("Error: Response limit reached"),
-        "{v}"
+        error.contains(
+            "\nYou provided: path=\"big.md\", sections 2-3 of 3: \"part-2\", \"part-3\"\n"
+        ),
+        "{error}"
     );
+    assert!(text.contains("[2-3/3] sections not read\n"), "{text}");
 
     // The outline listing and find results are cut too, and say where to continue.
     let (text, toc) = call_ok(&srv, "doc_toc", json!({"path": "big.md"})).await;

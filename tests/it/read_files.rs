@@ -891,26 +891,28 @@ async fn response_budget_is_shared_across_a_batch() {
             {"path": "big.txt", "head": 60},
         ]}))
         .await;
-    // 600 bytes, then the remaining 400 bytes (40 lines), then nothing left.
+    // 600 bytes of text in a 641-byte block, then what is left of the 1000 bytes after it
+    // and the blank line between blocks (358 bytes: 35 lines), then nothing left.
     assert!(!out.is_error, "{}", out.text);
     let first = block("big.txt", "1-60 of 500", &[], &lines(&text, 1, 60)) + "\n";
     assert!(out.text.starts_with(&first), "{}", out.text);
     let rest = &out.text[first.len()..];
     // The second read gets what is left; its note says where to continue.
     assert!(
-        rest.starts_with("File: big.txt\nLines: 1-40 of 500\nNote: Output cut at the "),
+        rest.starts_with("File: big.txt\nLines: 1-35 of 500\nNote: Output cut at the "),
         "{rest}"
     );
-    assert_eq!(continue_line(rest), Some(41));
+    assert_eq!(continue_line(rest), Some(36));
     let second_end = rest.find("---\n").unwrap() + 4;
     let second_end = second_end + rest[second_end..].find("---\n").unwrap() + 4;
-    assert_eq!(block_content(&rest[..second_end]), lines(&text, 1, 40));
+    assert_eq!(block_content(&rest[..second_end]), lines(&text, 1, 35));
     let rest = rest[second_end..]
         .strip_prefix('\n')
         .expect("blocks are separated");
     let e = parse_error_block(rest);
     assert_eq!(e.short, "Response limit reached", "{rest}");
-    assert!(e.fix.contains("separate read_files call"), "{e:?}");
+    assert_eq!(e.fix, "Request this file in a separate read_files call.");
+    assert_eq!(e.provided, "entry 3 of 3: path=\"big.txt\"");
     srv.shutdown().await;
 }
 

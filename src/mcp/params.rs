@@ -1,0 +1,99 @@
+//! The tools' parameter extractor: rmcp's `Parameters`, but a parameter that fails to
+//! deserialize is named (`files[0].head`), so the agent knows which one to fix.
+//!
+//! The `#[tool]` macro finds the parameters type by its name, `Parameters`, and takes the
+//! input schema from it; the error keeps rmcp's `failed to deserialize parameters:` prefix,
+//! which rmcp turns into a tool error (`isError`) the model reads.
+
+use rmcp::ErrorData;
+use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::tool::ToolCallContext;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+/// A tool's deserialized arguments.
+#[derive(Debug, Clone)]
+pub struct Parameters<P>(pub P);
+
+impl<P: JsonSchema> JsonSchema for Parameters<P> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        P::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        P::json_schema(generator)
+    }
+}
+
+impl<S, P: DeserializeOwned> FromContextPart<ToolCallContext<'_, S>> for Parameters<P> {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
+        let arguments = serde_json::Value::Object(context.arguments.take().unwrap_or_default());
+        parse(arguments)
+            .map(Parameters)
+            .map_err(|message| ErrorData::invalid_params(message, None))
+    }
+}
+
+/// `arguments` as `P`, or the message naming the parameter that failed.
+fn parse<P: DeserializeOwned>(arguments: serde_json::Value) -> Result<P, String> {
+    serde_path_to_error::deserialize(arguments).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let mut message = format!("failed to deserialize parameters: {inner}");
+        if !path.is_empty() && path != "." {
+            message.push_str(&format!(
+                " (parameter `{path}`)\nFix: send `{path}` with the type the tool's input schema gives it (numbers and booleans without quotes)."
+            ));
+        }
+        message
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::parse;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Entry {
+        path: String,
+        head: Option<i64>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Batch {
+        files: Vec<Entry>,
+    }
+
+    #[test]
+    fn a_failing_parameter_is_named() {
+        let e = parse::<Batch>(json!({"files": [{"path": "a"}, {"path": "b", "head": "5"}]}))
+            .unwrap_err();
+        assert!(
+            e.starts_with(
+                "failed to deserialize parameters: invalid type: string \"5\", expected i64 (parameter `files[1].head`)\nFix: "
+            ),
+            "{e}"
+        );
+        let e = parse::<Batch>(json!({"files": [], "bogus": 1})).unwrap_err();
+        assert!(
+            e.starts_with("failed to deserialize parameters: unknown field `bogus`, expected "),
+            "{e}"
+        );
+        let e = parse::<Batch>(json!({})).unwrap_err();
+        assert_eq!(e, "failed to deserialize parameters: missing field `files`");
+        assert_eq!(
+            parse::<Batch>(json!({"files": [{"path": "a", "head": null}]}))
+                .unwrap()
+                .files[0]
+                .head,
+            None
+        );
+    }
+}
