@@ -487,7 +487,18 @@ impl Builder<'_> {
                 checkpoints: self.checkpoints.len(),
             });
         }
-        let body = content(line);
+        // A bare `\r` is a blank to the parser (see the module docs): look at the line so.
+        let raw_body = content(line);
+        let normalized: Vec<u8>;
+        let body: &[u8] = if self.has_cr && memchr::memchr(b'\r', raw_body).is_some() {
+            normalized = raw_body
+                .iter()
+                .map(|&b| if b == b'\r' { b' ' } else { b })
+                .collect();
+            &normalized
+        } else {
+            raw_body
+        };
         let (skip, has_marker) = prefix_len(body);
         let rest = &body[skip..];
         if skip <= 3 && !has_marker && body[..skip].iter().all(|&b| b == b' ') {
@@ -543,7 +554,7 @@ impl Builder<'_> {
             && self.html_end.is_none()
             && plain_start(rest, has_marker)
             && !underline_like
-            && !(self.has_cr && memchr::memchr(b'\r', body).is_some());
+            && !(self.has_cr && memchr::memchr(b'\r', raw_body).is_some());
         if !reducible {
             self.collapse_prefix = None;
             self.emit(doc_line, start, line);
@@ -583,7 +594,11 @@ impl Builder<'_> {
         let prev_start = memchr::memrchr(b'\n', &self.bytes[..prev_end]).map_or(0, |i| i + 1);
         let header = content(&self.bytes[prev_start..prev_end]);
         let (skip, _) = prefix_len(header);
-        skip == 0 && header.contains(&b'|') && plain_start(header, false)
+        // (A header holding a bare `\r` keeps the run whole: the parser sees a blank there.)
+        skip == 0
+            && header.contains(&b'|')
+            && !header.contains(&b'\r')
+            && plain_start(header, false)
     }
 }
 

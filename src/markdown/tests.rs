@@ -384,6 +384,9 @@ const TRICKY: &[&str] = &[
     "a\nb\n\u{b}\n===\n# h\n",
     "para\n\u{c}\u{b}\r\n- \u{b}item\n---\n",
     "a\r\r\n===\r\n",
+    "Setext heading\n--1-\n\r-------------\n\n",
+    "a\n\r# h\n\r```\n# no\n```\n",
+    "| a |\n\r|---|\nrow\n===\n",
 ];
 
 fn assert_same(doc: &[u8]) {
@@ -479,6 +482,9 @@ fn skeleton_parses_like_the_whole_text_on_random_documents() {
         "===\u{c}",
         "\u{b}",
         "\r\r",
+        "\r---",
+        "\r# r",
+        "\r```",
         "+++",
         "...",
         "Setext text",
