@@ -277,6 +277,56 @@ pub struct DocReadManyEntry {
     pub error: Option<String>,
 }
 
+/// The error block of a `doc_read_many` entry, appended to `text`, and its structured entry.
+fn error_entry(text: &mut String, query: &str, e: &ParamError) -> DocReadManyEntry {
+    let message = e.to_string();
+    text.push_str(&message);
+    text.push_str("\n---\n");
+    DocReadManyEntry {
+        request: clip(query).into_owned(),
+        section: None,
+        error: Some(message),
+    }
+}
+
+/// Why the sections of a `doc_read_many` batch from `first` (0-based) on were not read.
+fn batch_cut(path: &str, sections: &[String], first: usize) -> ParamError {
+    const NAMED: usize = 20;
+    let count = sections.len();
+    let n = count - first;
+    if n == 1 {
+        return ParamError::new(
+            "Response limit reached",
+            format!("path={path:?}, section={:?}", clip(&sections[first])),
+            "Earlier sections of this batch used the whole response size limit.".into(),
+            "Read this section in a separate doc_read call.",
+        );
+    }
+    let shown: Vec<String> = sections[first..]
+        .iter()
+        .take(NAMED)
+        .map(|q| format!("{:?}", clip(q)))
+        .collect();
+    let more = if n > NAMED {
+        format!(" and {} more", n - NAMED)
+    } else {
+        String::new()
+    };
+    ParamError::new(
+        "Response limit reached",
+        format!(
+            "path={path:?}, sections {}-{count} of {count}: {}{more}",
+            first + 1,
+            shown.join(", ")
+        ),
+        format!(
+            "Earlier sections of this batch used the whole response size limit: this section and the {} after it were not read.",
+            n - 1
+        ),
+        "Read these sections in a separate doc_read_many call (or one by one with doc_read).",
+    )
+}
+
 /// Structured result of `doc_read_many`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct DocReadManyResult {
@@ -512,46 +562,10 @@ impl MapgrepServer {
                 // against the limit; once it is spent, one block refuses the rest.
                 let budget = limit.saturating_sub(text.len() + structured_len);
                 if budget < 256.min(limit) {
-                    let n = count - i;
-                    let e = if n == 1 {
-                        ParamError::new(
-                            "Response limit reached",
-                            format!("path={:?}, section={:?}", p.path, clip(query)),
-                            "Earlier sections of this batch used the whole response size limit.".into(),
-                            "Read this section in a separate doc_read call.",
-                        )
-                    } else {
-                        let shown: Vec<String> = p.sections[i..]
-                            .iter()
-                            .take(20)
-                            .map(|q| format!("{:?}", clip(q)))
-                            .collect();
-                        let more = if n > 20 { format!(" and {} more", n - 20) } else { String::new() };
-                        ParamError::new(
-                            "Response limit reached",
-                            format!(
-                                "path={:?}, sections {}-{count} of {count}: {}{more}",
-                                p.path,
-                                i + 1,
-                                shown.join(", ")
-                            ),
-                            format!(
-                                "Earlier sections of this batch used the whole response size limit: this section and the {} after it were not read.",
-                                n - 1
-                            ),
-                            "Read these sections in a separate doc_read_many call (or one by one with doc_read).",
-                        )
-                    };
-                    failures += n;
-                    let message = e.to_string();
+                    failures += count - i;
                     text.push_str(&format!("[{}-{count}/{count}] sections not read\n", i + 1));
-                    text.push_str(&message);
-                    text.push_str("\n---\n");
-                    results.push(DocReadManyEntry {
-                        request: clip(query).into_owned(),
-                        section: None,
-                        error: Some(message),
-                    });
+                    let e = batch_cut(&p.path, &p.sections, i);
+                    results.push(error_entry(&mut text, query, &e));
                     break;
                 }
                 text.push_str(&format!("[{}/{count}] section: {:?}\n", i + 1, clip(query)));
@@ -569,14 +583,7 @@ impl MapgrepServer {
                     }
                     Err(e) => {
                         failures += 1;
-                        let message = e.to_string();
-                        text.push_str(&message);
-                        text.push_str("\n---\n");
-                        results.push(DocReadManyEntry {
-                            request: clip(query).into_owned(),
-                            section: None,
-                            error: Some(message),
-                        });
+                        results.push(error_entry(&mut text, query, &e));
                     }
                 }
                 structured_len += results
