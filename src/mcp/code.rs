@@ -1,12 +1,12 @@
 //! The structure-aware code reading tool of spec/003: `file_read`.
 
-use super::params::Parameters;
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::params::Parameters;
 use super::{MapgrepServer, error_result, structured};
 use crate::code::answer::answer;
 use crate::code::{CodeFile, ReadQuery, Symbol};

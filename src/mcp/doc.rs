@@ -1,13 +1,13 @@
 //! The markdown document tools of spec/004: `doc_toc`, `doc_read`, `doc_read_many`,
 //! `doc_find` and `doc_replace`.
 
-use super::params::Parameters;
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::params::Parameters;
 use super::{MapgrepServer, error_result, structured};
 use crate::markdown::doc::{self, Document, FindQuery, ReplaceRequest, SectionRead, tier_name};
 use crate::markdown::render;

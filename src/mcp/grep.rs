@@ -4,7 +4,6 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::params::Parameters;
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam};
 use rmcp::service::RequestContext;
@@ -13,6 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::MapgrepServer;
+use super::params::Parameters;
 use crate::grep::{
     self, ContextLine, Cursor, EnclosingSymbol, GrepError, GrepQuery, GrepReport, Progress,
     SectionHint,

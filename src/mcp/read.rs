@@ -4,7 +4,6 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::params::Parameters;
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::model::{CallToolResult, ContentBlock, ErrorCode};
 use rmcp::{ErrorData, tool, tool_router};
@@ -12,6 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::MapgrepServer;
+use super::params::Parameters;
 use crate::error::Error;
 use crate::read::{self, Excerpt, ReadRequest, clip};
 
@@ -328,7 +328,6 @@ fn file_rpc_error(e: &Error, path: &str) -> ErrorData {
     }
 }
 
-/// Renders one excerpt as a `read_files` block.
 /// The block refusing the batch's entries from `first` (0-based) on: their paths are `rest`
 /// (the first few distinct ones are named).
 fn render_batch_cut(out: &mut String, first: usize, count: usize, rest: &[String], limit: usize) {
@@ -378,6 +377,7 @@ fn render_batch_cut(out: &mut String, first: usize, count: usize, rest: &[String
     );
 }
 
+/// Renders one excerpt as a `read_files` block.
 fn render_excerpt(out: &mut String, e: &Excerpt) {
     let _ = writeln!(out, "File: {}", clip(&e.path));
     if e.line_count() == 0 {
