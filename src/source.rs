@@ -221,6 +221,23 @@ impl Source {
     }
 }
 
+/// Runs `f`, which reads bytes that are a mapping of `path` when `mapped`.
+///
+/// Another process may rewrite a mapped file while it is read, and code that checks its own
+/// consistency over the bytes then panics: regex-automata asserts that its reverse scan finds
+/// the match its forward scan found, which fails when the bytes changed in between. Over a
+/// mapping such a panic means the file changed during the read, and is answered as
+/// [`Error::Changed`] (retry); over bytes we own it is a bug and unwinds on.
+pub fn guard_mapped<T>(mapped: bool, path: &Path, f: impl FnOnce() -> T) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(v) => Ok(v),
+        Err(_) if mapped => Err(Error::Changed {
+            path: path.to_path_buf(),
+        }),
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
+}
+
 /// The bytes of one file for a search: mapped, or read into a caller's reusable buffer (the
 /// fast path for the many small files of a tree walk). UTF-8 BOMs are skipped and UTF-16 files
 /// transcoded, as [`Source`] does.
@@ -230,6 +247,10 @@ pub enum Haystack<'a> {
 }
 
 impl Haystack<'_> {
+    pub fn is_mapped(&self) -> bool {
+        matches!(self, Haystack::Mapped { .. })
+    }
+
     /// False if the file shrank under its mapping while it was searched (see
     /// [`Source::check_intact`]).
     pub fn intact(&self) -> bool {
@@ -973,5 +994,21 @@ mod tests {
                 Err(Error::NotAFile { .. })
             ));
         }
+    }
+
+    #[test]
+    fn a_panic_over_a_mapping_is_a_changed_file_over_owned_bytes_a_bug() {
+        let path = Path::new("f.txt");
+        assert_eq!(guard_mapped(true, path, || 7).unwrap(), 7);
+        // (Each panic below prints its message: expected.)
+        let e = guard_mapped(true, path, || -> u32 {
+            panic!("reverse search must match if forward search does")
+        })
+        .unwrap_err();
+        assert!(matches!(e, Error::Changed { .. }), "{e:?}");
+        let unwound = std::panic::catch_unwind(|| {
+            let _ = guard_mapped(false, path, || -> u32 { panic!("a bug") });
+        });
+        assert!(unwound.is_err());
     }
 }

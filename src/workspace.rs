@@ -248,18 +248,24 @@ impl Workspace {
 
     /// The heading outline of an opened markdown source: cached by file identity (a changed
     /// file is parsed again; files changed within the racy window are not cached).
-    pub fn outline(&self, source: &Source) -> Arc<Outline> {
-        cached_parse(&self.outlines, source, |bytes| {
+    /// `Err(Changed)` if a mapped file was rewritten while it was parsed.
+    pub fn outline(&self, source: &Source) -> Result<Arc<Outline>, Error> {
+        let outline = cached_parse(&self.outlines, source, |bytes| {
             let outline = Outline::build(bytes);
             let cost = outline.heap_bytes();
             Some((outline, cost))
-        })
-        .expect("an outline is always built")
+        })?;
+        Ok(outline.expect("an outline is always built"))
     }
 
     /// The code structure of an opened source in `lang` (cached like [`Workspace::outline`]);
-    /// `None` if the file is too large to parse or the grammar is not built in.
-    pub fn structure(&self, source: &Source, lang: Lang) -> Option<Arc<FileStructure>> {
+    /// `None` if the file is too large to parse or the grammar is not built in; `Err(Changed)`
+    /// if a mapped file was rewritten while it was parsed.
+    pub fn structure(
+        &self,
+        source: &Source,
+        lang: Lang,
+    ) -> Result<Option<Arc<FileStructure>>, Error> {
         cached_parse(&self.structures, source, |bytes| {
             let structure = FileStructure::build(lang, bytes)?;
             let cost = structure.heap_bytes();
@@ -371,17 +377,20 @@ fn cached_parse<T>(
     cache: &Mutex<FileCache<Arc<T>>>,
     source: &Source,
     build: impl FnOnce(&[u8]) -> Option<(T, usize)>,
-) -> Option<Arc<T>> {
+) -> Result<Option<Arc<T>>, Error> {
     let key = source.path();
     let id = source.id();
     if let Some((cached_id, value)) = cache.lock().expect("parse cache lock").get(key)
         && cached_id == id
     {
-        return Some(value);
+        return Ok(Some(value));
     }
     // Parsing reads every byte: map the whole file in one go.
     source.prefault();
-    let (value, cost) = build(source.bytes())?;
+    let built = crate::source::guard_mapped(source.is_mapped(), key, || build(source.bytes()))?;
+    let Some((value, cost)) = built else {
+        return Ok(None);
+    };
     let value = Arc::new(value);
     if (id.dev != 0 || id.ino != 0)
         && !id.is_racy(std::time::SystemTime::now())
@@ -394,7 +403,7 @@ fn cached_parse<T>(
             cost,
         );
     }
-    Some(value)
+    Ok(Some(value))
 }
 
 #[cfg(test)]

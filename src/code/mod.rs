@@ -35,7 +35,10 @@ impl CodeFile {
         if source.is_binary() {
             return Err(Error::Binary { path: path.into() });
         }
-        let structure = Lang::from_path(source.path()).and_then(|lang| ws.structure(&source, lang));
+        let structure = match Lang::from_path(source.path()) {
+            Some(lang) => ws.structure(&source, lang)?,
+            None => None,
+        };
         let index = ws.index(&source);
         let total_lines = index.total_lines(source.bytes()) as u32;
         source.check_intact()?;

@@ -106,7 +106,7 @@ pub fn annotate_symbols(ws: &Workspace, report: &mut GrepReport) {
         let Some(lang) = crate::code::Lang::from_path(source.path()) else {
             return;
         };
-        let Some(s) = ws.structure(&source, lang) else {
+        let Ok(Some(s)) = ws.structure(&source, lang) else {
             return;
         };
         if source.check_intact().is_err() {
@@ -246,9 +246,10 @@ fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
         Ok((id, hay)) if hay.len() >= PARALLEL_FILE_MIN => {
             // One large file: chunks searched in parallel, numbered through the line index
             // (cached in a server, so paging with a cursor jumps straight to its line).
-            let found = if memchr::memchr(0, &hay[..BINARY_PROBE]).is_some() {
-                FileResult::Binary
-            } else {
+            let found = search_loaded(path, &hay, || {
+                if memchr::memchr(0, &hay[..BINARY_PROBE]).is_some() {
+                    return FileResult::Binary;
+                }
                 let index = match id {
                     Some(id) => ctx.ws.index_bytes(path, id, &hay),
                     None => std::sync::Arc::new(crate::lines::LineIndex::build(&hay)),
@@ -258,19 +259,19 @@ fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
                 let lines =
                     search_chunks(&hay, &ctx.compiled.re, limit, start, &index, ctx.progress);
                 finish(&hay, lines, ctx, &name)
-            };
-            if hay.intact() {
-                record(ctx.collector, ctx.stats, &name, found);
-            } else {
-                ctx.stats.error(changed(path));
+            });
+            match found {
+                Some(found) => record(ctx.collector, ctx.stats, &name, found),
+                None => ctx.stats.error(changed(path)),
             }
         }
         Ok((_, hay)) => {
-            let found = search_bytes(&hay, &mut cache, ctx, &name, limit, Mode::Walk);
-            if hay.intact() {
-                record(ctx.collector, ctx.stats, &name, found);
-            } else {
-                ctx.stats.error(changed(path));
+            let found = search_loaded(path, &hay, || {
+                search_bytes(&hay, &mut cache, ctx, &name, limit, Mode::Walk)
+            });
+            match found {
+                Some(found) => record(ctx.collector, ctx.stats, &name, found),
+                None => ctx.stats.error(changed(path)),
             }
         }
         Err(e) => ctx.stats.error(e.to_string()),
@@ -488,12 +489,18 @@ impl Ctx<'_> {
                     {
                         ws.cache_content(path, id, &hay);
                     }
-                    let found = search_bytes(&hay, cache, self, name, limit, Mode::Walk);
-                    if !hay.intact() {
-                        self.stats.error(changed(path));
-                        return;
+                    let found = search_loaded(path, &hay, || {
+                        search_bytes(&hay, cache, self, name, limit, Mode::Walk)
+                    });
+                    match found {
+                        Some(found) => found,
+                        None => {
+                            // A search cut short by a panic may leave its cache unusable.
+                            *cache = self.compiled.re.create_cache();
+                            self.stats.error(changed(path));
+                            return;
+                        }
                     }
-                    found
                 }
                 Err(e) => {
                     self.stats.error(e.to_string());
@@ -504,6 +511,19 @@ impl Ctx<'_> {
         record(self.collector, self.stats, name, found);
         self.stats.searched.fetch_add(1, Ordering::Relaxed);
         self.progress.files_searched.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// `search` over a loaded file, guarded against a mapping that a concurrent rewrite tears
+/// (see [`source::guard_mapped`]): `None` when the file changed during the search.
+fn search_loaded(
+    path: &Path,
+    hay: &source::Haystack<'_>,
+    search: impl FnOnce() -> FileResult,
+) -> Option<FileResult> {
+    match source::guard_mapped(hay.is_mapped(), path, search) {
+        Ok(found) if hay.intact() => Some(found),
+        _ => None,
     }
 }
 

@@ -34,7 +34,7 @@ impl Document {
         if source.is_binary() {
             return Err(Error::Binary { path: path.into() });
         }
-        let outline = ws.outline(&source);
+        let outline = ws.outline(&source)?;
         source.check_intact()?;
         Ok(Document { source, outline })
     }
@@ -398,8 +398,14 @@ pub struct FindHit<'o> {
     pub matched_line: Option<(u64, String)>,
 }
 
-/// The sections matching `query`, in document order.
-pub fn find<'o>(doc: &'o Document, query: &FindQuery) -> Vec<FindHit<'o>> {
+/// The sections matching `query`, in document order. A mapped file rewritten during the
+/// content search is [`Error::Changed`] (see [`crate::source::guard_mapped`]).
+pub fn find<'o>(doc: &'o Document, query: &FindQuery) -> Result<Vec<FindHit<'o>>, Error> {
+    let source = doc.source();
+    crate::source::guard_mapped(source.is_mapped(), source.path(), || find_in(doc, query))
+}
+
+fn find_in<'o>(doc: &'o Document, query: &FindQuery) -> Vec<FindHit<'o>> {
     let glob = query.pattern.as_deref().map(TitleGlob::new);
     let bytes = doc.bytes();
     doc.outline()

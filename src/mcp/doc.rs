@@ -662,7 +662,7 @@ impl MapgrepServer {
                     min_size: min_size.map(|m| m as usize),
                     max_depth: max_depth.map(|d| d as usize),
                 };
-                let hits = doc::find(&doc, &query);
+                let hits = doc::find(&doc, &query).map_err(|e| file_error_layout(&e, &provided))?;
                 intact(&doc, &provided)?;
                 let mut text = format!(
                     "File: {} · {} of {} sections match\n",

@@ -300,7 +300,12 @@ fn resolve_lines(
                 .index
                 .line_start(bytes, start + 1)
                 .unwrap_or(bytes.len());
-            match next_matching_line(re, bytes, &open.index, from) {
+            // A mapped file rewritten under the search may trip the regex engine's checks.
+            let found =
+                crate::source::guard_mapped(open.source.is_mapped(), open.source.path(), || {
+                    next_matching_line(re, bytes, &open.index, from)
+                })?;
+            match found {
                 Some(line) => start..line,
                 None => {
                     notes.push(Note::PatternNotFound {
