@@ -197,6 +197,41 @@ pub fn block(path: &str, lines: &str, notes: &[&str], content: &str) -> String {
     s
 }
 
+/// An error in spec/001's layout that is the whole text: `Error: short\n\nYou provided: ...\n
+/// Problem: ...\nFix: ...` (the tools whose errors have no `File:` line, where
+/// [`parse_error_block`] does not apply).
+#[derive(Debug)]
+pub struct Layout {
+    pub short: String,
+    pub provided: String,
+    pub problem: String,
+    pub fix: String,
+}
+
+pub fn layout(text: &str) -> Layout {
+    let rest = text
+        .strip_prefix("Error: ")
+        .unwrap_or_else(|| panic!("an error starts with `Error: `:\n{text}"));
+    let (short, rest) = rest.split_once("\n\nYou provided: ").unwrap_or_else(|| {
+        panic!("a blank line and `You provided:` follow the Error line:\n{text}")
+    });
+    let (provided, rest) = rest
+        .split_once("\nProblem: ")
+        .unwrap_or_else(|| panic!("`Problem:` follows `You provided:`:\n{text}"));
+    let (problem, fix) = rest
+        .split_once("\nFix: ")
+        .unwrap_or_else(|| panic!("`Fix:` follows `Problem:`:\n{text}"));
+    assert!(!short.contains('\n'), "one-line short message:\n{text}");
+    assert!(!provided.contains('\n'), "one-line `You provided`:\n{text}");
+    assert!(!fix.trim().is_empty(), "a Fix is given:\n{text}");
+    Layout {
+        short: short.into(),
+        provided: provided.into(),
+        problem: problem.into(),
+        fix: fix.into(),
+    }
+}
+
 /// An error in spec/001's layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LayoutError {

@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::common::{Fixture, Server, text_of};
+use crate::common::{Fixture, Server, layout, text_of};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -122,38 +122,6 @@ fn field(entries: &Value, name: &str) -> Vec<String> {
         .iter()
         .map(|e| str_of(&e[name]))
         .collect()
-}
-
-/// An error in spec/001's layout: `Error: short\n\nYou provided: ...\nProblem: ...\nFix: ...`.
-#[derive(Debug)]
-struct Layout {
-    short: String,
-    provided: String,
-    problem: String,
-    fix: String,
-}
-
-fn layout(text: &str) -> Layout {
-    let rest = text
-        .strip_prefix("Error: ")
-        .unwrap_or_else(|| panic!("an error starts with `Error: `:\n{text}"));
-    let (short, rest) = rest.split_once("\n\nYou provided: ").unwrap_or_else(|| {
-        panic!("a blank line and `You provided:` follow the Error line:\n{text}")
-    });
-    let (provided, rest) = rest
-        .split_once("\nProblem: ")
-        .unwrap_or_else(|| panic!("`Problem:` follows `You provided:`:\n{text}"));
-    let (problem, fix) = rest
-        .split_once("\nFix: ")
-        .unwrap_or_else(|| panic!("`Fix:` follows `Problem:`:\n{text}"));
-    assert!(!short.contains('\n'), "one-line short message:\n{text}");
-    assert!(!provided.contains('\n'), "one-line `You provided`:\n{text}");
-    Layout {
-        short: short.into(),
-        provided: provided.into(),
-        problem: problem.into(),
-        fix: fix.into(),
-    }
 }
 
 /// The list lines (`  - ...`) of a Fix, in order.

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Fixture, Server, text_of};
+use crate::common::{Fixture, Layout, Server, layout, text_of};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -49,40 +49,6 @@ pub(crate) async fn read_err(srv: &Server, args: Value) -> Layout {
         "file_read {args} should fail:\n{text}"
     );
     layout(&text)
-}
-
-/// An error in spec/001's layout: `Error: short\n\nYou provided: ...\nProblem: ...\nFix: ...`
-/// (`file_read` errors have no `File:` line, so `common::parse_error_block` does not apply).
-#[derive(Debug)]
-pub(crate) struct Layout {
-    pub short: String,
-    pub provided: String,
-    pub problem: String,
-    pub fix: String,
-}
-
-pub(crate) fn layout(text: &str) -> Layout {
-    let rest = text
-        .strip_prefix("Error: ")
-        .unwrap_or_else(|| panic!("an error starts with `Error: `:\n{text}"));
-    let (short, rest) = rest.split_once("\n\nYou provided: ").unwrap_or_else(|| {
-        panic!("a blank line and `You provided:` follow the Error line:\n{text}")
-    });
-    let (provided, rest) = rest
-        .split_once("\nProblem: ")
-        .unwrap_or_else(|| panic!("`Problem:` follows `You provided:`:\n{text}"));
-    let (problem, fix) = rest
-        .split_once("\nFix: ")
-        .unwrap_or_else(|| panic!("`Fix:` follows `Problem:`:\n{text}"));
-    assert!(!short.contains('\n'), "one-line short message:\n{text}");
-    assert!(!provided.contains('\n'), "one-line `You provided`:\n{text}");
-    assert!(!fix.trim().is_empty(), "a Fix is given:\n{text}");
-    Layout {
-        short: short.into(),
-        provided: provided.into(),
-        problem: problem.into(),
-        fix: fix.into(),
-    }
 }
 
 /// A structured range read split into its header and body.
