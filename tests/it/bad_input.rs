@@ -156,6 +156,16 @@ fn layout(text: &str) -> Layout {
     }
 }
 
+/// The paths of a `grep_content` answer's structured matches, in order.
+fn matched_paths(a: &Answer) -> Vec<&str> {
+    a.structured["matches"]
+        .as_array()
+        .expect("matches")
+        .iter()
+        .map(|m| m["path"].as_str().expect("path"))
+        .collect()
+}
+
 /// Runs `f` and asserts it took less than [`FAST`].
 async fn timed<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
     let started = Instant::now();
@@ -1684,12 +1694,7 @@ async fn binary_files_are_refused_by_the_read_tools_and_counted_by_grep() {
         "{}",
         a.text
     );
-    let paths: Vec<&str> = a.structured["matches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["path"].as_str().unwrap())
-        .collect();
+    let paths = matched_paths(&a);
     assert_eq!(paths, ["a.md", "ok.txt"]);
     // A binary file named as the search path is counted, not an error.
     let a = ok(
@@ -1853,12 +1858,7 @@ async fn fifos_sockets_devices_and_directories_never_hang() {
         ok(&srv, "grep_content", json!({"pattern": "needle"})),
     )
     .await;
-    let paths: Vec<&str> = a.structured["matches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["path"].as_str().unwrap())
-        .collect();
+    let paths = matched_paths(&a);
     assert_eq!(paths, ["a.md", "ok.txt", "sub/inner.txt"]);
     // One batch with all of them and a good file.
     let a = timed(
@@ -1940,12 +1940,7 @@ async fn assert_permission_denied(client: &RunningService<RoleClient, ()>, fx: &
         "{}",
         a.text
     );
-    let paths: Vec<&str> = a.structured["matches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["path"].as_str().unwrap())
-        .collect();
+    let paths = matched_paths(&a);
     assert_eq!(paths, ["a.md", "ok.txt"]);
     let a = Answer::of(
         &call_on(
