@@ -260,6 +260,18 @@ async def run_checks(binary, root, log, mode):
                   and text_of(r).startswith("Error: Path outside the allowed roots") and "root:" not in text_of(r),
                   text_of(r))
 
+            # A 10,000-entry batch stays within the response limit and names what was not read.
+            r = await call("read_files", {"files": [{"path": "WORK.md"}] * 10000})
+            t = text_of(r)
+            check(tag + "a 10,000-entry batch is cut once, within the limit",
+                  len(t.encode()) <= (1 << 20) + 4096 and t.count("Error: Response limit reached") == 1
+                  and "-10000 of 10000: path=\"WORK.md\"" in t, t[-600:])
+
+            # A wrong-type parameter is named.
+            r = await call("read_files", {"files": [{"path": "hello.txt", "head": "5"}]})
+            check(tag + "a wrong-type parameter is named",
+                  r.is_error is True and "(parameter `files[0].head`)" in text_of(r), text_of(r))
+
             r = await call("read_files", {"files": [{"path": "hello.txt", "tail": 1}]})
             check(tag + "server still serves after errors", "World\n" in text_of(r), text_of(r))
 
