@@ -468,20 +468,20 @@ async fn tools_call_with_missing_required_parameters_is_a_tool_error() {
     raw.shutdown().await;
 }
 
+/// A valid `read_files` call of `ok.txt` with `pad` bytes of JSON whitespace on its line.
+fn padded_read(id: &Value, pad: usize) -> String {
+    let text = Raw::call_msg(id, "read_files", json!({"files": [{"path": "ok.txt"}]})).to_string();
+    let (head, tail) = text.split_at(1);
+    format!("{head}{}{tail}", " ".repeat(pad))
+}
+
 #[tokio::test]
 async fn a_ten_megabyte_json_line_is_answered() {
     let fx = fixture();
     let mut raw = Raw::ready(&fx.root).await;
     // A valid tools/call padded with 10 MB of JSON whitespace on one line.
     let id = raw.fresh_id();
-    let msg = Raw::call_msg(
-        &json!(id),
-        "read_files",
-        json!({"files": [{"path": "ok.txt"}]}),
-    );
-    let text = msg.to_string();
-    let (head, tail) = text.split_at(1);
-    let line = format!("{head}{}{tail}", " ".repeat(10 << 20));
+    let line = padded_read(&json!(id), 10 << 20);
     raw.send_line(line.as_bytes()).await;
     let (others, m) = raw.until_id(&json!(id)).await;
     assert!(others.is_empty(), "{others:?}");
@@ -501,14 +501,7 @@ async fn a_ten_megabyte_json_line_is_answered() {
     assert!(tool_text(&m).starts_with("File: ok.txt\nLines: 1-1 of 2\n---\nhello\n---\n"));
     // Over rmcp's 16 MiB line limit: dropped without an answer, and the server goes on.
     let id = raw.fresh_id();
-    let msg = Raw::call_msg(
-        &json!(id),
-        "read_files",
-        json!({"files": [{"path": "ok.txt"}]}),
-    );
-    let text = msg.to_string();
-    let (head, tail) = text.split_at(1);
-    let line = format!("{head}{}{tail}", " ".repeat(17 << 20));
+    let line = padded_read(&json!(id), 17 << 20);
     let answered = raw.answers_to(line.as_bytes()).await;
     assert!(answered.is_empty(), "{answered:?}");
     raw.shutdown().await;
