@@ -26,8 +26,10 @@ pub const DEFAULT_INDEX_BUDGET: usize = 64 * 1024 * 1024;
 /// Default byte budget of the markdown outline cache.
 pub const DEFAULT_OUTLINE_BUDGET: usize = 256 * 1024 * 1024;
 
-/// Default byte budget of one tool response's text.
-pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+/// Default byte budget of one tool response's text: about 20,000 tokens of code or prose,
+/// within the 25,000-token default limit of the strictest common client (Claude Code), with
+/// room for the response's other fields.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 80_000;
 
 /// Default byte budget of the file-content cache (0 in the command line).
 pub const DEFAULT_CONTENT_BUDGET: usize = 0;

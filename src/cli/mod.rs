@@ -51,7 +51,8 @@ pub struct ServeArgs {
     /// Directories the server may read (default: the current directory). Relative tool paths
     /// resolve against the first.
     pub roots: Vec<PathBuf>,
-    /// Bytes of file text one tool response may carry before it is cut.
+    /// Bytes of text one tool response may carry before it is cut (and says where to go on).
+    /// The default fits Claude Code's default limit of 25,000 tokens per tool response.
     #[arg(long, default_value_t = crate::workspace::DEFAULT_MAX_OUTPUT_BYTES)]
     pub max_output_bytes: usize,
     /// Byte budget of the line-index cache.

@@ -154,6 +154,8 @@ pub struct GrepReport {
 #[derive(Debug, Default)]
 pub struct Progress {
     pub files_searched: AtomicU64,
+    /// Files the search will look at, once known (0: not known yet).
+    pub files_total: AtomicU64,
     pub cancelled: AtomicBool,
 }
 
@@ -580,6 +582,9 @@ fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
         for e in &list.errors {
             ctx.stats.error(e.clone());
         }
+        ctx.progress
+            .files_total
+            .fetch_add(list.files.len() as u64, Ordering::Relaxed);
         // A fixed set of workers pulling files from a shared counter: each keeps one scratch
         // (buffer + regex cache) for the whole call, so the lazy DFA is built once per thread.
         let next = AtomicU64::new(0);

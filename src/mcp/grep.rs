@@ -2,136 +2,63 @@
 
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::time::Duration;
 
-use rmcp::handler::server::common::schema_for_output;
-use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam};
+use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use super::MapgrepServer;
+use super::answer::{Answer, TRUNCATED, output_schema};
 use super::params::Parameters;
-use crate::grep::{
-    self, ContextLine, Cursor, EnclosingSymbol, GrepError, GrepQuery, GrepReport, Progress,
-    SectionHint,
-};
+use super::{MapgrepServer, with_progress};
+use crate::grep::{self, Cursor, GrepError, GrepQuery, GrepReport, Progress};
+use crate::read::ParamError;
 
-const GREP_CONTENT_DESCRIPTION: &str = r###"Search file contents with a regex, in parallel, across the roots (or one file/directory). Honours .gitignore, skips hidden and binary files (counted in the summary). Results are sorted by path then line.
-
-This is the first step of the "grep -> read" workflow: find the line, then read exactly its section with read_files (start_line + read_to_next_pattern).
-
-Each match is reported as:
+const GREP_CONTENT_DESCRIPTION: &str = r###"Regex search (Rust syntax) over the roots, a directory or a file, in parallel: step 1 of grep -> read. Honours .gitignore; skips hidden and binary files. Matches come sorted by path and line:
   File: WORK.md, Line: 120, Section-End-Hint: 144 (next: ^\[LOG-)
   ---
   [LOG-015] - [2026-01-27 10:00] - [DECISION] - Task: MODEL-A
   ---
-
-**Section-End-Hint:** where the match's section probably ends. The server looks for the next line after the match that matches one of `section_patterns`, tried in order; default [r"^## ", r"^# ", r"^\[LOG-"] (level-2 header, level-1 header, log entry). The first pattern with a later match wins: hint = that line - 1, so you can read_files with start_line = Line and end_line = hint directly. "(end of file)" means the section runs to the end. Pass your own list (e.g. ["^### "]) to change the boundaries, or [] to disable hints.
-
-**Symbol:** in TypeScript/TSX, JavaScript, Rust, Python and Go files a match also names its innermost enclosing symbol: `File: src/app.ts, Line: 42, Section-End-Hint: 310 (end of file), Symbol: App.start (lines 30-60)`. Read exactly that symbol with file_read { file, target: "App.start" }.
-
-Example:
-  grep_content(pattern="\[DECISION\]", search_path="WORK.md")
-  -> File: WORK.md, Line: 120, Section-End-Hint: 144 (next: ^\[LOG-)
-  read_files([{"path": "WORK.md", "start_line": 120, "end_line": 144}])
-
-Args:
-    pattern: Regex (Rust syntax; use fixed_strings for literal text).
-    search_path: File or directory to search (default: the first root).
-    case_insensitive: Case-insensitive match (default false).
-    context_lines: Lines of context before and after each match (default 0).
-    section_patterns: Boundary regexes for Section-End-Hint ([] disables).
-    glob: Include/exclude globs like ["*.rs", "!target/**"].
-    fixed_strings, word: Literal pattern / whole-word matches.
-    max_results: Total matching lines returned across all files (default 100). A cut result says so and gives a cursor.
-    cursor: Pass the cursor of a cut result to continue exactly where it stopped.
-    include_ignored, include_hidden, max_filesize: Widen or narrow the file set.
-    list_skipped: Name every binary file skipped and every file that could not be read (default: a count and examples)."###;
+Section-End-Hint: the last line of the match's section, before the next line matching section_patterns (default "^## ", "^# ", "^\[LOG-"; [] disables): read it with read_files start_line=Line, end_line=hint. In TS/JS/Rust/Python/Go files `Symbol: App.start (lines 30-60)` names the enclosing symbol: read it with file_read target. A cut result ends with a cursor to pass back."###;
 
 /// Parameters of `grep_content`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GrepContentParams {
-    /// Regex to search for (Rust regex syntax).
+    /// Regex (Rust syntax).
     pub pattern: String,
-    /// File or directory to search, relative to the first root or absolute inside a root (default: the first root).
+    /// File or directory (default: the first root).
     pub search_path: Option<String>,
-    /// Case-insensitive matching.
     #[serde(default)]
     pub case_insensitive: bool,
-    /// Lines of context before and after each match.
+    /// Lines before and after each match.
     pub context_lines: Option<u32>,
-    /// Boundary regexes for Section-End-Hint, tried in order (default ["^## ", "^# ", "^\\[LOG-"]; [] disables hints).
+    /// Boundary regexes for Section-End-Hint ([] disables).
     pub section_patterns: Option<Vec<String>>,
-    /// Globs selecting files ("*.md", "src/**"); a leading "!" excludes.
+    /// Globs like "*.rs"; "!" excludes.
     pub glob: Option<Vec<String>>,
-    /// Treat the pattern as literal text.
+    /// Pattern is literal text.
     #[serde(default)]
     pub fixed_strings: bool,
-    /// Match whole words only.
+    /// Whole words only.
     #[serde(default)]
     pub word: bool,
-    /// Maximum matching lines returned in total (default 100, at most 10000).
+    /// Matching lines in all (default 100, at most 10000).
     pub max_results: Option<u32>,
-    /// Continue a cut result: the `next_cursor` it returned.
+    /// The cursor of a cut result, to continue it.
     pub cursor: Option<String>,
-    /// Also search files ignored by .gitignore/.ignore.
+    /// Search .gitignored files too.
     #[serde(default)]
     pub include_ignored: bool,
-    /// Also search hidden files and directories.
+    /// Search hidden files too.
     #[serde(default)]
     pub include_hidden: bool,
-    /// Skip files larger than this many bytes.
+    /// Skip files over this many bytes.
     pub max_filesize: Option<u64>,
-    /// Name every skipped binary file and every file that could not be read (default: a
-    /// count and three examples).
+    /// Name every skipped binary or unreadable file.
     #[serde(default)]
     pub list_skipped: bool,
-}
-
-/// One match in structured output.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct MatchOut {
-    pub path: String,
-    pub line: u64,
-    pub text: String,
-    pub section_end_hint: Option<SectionHint>,
-    /// The innermost symbol around the match (TypeScript, JavaScript, Rust, Python, Go
-    /// files): read it with file_read { target: name }.
-    pub symbol: Option<EnclosingSymbol>,
-    pub context: ContextOut,
-}
-
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ContextOut {
-    pub before: Vec<ContextLine>,
-    pub after: Vec<ContextLine>,
-}
-
-/// Structured result of `grep_content`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct GrepContentResult {
-    pub matches: Vec<MatchOut>,
-    /// Matching lines returned.
-    pub total_matches: u64,
-    pub files_searched: u64,
-    pub files_matched: u64,
-    /// Files skipped as binary (a NUL byte in the first 64 KiB).
-    pub binary_skipped: u64,
-    /// Files that could not be read.
-    pub errors: u64,
-    /// With list_skipped: the binary files skipped, by path.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skipped_binary: Option<Vec<String>>,
-    /// With list_skipped: why each unreadable file or directory could not be read.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub unreadable: Option<Vec<String>>,
-    /// True when the result was cut (max_results or the response size limit).
-    pub truncated: bool,
-    /// Pass as `cursor` to continue a cut result.
-    pub next_cursor: Option<String>,
 }
 
 const MAX_RESULTS_LIMIT: u32 = 10_000;
@@ -142,115 +69,85 @@ impl MapgrepServer {
         name = "grep_content",
         description = GREP_CONTENT_DESCRIPTION,
         annotations(title = "Search file contents", read_only_hint = true, open_world_hint = false),
-        output_schema = schema_for_output::<GrepContentResult>()
+        output_schema = output_schema(&[NEXT_CURSOR, TRUNCATED])
     )]
     pub async fn grep_content(
         &self,
         Parameters(p): Parameters<GrepContentParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let mut q = GrepQuery::new(p.pattern);
-        q.search_paths = p.search_path.into_iter().collect();
-        q.case_insensitive = p.case_insensitive;
-        let ctx = p.context_lines.unwrap_or(0).min(100) as usize;
-        q.before_context = ctx;
-        q.after_context = ctx;
-        q.section_patterns = p.section_patterns;
-        q.globs = p.glob.unwrap_or_default();
-        q.fixed_strings = p.fixed_strings;
-        q.word = p.word;
-        q.max_results = p.max_results.unwrap_or(100).clamp(1, MAX_RESULTS_LIMIT) as usize;
-        q.include_ignored = p.include_ignored;
-        q.include_hidden = p.include_hidden;
-        q.max_filesize = p.max_filesize;
-        if let Some(c) = &p.cursor {
-            match Cursor::decode(c) {
-                Some(c) => q.cursor = Some(c),
-                None => {
-                    return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                        "Error: Invalid cursor\n\nYou provided: cursor={c:?}\nProblem: A cursor has the form LINE:PATH, as returned in next_cursor.\nFix: Pass the next_cursor of the previous grep_content result unchanged, or omit cursor to start from the beginning."
-                    ))]));
-                }
-            }
-        }
-
+        let list_skipped = p.list_skipped;
+        let q = match query(p) {
+            Ok(q) => q,
+            Err(e) => return Ok(Answer::param_error(e).into()),
+        };
         let progress = Arc::new(Progress::default());
-        let token = context.meta.get_progress_token();
-        let peer = context.peer.clone();
-        let ct = context.ct.clone();
-        // Report progress while the search runs, and turn a cancellation into a stop flag.
-        let ticker = {
-            let progress = Arc::clone(&progress);
-            tokio::spawn(async move {
-                let mut tick = tokio::time::interval(Duration::from_millis(100));
-                tick.tick().await;
-                loop {
-                    tokio::select! {
-                        _ = ct.cancelled() => {
-                            progress.cancel();
-                            break;
-                        }
-                        _ = tick.tick() => {
-                            if let Some(token) = &token {
-                                let n = progress.files_searched.load(std::sync::atomic::Ordering::Relaxed);
-                                let _ = peer
-                                    .notify_progress(
-                                        ProgressNotificationParam::new(token.clone(), n as f64)
-                                            .with_message(format!("{n} files searched")),
-                                    )
-                                    .await;
-                            }
-                        }
-                    }
-                }
-            })
-        };
-        let worker_progress = Arc::clone(&progress);
-        let budget = self.workspace().limits().max_output_bytes;
-        let result = self
-            .blocking(move |ws| {
-                let mut report = grep::search(ws, &q, &worker_progress)?;
+        let worker = Arc::clone(&progress);
+        let report = with_progress(
+            &context,
+            progress,
+            self.blocking(move |ws| {
+                let mut report = grep::search(ws, &q, &worker)?;
                 grep::annotate_symbols(ws, &mut report);
-                Ok(report)
-            })
-            .await;
-        ticker.abort();
-        let report = match result? {
-            Ok(r) => r,
-            Err(GrepError::Param(e)) => {
-                return Ok(CallToolResult::error(vec![ContentBlock::text(
-                    e.to_string(),
-                )]));
+                Ok::<_, GrepError>(report)
+            }),
+        )
+        .await?;
+        let answer = match report {
+            Ok(r) if r.cancelled => {
+                return Err(ErrorData::internal_error(
+                    "grep_content was cancelled",
+                    None,
+                ));
             }
-            Err(GrepError::File(e)) => {
-                return Ok(CallToolResult::error(vec![ContentBlock::text(
-                    e.to_string(),
-                )]));
-            }
+            Ok(r) => render(r, self.workspace().limits().max_output_bytes, list_skipped),
+            Err(GrepError::Param(e)) => Answer::param_error(e),
+            Err(GrepError::File(e)) => Answer::error(e.to_string()),
         };
-        if report.cancelled {
-            return Err(ErrorData::internal_error(
-                "grep_content was cancelled",
-                None,
-            ));
-        }
-        let (text, structured) = render(report, budget, p.list_skipped);
-        let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
-        out.structured_content = Some(
-            serde_json::to_value(&structured)
-                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
-        );
-        Ok(out)
+        Ok(answer.into())
     }
 }
 
-/// Renders a report as spec/000's text blocks plus the structured result, within `budget`
-/// bytes of text (a cut moves the cursor back to the first match not shown).
-fn render(report: GrepReport, budget: usize, list_skipped: bool) -> (String, GrepContentResult) {
+/// The `next_cursor` field of a cut result.
+const NEXT_CURSOR: (&str, &str, &str) = ("next_cursor", "string", "Pass as cursor to continue");
+
+/// The engine query of a call's parameters, or the error for a cursor that is not one.
+fn query(p: GrepContentParams) -> Result<GrepQuery, ParamError> {
+    let mut q = GrepQuery::new(p.pattern);
+    q.search_paths = p.search_path.into_iter().collect();
+    q.case_insensitive = p.case_insensitive;
+    let ctx = p.context_lines.unwrap_or(0).min(100) as usize;
+    q.before_context = ctx;
+    q.after_context = ctx;
+    q.section_patterns = p.section_patterns;
+    q.globs = p.glob.unwrap_or_default();
+    q.fixed_strings = p.fixed_strings;
+    q.word = p.word;
+    q.max_results = p.max_results.unwrap_or(100).clamp(1, MAX_RESULTS_LIMIT) as usize;
+    q.include_ignored = p.include_ignored;
+    q.include_hidden = p.include_hidden;
+    q.max_filesize = p.max_filesize;
+    if let Some(c) = &p.cursor {
+        q.cursor = Some(Cursor::decode(c).ok_or_else(|| {
+            ParamError::new(
+                "Invalid cursor",
+                format!("cursor={c:?}"),
+                "A cursor has the form LINE:PATH, as returned in next_cursor.".into(),
+                "Pass the next_cursor of the previous grep_content result unchanged, or omit cursor to start from the beginning.",
+            )
+        })?);
+    }
+    Ok(q)
+}
+
+/// Renders a report as spec/000's text blocks within `budget` bytes (a cut moves the cursor
+/// back to the first match not shown).
+fn render(report: GrepReport, budget: usize, list_skipped: bool) -> Answer {
     let mut text = String::new();
-    let mut shown = Vec::new();
+    let mut shown = 0u64;
+    let mut paths: Vec<&str> = Vec::new();
     let mut cut_cursor = None;
-    for m in report.matches {
+    for m in &report.matches {
         let mut block = String::new();
         let _ = write!(block, "File: {}, Line: {}", m.path, m.line);
         if let Some(h) = &m.section_end_hint {
@@ -287,7 +184,7 @@ fn render(report: GrepReport, budget: usize, list_skipped: bool) -> (String, Gre
             let _ = writeln!(block, "{}- {}", c.line, c.text);
         }
         block.push_str("---\n");
-        if !shown.is_empty() && text.len() + block.len() > budget {
+        if shown > 0 && text.len() + block.len() > budget {
             cut_cursor = Some(Cursor {
                 path: m.path.clone(),
                 line: m.line,
@@ -295,27 +192,16 @@ fn render(report: GrepReport, budget: usize, list_skipped: bool) -> (String, Gre
             break;
         }
         text.push_str(&block);
-        shown.push(MatchOut {
-            path: m.path,
-            line: m.line,
-            text: m.text,
-            section_end_hint: m.section_end_hint,
-            symbol: m.symbol,
-            context: ContextOut {
-                before: m.before,
-                after: m.after,
-            },
-        });
+        shown += 1;
+        if paths.last() != Some(&m.path.as_str()) {
+            paths.push(&m.path);
+        }
     }
     let cut_by_budget = cut_cursor.is_some();
     let next = cut_cursor.or(report.next_cursor);
     let truncated = report.truncated || cut_by_budget;
-    let files_matched = {
-        let mut paths: Vec<&str> = shown.iter().map(|m| m.path.as_str()).collect();
-        paths.dedup();
-        paths.len() as u64
-    };
-    if shown.is_empty() {
+    let files_matched = paths.len() as u64;
+    if shown == 0 {
         let _ = writeln!(
             text,
             "No matches (searched {}).",
@@ -325,7 +211,7 @@ fn render(report: GrepReport, budget: usize, list_skipped: bool) -> (String, Gre
         let _ = writeln!(
             text,
             "Found {} in {} (searched {}).",
-            plural(shown.len() as u64, "matching line"),
+            plural(shown, "matching line"),
             plural(files_matched, "file"),
             plural(report.files_searched, "file")
         );
@@ -371,7 +257,7 @@ fn render(report: GrepReport, budget: usize, list_skipped: bool) -> (String, Gre
         let why = if cut_by_budget {
             "the response size limit".to_string()
         } else {
-            format!("max_results={}", shown.len())
+            format!("max_results={shown}")
         };
         let _ = writeln!(
             text,
@@ -379,19 +265,9 @@ fn render(report: GrepReport, budget: usize, list_skipped: bool) -> (String, Gre
             c.encode()
         );
     }
-    let structured = GrepContentResult {
-        total_matches: shown.len() as u64,
-        matches: shown,
-        files_searched: report.files_searched,
-        files_matched,
-        binary_skipped: report.binary_skipped,
-        errors: report.error_count,
-        skipped_binary: list_skipped.then(|| report.binary_examples.clone()),
-        unreadable: list_skipped.then(|| report.errors.clone()),
-        truncated,
-        next_cursor: next.map(|c| c.encode()),
-    };
-    (text, structured)
+    Answer::ok(text)
+        .field("next_cursor", truncated.then(|| next.map(|c| c.encode())))
+        .field("truncated", truncated)
 }
 
 /// `TITLE (N):` and one name per line, within the response budget.

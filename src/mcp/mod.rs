@@ -3,69 +3,87 @@
 //! Handlers are thin: parse parameters, run one engine call off the async threads, render.
 //! Logs go to stderr; stdout is the protocol.
 
+mod answer;
 mod code;
 mod doc;
 mod grep;
 mod params;
 mod read;
+pub mod schema;
 
+use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{ErrorData, ServerHandler, ServiceExt, tool_handler};
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::workspace::Workspace;
+use answer::Answer;
 
-pub use code::{FileReadParams, FileReadResult, SymbolRef};
-pub use doc::{
-    DocFindResult, DocReadManyResult, DocReadResult, DocReplaceResult, DocSection, DocTocResult,
-    TocEntry,
-};
-pub use grep::{GrepContentParams, GrepContentResult};
+pub use code::FileReadParams;
+pub use grep::GrepContentParams;
 pub use read::{
     FileReadRequest, ReadFilesParams, ReadTextFileMeta, ReadTextFileParams, ReadTextFileResult,
 };
 
-/// What the server tells a client about how to use it.
+/// What the server tells a client about how to use it (each tool's description says more).
 pub const INSTRUCTIONS: &str = "\
-mapgrep serves fast, exact reads of the files under its roots (relative paths resolve against \
-the first root).
+mapgrep reads the files under its roots fast and exactly (relative paths resolve against the \
+first root). Find, then read only what you need: grep_content gives each hit its line, the end \
+of its section (Section-End-Hint) and, in code, its enclosing symbol; then read_files reads \
+that range (or start_line + read_to_next_pattern), doc_toc/doc_read read markdown sections by \
+title or slug, and file_read reads code symbols by name.";
 
-Workflow: find, then read exactly what you need.
-1. Find the line with grep_content (regex, parallel, .gitignore-aware). Each match comes with \
-a Section-End-Hint: the last line of its section (next `## `, `# ` or `[LOG-` boundary).
-2. Read only that section with read_files: give start_line and read_to_next_pattern \
-(e.g. \"^\\\\[LOG-\" for log entries, \"^## \" for level-2 sections, \"^#+ \" for any heading); \
-the server stops right before the next matching line, so you never compute end_line yourself.
-Use head/tail to sample a file, start_line/end_line when you know both ends, and read_text_file \
-for line/limit pagination with has_more/next_line metadata. Every read says which lines it \
-returned and the file's total; a cut read says where to continue.
-
-Markdown documents: doc_toc lists a file's sections (index path, title, slug, lines); doc_read reads one section by slug (\"phase-b\"), index path (\"6.2\"), line (\"120\") or title in any script (\"验证计划\", \"phase b\"); doc_read_many reads several in one call; doc_find filters sections by title glob, level, size or content regex. Every section read carries a hash; doc_replace (only with --allow-write) edits one section if that hash still matches.
-
-Code (TypeScript/TSX, JavaScript, Rust, Python, Go): file_read { file, skeleton: true } maps a file (imports, exports, comments, every symbol with its lines, gaps); file_read { file, target: \"initializeApp\" } (or \"App.start\", or several names) reads exactly that symbol; file_read { file, startLine, endLine } shows a range with every symbol collapsed to a one-line stub that names its target. grep_content matches in these files name their enclosing symbol.";
+/// The tool that writes: listed only when the server may write.
+const WRITING_TOOL: &str = "doc_replace";
 
 /// The MCP server type: one [`Workspace`] shared by every call.
 #[derive(Clone)]
 pub struct MapgrepServer {
     ws: Arc<Workspace>,
     tool_router: ToolRouter<MapgrepServer>,
+    /// What `tools/list` answers: portable schemas, the writing tool only when allowed.
+    listed: Arc<Vec<Tool>>,
 }
 
 impl MapgrepServer {
     pub fn new(ws: Arc<Workspace>) -> MapgrepServer {
+        let mut tool_router = MapgrepServer::read_router()
+            + MapgrepServer::grep_router()
+            + MapgrepServer::doc_router()
+            + MapgrepServer::code_router();
+        for route in tool_router.map.values_mut() {
+            let tool = &mut route.attr;
+            tool.input_schema = schema::portable_object(&tool.input_schema);
+            tool.output_schema = tool.output_schema.as_ref().map(schema::portable_object);
+        }
+        let listed = tool_router
+            .list_all()
+            .into_iter()
+            .filter(|t| ws.allows_write() || t.name != WRITING_TOOL)
+            .collect();
         MapgrepServer {
             ws,
-            tool_router: MapgrepServer::read_router()
-                + MapgrepServer::grep_router()
-                + MapgrepServer::doc_router()
-                + MapgrepServer::code_router(),
+            tool_router,
+            listed: Arc::new(listed),
         }
     }
 
     pub fn workspace(&self) -> &Arc<Workspace> {
         &self.ws
+    }
+
+    /// The tools as `tools/list` gives them.
+    pub fn tools(&self) -> &[Tool] {
+        &self.listed
     }
 
     /// Runs blocking engine work on tokio's blocking pool.
@@ -79,32 +97,136 @@ impl MapgrepServer {
             .await
             .map_err(|e| ErrorData::internal_error(format!("engine task failed: {e}"), None))
     }
-}
 
-#[tool_handler(router = self.tool_router)]
-impl ServerHandler for MapgrepServer {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("mapgrep", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+    /// [`Self::blocking`] for an answer.
+    async fn answer<F>(&self, f: F) -> Result<rmcp::model::CallToolResult, ErrorData>
+    where
+        F: FnOnce(&Workspace) -> Answer + Send + 'static,
+    {
+        self.blocking(f).await.map(Into::into)
     }
 }
 
-/// An error result in spec/001's layout.
-fn error_result(e: crate::read::ParamError) -> rmcp::model::CallToolResult {
-    rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(e.to_string())])
+/// How far a long call has come, shared by the engine (which counts) and [`with_progress`]
+/// (which reports and cancels).
+pub(crate) trait Ticker: Send + Sync + 'static {
+    /// Work done so far and, when known, in all.
+    fn done(&self) -> (u64, Option<u64>);
+    /// What one unit of work is called in a progress message ("files searched").
+    fn unit(&self) -> &'static str;
+    /// Asks the engine to stop.
+    fn cancel(&self);
 }
 
-/// A success with a text block and structured content.
-fn structured<T: serde::Serialize>(
-    text: String,
-    value: &T,
-) -> Result<rmcp::model::CallToolResult, ErrorData> {
-    let mut out = rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(text)]);
-    out.structured_content = Some(
-        serde_json::to_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
-    );
-    Ok(out)
+impl Ticker for crate::grep::Progress {
+    fn done(&self) -> (u64, Option<u64>) {
+        let n = self.files_searched.load(Ordering::Relaxed);
+        let total = self.files_total.load(Ordering::Relaxed);
+        (n, (total > 0 && total >= n).then_some(total))
+    }
+
+    fn unit(&self) -> &'static str {
+        "files searched"
+    }
+
+    fn cancel(&self) {
+        crate::grep::Progress::cancel(self);
+    }
+}
+
+/// Runs `work`, reporting `ticker`'s progress every 100 ms when the client sent a progress
+/// token (values strictly increase: an unchanged count is not sent again) and turning the
+/// client's cancellation into `ticker.cancel()`.
+async fn with_progress<T, W>(
+    context: &RequestContext<RoleServer>,
+    ticker: Arc<W>,
+    work: impl Future<Output = T>,
+) -> T
+where
+    W: Ticker,
+{
+    let token = context.meta.get_progress_token();
+    let peer = context.peer.clone();
+    let ct = context.ct.clone();
+    let stopped = Arc::new(AtomicBool::new(false));
+    let reporter = {
+        let ticker = Arc::clone(&ticker);
+        let stopped = Arc::clone(&stopped);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_millis(100));
+            tick.tick().await;
+            let sent = AtomicU64::new(0);
+            loop {
+                tokio::select! {
+                    _ = ct.cancelled() => {
+                        ticker.cancel();
+                        break;
+                    }
+                    _ = tick.tick() => {
+                        let (n, total) = ticker.done();
+                        let Some(token) = &token else { continue };
+                        if n <= sent.load(Ordering::Relaxed) || stopped.load(Ordering::Relaxed) {
+                            continue;
+                        }
+                        sent.store(n, Ordering::Relaxed);
+                        let mut p = ProgressNotificationParam::new(token.clone(), n as f64)
+                            .with_message(format!("{n} {}", ticker.unit()));
+                        p.total = total.map(|t| t as f64);
+                        let _ = peer.notify_progress(p).await;
+                    }
+                }
+            }
+        })
+    };
+    let out = work.await;
+    stopped.store(true, Ordering::Relaxed);
+    reporter.abort();
+    out
+}
+
+impl ServerHandler for MapgrepServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = Implementation::new("mapgrep", env!("CARGO_PKG_VERSION"));
+        info.title = Some("mapgrep".into());
+        info.description = Some(env!("CARGO_PKG_DESCRIPTION").into());
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(info)
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut result = ListToolsResult::with_all_items(self.listed.to_vec());
+        // Cache hints as rmcp's generated handler gives them.
+        if context
+            .protocol_version()
+            .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28)
+        {
+            result.ttl_ms = Some(0);
+            result.cache_scope = Some(rmcp::model::CacheScope::Public);
+        }
+        Ok(result)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.listed.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let call = ToolCallContext::new(self, request, context);
+        let mut response = self.tool_router.call(call).await?;
+        if let CallToolResponse::Complete(result) = &mut response {
+            answer::complete_views(result);
+        }
+        Ok(response)
+    }
 }
 
 /// Serves `ws` over stdin/stdout until the client disconnects.

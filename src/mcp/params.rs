@@ -1,12 +1,14 @@
-//! The tools' parameter extractor: rmcp's `Parameters`, but a parameter that fails to
-//! deserialize is named (`files[0].head`), so the agent knows which one to fix.
+//! The tools' parameter extractor: rmcp's `Parameters`, but arguments are first read with
+//! the slack models need ([`super::schema::coerce`]: `"3"` for 3, `["a.log"]` for
+//! `[{"path": "a.log"}]`), and a parameter that still fails to deserialize is named
+//! (`files[0].head`), so the agent knows which one to fix.
 //!
 //! The `#[tool]` macro finds the parameters type by its name, `Parameters`, and takes the
 //! input schema from it; the error keeps rmcp's `failed to deserialize parameters:` prefix,
 //! which rmcp turns into a tool error (`isError`) the model reads.
 
 use rmcp::ErrorData;
-use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::common::{FromContextPart, schema_for_type};
 use rmcp::handler::server::tool::ToolCallContext;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -25,9 +27,13 @@ impl<P: JsonSchema> JsonSchema for Parameters<P> {
     }
 }
 
-impl<S, P: DeserializeOwned> FromContextPart<ToolCallContext<'_, S>> for Parameters<P> {
+impl<S, P: DeserializeOwned + JsonSchema + 'static> FromContextPart<ToolCallContext<'_, S>>
+    for Parameters<P>
+{
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
-        let arguments = serde_json::Value::Object(context.arguments.take().unwrap_or_default());
+        let mut arguments = serde_json::Value::Object(context.arguments.take().unwrap_or_default());
+        let schema = serde_json::Value::Object((*schema_for_type::<P>()).clone());
+        super::schema::coerce(&mut arguments, &super::schema::portable(&schema));
         parse(arguments)
             .map(Parameters)
             .map_err(|message| ErrorData::invalid_params(message, None))
@@ -38,11 +44,15 @@ impl<S, P: DeserializeOwned> FromContextPart<ToolCallContext<'_, S>> for Paramet
 fn parse<P: DeserializeOwned>(arguments: serde_json::Value) -> Result<P, String> {
     serde_path_to_error::deserialize(arguments).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner();
+        let mut inner = e.into_inner().to_string();
+        // serde names Rust types; the agent knows JSON's.
+        for rust in ["i64", "u64", "u32", "usize", "u8"] {
+            inner = inner.replace(&format!("expected {rust}"), "expected an integer");
+        }
         let mut message = format!("failed to deserialize parameters: {inner}");
         if !path.is_empty() && path != "." {
             message.push_str(&format!(
-                " (parameter `{path}`)\nFix: send `{path}` with the type the tool's input schema gives it (numbers and booleans without quotes)."
+                " (parameter `{path}`)\nFix: send `{path}` with the type the tool's input schema gives it."
             ));
         }
         message
@@ -73,11 +83,11 @@ mod tests {
 
     #[test]
     fn a_failing_parameter_is_named() {
-        let e = parse::<Batch>(json!({"files": [{"path": "a"}, {"path": "b", "head": "5"}]}))
+        let e = parse::<Batch>(json!({"files": [{"path": "a"}, {"path": "b", "head": "five"}]}))
             .unwrap_err();
         assert!(
             e.starts_with(
-                "failed to deserialize parameters: invalid type: string \"5\", expected i64 (parameter `files[1].head`)\nFix: "
+                "failed to deserialize parameters: invalid type: string \"five\", expected an integer (parameter `files[1].head`)\nFix: "
             ),
             "{e}"
         );

@@ -5,67 +5,26 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use rmcp::handler::server::common::schema_for_output;
-use rmcp::model::{CallToolResult, ContentBlock, ErrorCode};
+use rmcp::model::{CallToolResult, ErrorCode};
 use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::MapgrepServer;
+use super::answer::{Answer, output_schema};
 use super::params::Parameters;
 use crate::error::Error;
 use crate::read::{self, Excerpt, ReadRequest, clip};
+use crate::workspace::Workspace;
 
-const READ_FILES_DESCRIPTION: &str = r###"Read the contents of multiple files simultaneously.
-Returns, for each file, its path, the lines returned and the file's total line count, then the content between dashes. Prefer relative paths (they resolve against the first root).
-
-**Workflow Synergy with `grep_content`:**
-This tool is the second step in the efficient "grep -> read" workflow. After finding relevant files and line numbers, use this tool to perform a targeted read of only those specific sections.
-
-**SECTION-AWARE READING (RECOMMENDED):**
-When reading structured markdown files (session logs, documentation, etc.), use `read_to_next_pattern` to read until the next section boundary. This eliminates the need to calculate end_line yourself.
-
-Example - Reading a log entry:
-  grep_content(pattern="\[DECISION\]", search_path="WORK.md")   -> File: WORK.md, Line: 120
-  read_files([{"path": "WORK.md", "start_line": 120, "read_to_next_pattern": "^\\[LOG-"}])
-  -> reads lines 120-144 (stops because line 145 matches ^\[LOG-)
-
-Example - Reading a markdown section:
-  grep_content(pattern="^## Implementation", search_path="README.md")  -> Line: 45
-  read_files([{"path": "README.md", "start_line": 45, "read_to_next_pattern": "^## "}])
-  -> reads the whole "## Implementation" section
-
-The scan starts at the line after start_line (start_line itself is always included); the matching line is NOT included (it begins the next section). A line matches when the regex matches anywhere in it; anchor with ^ for line starts. If nothing matches, the read runs to end of file and says so in a Note.
-
-**Common boundary patterns:**
-- Markdown headers (any level): "^#+ "
-- Level 2 headers only: "^## "
-- Log entries: "^\\[LOG-"
-- XML-style tags: "</section>"
-- Blank line (paragraph boundary): "^$"
-
-**When NOT to use `read_to_next_pattern`:**
-- When you already know the exact end_line
-- When reading entire small files (omit all line parameters)
-- When using head/tail for sampling
-
-**LARGE FILE HANDLING:**
-Whole-file reads of large JSON/YAML files are refused unless large_file_passthrough is true: read them with head/tail/start_line, or grep first. Every response has a byte limit; a read that hits it is cut at a line boundary and a Note says which start_line continues it.
-
-Args:
-    files: A list of file read requests. Each request can include:
-        - path (required): File path to read
-        - start_line: Line number to start reading from (1-indexed)
-        - end_line: Line number to stop reading at (inclusive)
-        - read_to_next_pattern: Regex pattern - read until a line matches this (needs start_line; not with end_line, head or tail)
-        - head: Read first N lines
-        - tail: Read last N lines
-    large_file_passthrough: If False (default), blocks whole-file reads of large JSON/YAML files.
-One invalid request does not fail the others: it gets an Error block with what you provided, the problem and the fix."###;
+const READ_FILES_DESCRIPTION: &str = r###"Read files, or exact parts of them, in one call: step 2 of grep -> read. Each entry is a whole file, head/tail N lines, start_line (+ end_line), or start_line + read_to_next_pattern: read up to the line before the next line matching the regex, so you never compute end_line:
+  grep_content(pattern="\[DECISION\]") -> File: WORK.md, Line: 120
+  read_files(files=[{"path": "WORK.md", "start_line": 120, "read_to_next_pattern": "^\\[LOG-"}]) -> lines 120-144
+Boundaries: "^#+ " any heading, "^## " level 2, "^\\[LOG-" log entry, "^$" blank line. No match: reads to end of file with a Note.
+Each block: `File:`, `Lines: A-B of TOTAL`, notes, the text between `---`. A bad entry gets Error/Problem/Fix; the others are still read. A cut read's Note names the start_line that continues it. Whole JSON/YAML files over 256 KiB need large_file_passthrough."###;
 
 const READ_TEXT_FILE_DESCRIPTION: &str = "Read complete or partial content of a text file with optional pagination. \
-`path` must be absolute. `line` (1-indexed, default 1) and `limit` (default: all remaining lines) select lines; \
-the result carries `content` and `_meta {total_lines, returned_lines, has_more, next_line}`: when has_more is true, \
-call again with line = next_line. Binary files are refused (-32004).";
+Result: content and _meta {total_lines, returned_lines, has_more, next_line}; while has_more, call again with line = next_line.";
 
 /// Below this many bytes of remaining budget, later batch entries are refused as over the
 /// response limit instead of returning a fragment.
@@ -75,17 +34,17 @@ const MIN_ENTRY_BUDGET: usize = 256;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileReadRequest {
-    /// File path to read (relative to the first root, or absolute inside a root).
+    /// Relative to the first root, or absolute inside a root.
     pub path: String,
-    /// Read the first N lines.
+    /// First N lines.
     pub head: Option<i64>,
-    /// Read the last N lines.
+    /// Last N lines.
     pub tail: Option<i64>,
-    /// Line number to start reading from (1-indexed).
+    /// First line (1-indexed).
     pub start_line: Option<i64>,
-    /// Line number to stop reading at (inclusive).
+    /// Last line (inclusive).
     pub end_line: Option<i64>,
-    /// Regex: read from start_line until the line before the next line that matches it.
+    /// Regex: read from start_line to the line before the next match.
     pub read_to_next_pattern: Option<String>,
 }
 
@@ -93,9 +52,9 @@ pub struct FileReadRequest {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadFilesParams {
-    /// The files to read; each entry is read independently.
+    /// The reads; a path alone reads the whole file.
     pub files: Vec<FileReadRequest>,
-    /// If false (default), whole-file reads of large JSON/YAML files are refused.
+    /// Allow whole reads of large JSON/YAML files.
     #[serde(default)]
     pub large_file_passthrough: bool,
 }
@@ -114,7 +73,7 @@ pub struct ReadTextFileParams {
     pub limit: Option<i64>,
 }
 
-/// `_meta` of a `read_text_file` result.
+/// `_meta` of a `read_text_file` result: where this page lies in the file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadTextFileMeta {
     /// Total lines in file
@@ -126,8 +85,7 @@ pub struct ReadTextFileMeta {
     /// Starting line for the next request (if has_more)
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub next_line: Option<u64>,
-    /// Set when a single line was longer than the response limit: that line's number. Only
-    /// its first bytes are in `content`; read it in full with read_files or a larger limit.
+    /// A line longer than the response limit, cut (only its first bytes are in content).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cut_line: Option<u64>,
 }
@@ -160,61 +118,14 @@ impl MapgrepServer {
     #[tool(
         name = "read_files",
         description = READ_FILES_DESCRIPTION,
-        annotations(title = "Read files", read_only_hint = true, open_world_hint = false)
+        annotations(title = "Read files", read_only_hint = true, open_world_hint = false),
+        output_schema = output_schema(&[])
     )]
     pub async fn read_files(
         &self,
         Parameters(params): Parameters<ReadFilesParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.blocking(move |ws| {
-            let limit = ws.limits().max_output_bytes;
-            let mut out = String::new();
-            let mut failures = 0;
-            let count = params.files.len();
-            let mut files = params.files.into_iter().enumerate();
-            while let Some((i, entry)) = files.next() {
-                let mut req = ReadRequest::from(entry);
-                req.large_file_passthrough = params.large_file_passthrough;
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                // The blocks before (file text, headers, notes and errors) count against the
-                // limit. With less than a useful remainder left, the rest of the batch is
-                // refused in one block rather than returned as scraps.
-                let budget = limit.saturating_sub(out.len());
-                if budget < MIN_ENTRY_BUDGET.min(limit) {
-                    let rest: Vec<String> = std::iter::once(req.path)
-                        .chain(files.map(|(_, e)| e.path))
-                        .collect();
-                    failures += rest.len();
-                    render_batch_cut(&mut out, i, count, &rest, limit);
-                    break;
-                }
-                match read::read(ws, &req, budget) {
-                    Ok(excerpt) => render_excerpt(&mut out, &excerpt),
-                    Err(e) => {
-                        failures += 1;
-                        let _ = write!(
-                            out,
-                            "File: {}\n{}\n---\n",
-                            clip(&req.path),
-                            e.to_param_error(&req.provided())
-                        );
-                    }
-                }
-            }
-            if count == 0 {
-                failures = 1;
-                out = "Error: No files requested\n\nYou provided: files=[]\nProblem: The batch is empty.\nFix: Pass at least one request, e.g. {\"files\": [{\"path\": \"README.md\", \"head\": 20}]}.".into();
-            }
-            let content = vec![ContentBlock::text(out)];
-            if failures == count.max(1) {
-                CallToolResult::error(content)
-            } else {
-                CallToolResult::success(content)
-            }
-        })
-        .await
+        self.answer(move |ws| read_batch(ws, params)).await
     }
 
     #[tool(
@@ -227,54 +138,103 @@ impl MapgrepServer {
         &self,
         Parameters(params): Parameters<ReadTextFileParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        let ReadTextFileParams { path, line, limit } = params;
-        if !Path::new(&path).is_absolute() {
-            return Err(rpc_error(-32600, format!("Path must be absolute: {path}")));
-        }
-        if let Some(l) = line
-            && l < 1
-        {
-            return Err(rpc_error(-32600, format!("Line number must be >= 1: {l}")));
-        }
-        if let Some(l) = limit
-            && l < 1
-        {
-            return Err(rpc_error(-32600, format!("Limit must be >= 1: {l}")));
-        }
-        let start = line.unwrap_or(1) as u64;
-        let limit = limit.map(|l| l as u64);
-        let result = self
+        let (path, start, limit) = page_params(params)?;
+        let page = self
             .blocking(move |ws| {
                 read::read_page(ws, &path, start, limit, ws.limits().max_output_bytes)
                     .map_err(|e| file_rpc_error(&e, &path))
             })
             .await??;
-        let result = page_result(result, start);
-        let mut content = vec![ContentBlock::text(result.content.clone())];
-        let m = &result.meta;
-        let summary = match m.next_line {
-            Some(next) => format!(
-                "[{} lines returned of {} total; more from line {next}: call again with line: {next}]",
-                m.returned_lines, m.total_lines
-            ),
-            None => format!(
-                "[{} lines returned of {} total; end of file]",
-                m.returned_lines, m.total_lines
-            ),
-        };
-        let mut summary = summary;
-        if let Some(n) = m.cut_line {
-            summary.push_str(&format!(
-                "\n[line {n} is longer than the response size limit and was cut: only its first bytes are shown]"
-            ));
-        }
-        content.push(ContentBlock::text(summary));
-        let structured = serde_json::to_value(&result)
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        let mut out = CallToolResult::success(content);
-        out.structured_content = Some(structured);
-        Ok(out)
+        Ok(page_answer(page_result(page, start)).into())
     }
+}
+
+/// Reads a `read_files` batch within the response limit: one block per entry, and once the
+/// limit is spent one block refusing the entries left.
+fn read_batch(ws: &Workspace, params: ReadFilesParams) -> Answer {
+    let count = params.files.len();
+    if count == 0 {
+        return Answer::error("Error: No files requested\n\nYou provided: files=[]\nProblem: The batch is empty.\nFix: Pass at least one request, e.g. {\"files\": [{\"path\": \"README.md\", \"head\": 20}]}.".into());
+    }
+    let limit = ws.limits().max_output_bytes;
+    let mut out = String::new();
+    let mut failures = 0;
+    let mut files = params.files.into_iter().enumerate();
+    while let Some((i, entry)) = files.next() {
+        let mut req = ReadRequest::from(entry);
+        req.large_file_passthrough = params.large_file_passthrough;
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        // The blocks before (file text, headers, notes and errors) count against the limit.
+        // With less than a useful remainder left, the rest of the batch is refused in one
+        // block rather than returned as scraps.
+        let budget = limit.saturating_sub(out.len());
+        if budget < MIN_ENTRY_BUDGET.min(limit) {
+            let rest: Vec<String> = std::iter::once(req.path)
+                .chain(files.map(|(_, e)| e.path))
+                .collect();
+            failures += rest.len();
+            render_batch_cut(&mut out, i, count, &rest, limit);
+            break;
+        }
+        match read::read(ws, &req, budget) {
+            Ok(excerpt) => render_excerpt(&mut out, &excerpt),
+            Err(e) => {
+                failures += 1;
+                let _ = write!(
+                    out,
+                    "File: {}\n{}\n---\n",
+                    clip(&req.path),
+                    e.to_param_error(&req.provided())
+                );
+            }
+        }
+    }
+    Answer::ok(out).failed(failures == count)
+}
+
+/// spec/002's checks of `read_text_file`'s parameters: the path, first line and line limit.
+fn page_params(p: ReadTextFileParams) -> Result<(String, u64, Option<u64>), ErrorData> {
+    let ReadTextFileParams { path, line, limit } = p;
+    if !Path::new(&path).is_absolute() {
+        return Err(rpc_error(-32600, format!("Path must be absolute: {path}")));
+    }
+    if let Some(l) = line
+        && l < 1
+    {
+        return Err(rpc_error(-32600, format!("Line number must be >= 1: {l}")));
+    }
+    if let Some(l) = limit
+        && l < 1
+    {
+        return Err(rpc_error(-32600, format!("Limit must be >= 1: {l}")));
+    }
+    Ok((path, line.unwrap_or(1) as u64, limit.map(|l| l as u64)))
+}
+
+/// A page as spec/002's result: the text view is the content and a summary line, the
+/// structured view `{content, _meta}`.
+fn page_answer(result: ReadTextFileResult) -> Answer {
+    let m = &result.meta;
+    let mut summary = match m.next_line {
+        Some(next) => format!(
+            "[{} lines returned of {} total; more from line {next}: call again with line: {next}]",
+            m.returned_lines, m.total_lines
+        ),
+        None => format!(
+            "[{} lines returned of {} total; end of file]",
+            m.returned_lines, m.total_lines
+        ),
+    };
+    if let Some(n) = m.cut_line {
+        summary.push_str(&format!(
+            "\n[line {n} is longer than the response size limit and was cut: only its first bytes are shown]"
+        ));
+    }
+    Answer::ok(result.content)
+        .field("_meta", &result.meta)
+        .trailer(summary)
 }
 
 /// Builds spec/002's result from an excerpt that started at line `start`.

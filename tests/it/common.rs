@@ -319,3 +319,19 @@ pub fn block_content(text: &str) -> &str {
 pub fn numbered(prefix: &str, n: usize) -> String {
     (1..=n).map(|i| format!("{prefix}{i}\n")).collect()
 }
+
+/// What a doc tool's answer says ([`crate::views::doc_facts`]), read from its text; both
+/// views must carry that text.
+pub fn doc_view(tool: &str, r: &CallToolResult) -> serde_json::Value {
+    let text = text_of(r);
+    let sc = r
+        .structured_content
+        .as_ref()
+        .unwrap_or_else(|| panic!("{tool}: no structured content:\n{text}"));
+    assert_eq!(
+        sc["content"],
+        text.as_str(),
+        "{tool}: both views carry the answer"
+    );
+    crate::views::doc_facts(tool, &text)
+}

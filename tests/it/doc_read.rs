@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Fixture, Server, text_of};
+use crate::common::{Fixture, Server, doc_view, text_of};
 
 const DOC: &str = "\
 ---
@@ -87,7 +87,7 @@ async fn read(srv: &Server, section: &str) -> Result<(String, String), String> {
     if r.is_error == Some(true) {
         return Err(text_of(&r));
     }
-    let s = &r.structured_content.expect("structured")["section"];
+    let s = &doc_view("doc_read", &r)["section"];
     Ok((
         s["slug"].as_str().unwrap().to_string(),
         s["matched_by"].as_str().unwrap().to_string(),
@@ -202,7 +202,7 @@ async fn outline_skips_code_comments_and_front_matter_and_counts_setext() {
         .await
         .unwrap();
     let text = text_of(&r);
-    let toc = r.structured_content.unwrap();
+    let toc = doc_view("doc_toc", &r);
     let titles: Vec<(u64, &str)> = toc["sections"]
         .as_array()
         .unwrap()
@@ -238,7 +238,7 @@ async fn outline_skips_code_comments_and_front_matter_and_counts_setext() {
         .await
         .unwrap();
     assert_eq!(
-        r.structured_content.unwrap()["sections"]
+        doc_view("doc_toc", &r)["sections"]
             .as_array()
             .unwrap()
             .len(),
@@ -248,7 +248,7 @@ async fn outline_skips_code_comments_and_front_matter_and_counts_setext() {
         .call("doc_toc", json!({"path": "plan.md", "section": "6.2"}))
         .await
         .unwrap();
-    let slugs: Vec<String> = r.structured_content.unwrap()["sections"]
+    let slugs: Vec<String> = doc_view("doc_toc", &r)["sections"]
         .as_array()
         .unwrap()
         .iter()
@@ -270,7 +270,7 @@ async fn section_text_children_hash_and_changes() {
         .call("doc_read", json!({"path": "plan.md", "section": "6.2"}))
         .await
         .unwrap();
-    let v = r.structured_content.unwrap();
+    let v = doc_view("doc_read", &r);
     let s = section(&v);
     assert_eq!(
         (s["line_start"].as_u64(), s["line_end"].as_u64()),
@@ -288,7 +288,7 @@ async fn section_text_children_hash_and_changes() {
         .await
         .unwrap();
     let text = text_of(&r);
-    let v = r.structured_content.unwrap();
+    let v = doc_view("doc_read", &r);
     let s = section(&v);
     assert_eq!(s["content"].as_str().unwrap(), slice(29, 32));
     assert_eq!(s["line_end"], 32);
@@ -302,7 +302,7 @@ async fn section_text_children_hash_and_changes() {
         .await
         .unwrap();
     assert_eq!(
-        section(&again.structured_content.unwrap())["hash"],
+        section(&doc_view("doc_read", &again))["hash"],
         hash.as_str()
     );
     std::fs::write(&path, DOC.replace("Verification plan.", "Changed plan.")).unwrap();
@@ -310,7 +310,7 @@ async fn section_text_children_hash_and_changes() {
         .call("doc_read", json!({"path": "plan.md", "section": "6.2"}))
         .await
         .unwrap();
-    let v = changed.structured_content.unwrap();
+    let v = doc_view("doc_read", &changed);
     assert_ne!(section(&v)["hash"], hash.as_str());
     assert!(
         section(&v)["content"]
@@ -341,7 +341,7 @@ async fn read_many_and_find() {
         text.contains("[3/4] section: \"Notes\"\nError: Ambiguous section"),
         "{text}"
     );
-    let results = r.structured_content.unwrap()["results"]
+    let results = doc_view("doc_read_many", &r)["results"]
         .as_array()
         .unwrap()
         .clone();
@@ -373,7 +373,7 @@ async fn read_many_and_find() {
             if r.is_error == Some(true) {
                 return Err(text_of(&r));
             }
-            let v = r.structured_content.unwrap();
+            let v = doc_view("doc_find", &r);
             Ok(v["matches"]
                 .as_array()
                 .unwrap()
@@ -413,7 +413,7 @@ async fn read_many_and_find() {
         )
         .await
         .unwrap();
-    let m = &r.structured_content.unwrap()["matches"][0];
+    let m = &doc_view("doc_find", &r)["matches"][0];
     assert_eq!(
         (m["slug"].as_str(), m["matched_line"].as_u64()),
         (Some("notes-1"), Some(39))

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Fixture, Server, text_of};
+use crate::common::{Fixture, Server, doc_view, text_of};
 
 const DOC: &str = "\
 # Guide
@@ -43,7 +43,7 @@ async fn hash_of(srv: &Server, section: &str, include_children: bool) -> String 
         .await
         .expect("doc_read answers");
     assert_ne!(r.is_error, Some(true), "{}", text_of(&r));
-    r.structured_content.expect("structured")["section"]["hash"]
+    doc_view("doc_read", &r)["section"]["hash"]
         .as_str()
         .expect("hash")
         .to_string()
@@ -54,7 +54,8 @@ async fn replace(srv: &Server, args: Value) -> (bool, String, Option<Value>) {
         .call("doc_replace", args)
         .await
         .expect("doc_replace answers");
-    (r.is_error == Some(true), text_of(&r), r.structured_content)
+    let facts = (r.is_error != Some(true)).then(|| doc_view("doc_replace", &r));
+    (r.is_error == Some(true), text_of(&r), facts)
 }
 
 fn no_temp_files(fx: &Fixture) {
@@ -322,7 +323,11 @@ async fn crlf_files_keep_crlf_and_permissions_are_kept() {
 #[tokio::test]
 async fn doc_replace_is_listed_as_destructive_and_the_read_tools_as_read_only() {
     let fx = Fixture::new();
+    // A read-only server does not list the tool it could not run.
     let srv = fx.serve().await;
+    let tools = srv.client().list_all_tools().await.unwrap();
+    assert!(tools.iter().all(|t| t.name != "doc_replace"));
+    let srv = fx.serve_with(&["--allow-write"]).await;
     let tools = srv.client().list_all_tools().await.unwrap();
     for name in ["doc_toc", "doc_read", "doc_read_many", "doc_find"] {
         let t = tools.iter().find(|t| t.name == name).expect(name);

@@ -12,7 +12,8 @@ use crate::common::{Fixture, Layout, Server, layout, text_of};
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
-/// A successful `file_read`: its text and structured content.
+/// A successful `file_read`: its text and the facts that text gives ([`facts`]). The
+/// structured view must carry the same text.
 pub(crate) async fn read_ok(srv: &Server, args: Value) -> (String, Value) {
     let r = srv
         .call("file_read", args.clone())
@@ -27,7 +28,93 @@ pub(crate) async fn read_ok(srv: &Server, args: Value) -> (String, Value) {
     let structured = r
         .structured_content
         .unwrap_or_else(|| panic!("file_read {args}: no structured content:\n{text}"));
-    (text, structured)
+    assert_eq!(structured["content"], text.as_str(), "both views: {args}");
+    let facts = facts(&text);
+    (text, facts)
+}
+
+/// What a `file_read` answer tells the model, read back from its text: `file`, `mode`
+/// (`range`, `skeleton` or `target`), `language` and `total_lines` (a skeleton's header), the
+/// range shown (`start_line`, `end_line`, `total_lines`), `truncated`, and `symbols` (a
+/// skeleton's symbol list, a target read's `### NAME (KIND, lines A-B)` headers, or a range's
+/// stubs).
+pub(crate) fn facts(text: &str) -> Value {
+    let file = text
+        .strip_prefix("## file_read: ")
+        .and_then(|r| r.lines().next())
+        .unwrap_or_else(|| panic!("an answer starts with its file:\n{text}"));
+    let mut f = json!({"file": file, "language": null, "start_line": null, "end_line": null});
+    let span = |s: &str| -> (u64, u64) {
+        match s.split_once('-') {
+            Some((a, b)) => (
+                a.parse().expect("first line"),
+                b.parse().expect("last line"),
+            ),
+            None => {
+                let a = s.parse().expect("line");
+                (a, a)
+            }
+        }
+    };
+    let mut symbols = Vec::new();
+    if let Some(rest) = text.split("\n**Range:** lines ").nth(1) {
+        let range = rest.lines().next().unwrap();
+        let (lines, total) = range.split_once(" of ").expect("`A-B of N`");
+        let (a, b) = span(lines);
+        f["mode"] = "range".into();
+        f["start_line"] = a.into();
+        f["end_line"] = b.into();
+        f["total_lines"] = total.parse::<u64>().expect("total").into();
+        for l in text.lines() {
+            if let Some(stub) = l
+                .strip_prefix("--- symbol: ")
+                .and_then(|l| l.strip_suffix(" ---"))
+            {
+                symbols.extend(named(stub, &span));
+            }
+        }
+    } else if let Some(rest) = text.split("**Skeleton Mode**").nth(1) {
+        f["mode"] = "skeleton".into();
+        let header = rest.lines().nth(1).expect("the line after the mode");
+        let (total, lang) = header.split_once(" lines, ").expect("`N lines, LANG`");
+        f["total_lines"] = total.parse::<u64>().expect("total").into();
+        f["language"] = lang.into();
+        if let Some(list) = text.split("**Symbols (").nth(1) {
+            for l in list.lines().skip(1).take_while(|l| l.starts_with("  ")) {
+                let (lines, rest) = l
+                    .trim()
+                    .strip_prefix('[')
+                    .unwrap()
+                    .split_once("] ")
+                    .unwrap();
+                let (kind, name) = rest.split_once(": ").expect("`kind: name`");
+                let (a, b) = span(lines);
+                symbols.push(json!([name, kind, a, b]));
+            }
+        }
+    } else {
+        f["mode"] = "target".into();
+        for l in text.lines() {
+            if let Some(h) = l.strip_prefix("### ") {
+                symbols.extend(named(h, &span));
+            }
+        }
+    }
+    f["truncated"] = text.contains("[cut").into();
+    f["symbols"] = symbols.into();
+    f
+}
+
+/// `[NAME, KIND, A, B]` of `NAME (KIND, lines A-B)` (`None` for another heading, such as
+/// `nope: not found`).
+fn named(s: &str, span: &dyn Fn(&str) -> (u64, u64)) -> Option<Value> {
+    let (name, rest) = s.rsplit_once(" (")?;
+    let (kind, lines) = rest.strip_suffix(')')?.rsplit_once(", ")?;
+    let lines = lines
+        .strip_prefix("lines ")
+        .or_else(|| lines.strip_prefix("line "))?;
+    let (a, b) = span(lines);
+    Some(json!([name, kind, a, b]))
 }
 
 /// The text of a successful `file_read`.
@@ -102,7 +189,8 @@ pub(crate) fn lines(doc: &str, a: usize, b: usize) -> String {
         .collect()
 }
 
-/// `(qualified_name, kind, start_line, end_line)` of the structured `symbols`.
+/// `(qualified_name, kind, start_line, end_line)` of the symbols an answer names
+/// ([`facts`]).
 pub(crate) fn symbols(v: &Value) -> Vec<(String, String, u64, u64)> {
     v["symbols"]
         .as_array()
@@ -110,10 +198,10 @@ pub(crate) fn symbols(v: &Value) -> Vec<(String, String, u64, u64)> {
         .iter()
         .map(|s| {
             (
-                s["qualified_name"].as_str().expect("qualified_name").into(),
-                s["kind"].as_str().expect("kind").into(),
-                s["start_line"].as_u64().expect("start_line"),
-                s["end_line"].as_u64().expect("end_line"),
+                s[0].as_str().expect("name").into(),
+                s[1].as_str().expect("kind").into(),
+                s[2].as_u64().expect("start_line"),
+                s[3].as_u64().expect("end_line"),
             )
         })
         .collect()
@@ -432,6 +520,7 @@ export { a };
     assert_eq!(r.body, lines(src, 1, 6));
     assert!(!r.body.contains("--- "), "no stubs at all:\n{text}");
     assert_eq!(symbols(&v), vec![]);
+    let (_, v) = read_ok(&srv, json!({"file": "wire.ts", "skeleton": true})).await;
     assert_eq!(v["language"], "typescript");
     // A part of it: still raw (and snapped to whole blocks).
     let r = range_text(
@@ -1424,7 +1513,6 @@ async fn structured_content_of_each_mode() {
     .await;
     assert_eq!(v["file"], "app.ts");
     assert_eq!(v["mode"], "range");
-    assert_eq!(v["language"], "typescript");
     assert_eq!(v["total_lines"], 40);
     assert_eq!(
         (v["start_line"].as_u64(), v["end_line"].as_u64()),
@@ -1448,17 +1536,17 @@ async fn structured_content_of_each_mode() {
         syms.contains(&sym("Base.handler", "method", 27, 29)),
         "{syms:?}"
     );
-    assert_eq!(v["symbols"][7]["name"], "inner");
-    assert_eq!(v["symbols"][7]["qualified_name"], "NS.inner");
+    assert_eq!(syms[7].0, "NS.inner");
+    assert_eq!(v["language"], "typescript");
 
     let (_, v) = read_ok(&srv, json!({"file": "app.ts", "target": "Base.stop"})).await;
     assert_eq!(v["mode"], "target");
-    assert_eq!(v["symbols"][0]["name"], "stop");
-    assert_eq!(v["symbols"][0]["qualified_name"], "Base.stop");
+    assert_eq!(symbols(&v)[0].0, "Base.stop");
     assert_eq!(v["start_line"], Value::Null);
 
+    // The whole file is the range of all its lines.
     let (text, v) = read_ok(&srv, json!({"file": "app.ts"})).await;
-    assert_eq!(v["mode"], "whole");
+    assert_eq!(v["mode"], "range");
     assert_eq!(
         (v["start_line"].as_u64(), v["end_line"].as_u64()),
         (Some(1), Some(40))

@@ -18,3 +18,4 @@ mod sandbox;
 mod sandbox_table;
 mod snapshots;
 mod tools;
+mod views;

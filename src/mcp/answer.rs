@@ -1,0 +1,132 @@
+//! One tool answer, rendered once into both views a client may show the model.
+//!
+//! Some clients give the model only the `content` text, others only `structuredContent`
+//! (as JSON). Both must carry the whole answer at about the same size, so the structured
+//! view is the same text under `content`, beside a few typed fields a program may want
+//! (a cursor, a hash, `truncated`). Typed per-match data stay in the library and the command
+//! line's `--json`, not in every response.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::read::ParamError;
+
+/// A rendered tool answer.
+#[derive(Debug, Default)]
+pub struct Answer {
+    /// The text the model reads (first content block, and `content` in the structured view).
+    text: String,
+    /// Text blocks shown after `text` that the structured view carries as typed `fields`.
+    trailer: Vec<String>,
+    /// Typed fields beside `content` in the structured view.
+    fields: Map<String, Value>,
+    error: bool,
+}
+
+impl Answer {
+    /// A successful answer with `text`.
+    pub fn ok(text: String) -> Answer {
+        Answer {
+            text,
+            ..Answer::default()
+        }
+    }
+
+    /// A failed call: `text` says what was wrong and how to fix it.
+    pub fn error(text: String) -> Answer {
+        Answer {
+            text,
+            error: true,
+            ..Answer::default()
+        }
+    }
+
+    /// A parameter error in the `Error: / You provided: / Problem: / Fix:` layout.
+    pub fn param_error(e: ParamError) -> Answer {
+        Answer::error(e.to_string())
+    }
+
+    /// Adds a typed field to the structured view (a `None` or `false` adds nothing).
+    pub fn field(mut self, key: &str, value: impl Serialize) -> Answer {
+        match serde_json::to_value(value) {
+            Ok(Value::Null | Value::Bool(false)) | Err(_) => {}
+            Ok(v) => {
+                self.fields.insert(key.to_string(), v);
+            }
+        }
+        self
+    }
+
+    /// Adds a text block after the main one; its facts must be in the typed fields.
+    pub fn trailer(mut self, text: String) -> Answer {
+        self.trailer.push(text);
+        self
+    }
+
+    /// Marks the answer as a failure (every entry of a batch failed).
+    pub fn failed(mut self, yes: bool) -> Answer {
+        self.error |= yes;
+        self
+    }
+}
+
+impl From<Answer> for CallToolResult {
+    fn from(a: Answer) -> CallToolResult {
+        let mut structured = Map::with_capacity(a.fields.len() + 1);
+        structured.insert("content".into(), Value::String(a.text.clone()));
+        structured.extend(a.fields);
+        let mut blocks = vec![ContentBlock::text(a.text)];
+        blocks.extend(a.trailer.into_iter().map(ContentBlock::text));
+        let mut out = if a.error {
+            CallToolResult::error(blocks)
+        } else {
+            CallToolResult::success(blocks)
+        };
+        out.structured_content = Some(Value::Object(structured));
+        out
+    }
+}
+
+/// Gives a result made outside the tools (rmcp's own argument errors) the structured view
+/// every answer has: its text under `content`.
+pub fn complete_views(result: &mut CallToolResult) {
+    if result.structured_content.is_some() {
+        return;
+    }
+    let text: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
+        .collect();
+    let mut m = Map::new();
+    m.insert("content".into(), Value::String(text.join("\n")));
+    result.structured_content = Some(Value::Object(m));
+}
+
+/// The `truncated` field: present (true) when the response size limit cut the answer.
+pub const TRUNCATED: (&str, &str, &str) = ("truncated", "boolean", "Cut by the response limit");
+
+/// The output schema of a tool whose structured view is `content` plus `fields`
+/// (name, JSON type, description).
+pub fn output_schema(fields: &[(&str, &str, &str)]) -> Arc<JsonObject> {
+    let mut props = Map::new();
+    props.insert("content".into(), serde_json::json!({"type": "string"}));
+    for (name, ty, description) in fields {
+        props.insert(
+            (*name).into(),
+            serde_json::json!({"type": ty, "description": description}),
+        );
+    }
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": props,
+        "required": ["content"],
+    });
+    match schema {
+        Value::Object(o) => Arc::new(o),
+        _ => unreachable!("a JSON object literal"),
+    }
+}
