@@ -20,7 +20,7 @@ use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{ErrorData, RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::common::{BIN, Fixture, Server, text_of};
+use crate::common::{BIN, Fixture, Server, text_of, view};
 
 /// Every call here must answer within this (a FIFO or a device must never block one).
 const TIMEOUT: Duration = Duration::from_secs(20);
@@ -40,11 +40,11 @@ struct Answer {
 }
 
 impl Answer {
-    fn of(r: &CallToolResult) -> Answer {
+    fn of(tool: &str, r: &CallToolResult) -> Answer {
         Answer {
             text: text_of(r),
             is_error: r.is_error == Some(true),
-            structured: r.structured_content.clone().unwrap_or(Value::Null),
+            structured: view(tool, r),
         }
     }
 }
@@ -75,7 +75,7 @@ async fn call(srv: &Server, tool: &'static str, args: Value) -> Result<CallToolR
 async fn answer(srv: &Server, tool: &'static str, args: Value) -> Answer {
     let shown = args.to_string();
     match call(srv, tool, args).await {
-        Ok(r) => Answer::of(&r),
+        Ok(r) => Answer::of(tool, &r),
         Err(e) => panic!("{tool} {shown}: unexpected JSON-RPC error {e:?}"),
     }
 }
@@ -624,7 +624,7 @@ async fn zero_negative_and_huge_line_numbers_in_read_files() {
             "{}",
             a.text
         );
-        assert!(a.text.contains("expected i64"), "{}", a.text);
+        assert!(a.text.contains("expected an integer"), "{}", a.text);
     }
     still_serving(&srv).await;
     srv.shutdown().await;
@@ -793,18 +793,31 @@ async fn zero_negative_and_huge_line_numbers_in_file_read_and_the_doc_tools() {
     .await;
     assert_eq!(a.structured["matches"].as_array().unwrap().len(), 1);
     assert_eq!(a.structured["truncated"], true);
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "^x$", "max_results": u32::MAX}),
-    )
-    .await;
-    assert_eq!(a.structured["matches"].as_array().unwrap().len(), 10_000);
-    assert!(
-        a.text.contains("Results cut at "),
-        "{}",
-        &a.text[a.text.len() - 300..]
-    );
+    // At most 10,000 matching lines, in pages that fit the response limit: following the
+    // cursors gives each of them once, in order.
+    let mut args = json!({"pattern": "^x$", "max_results": u32::MAX});
+    let mut lines = Vec::new();
+    loop {
+        let a = ok(&srv, "grep_content", args.clone()).await;
+        assert!(
+            a.text.len() <= DEFAULT_MAX_OUTPUT_BYTES + 1024,
+            "{}",
+            a.text.len()
+        );
+        assert!(
+            a.text.contains("Results cut at "),
+            "{}",
+            &a.text[a.text.len() - 300..]
+        );
+        let page = a.structured["matches"].as_array().unwrap();
+        lines.extend(page.iter().map(|m| m["line"].as_u64().unwrap()));
+        if lines.len() >= 10_000 {
+            break;
+        }
+        args["cursor"] = a.structured["next_cursor"].clone();
+        args["max_results"] = json!(10_000 - lines.len());
+    }
+    assert_eq!(lines, (1..=10_000).collect::<Vec<u64>>());
     let a = ok(
         &srv,
         "grep_content",
@@ -843,16 +856,16 @@ async fn wrong_json_types_are_refused_and_the_server_keeps_serving() {
     let srv = fx.serve().await;
     let abs = fx.abs("a.md");
     let cases: Vec<(&'static str, Value)> = vec![
-        // string for a number
+        // a string that is no number for a number
         (
             "read_files",
-            json!({"files": [{"path": "a.md", "head": "5"}]}),
+            json!({"files": [{"path": "a.md", "head": "five"}]}),
         ),
-        ("read_text_file", json!({"path": abs, "line": "3"})),
-        ("grep_content", json!({"pattern": "x", "max_results": "5"})),
-        ("doc_toc", json!({"path": "a.md", "max_depth": "2"})),
-        ("doc_find", json!({"path": "a.md", "level": "3"})),
-        ("file_read", json!({"file": "a.ts", "startLine": "1"})),
+        ("read_text_file", json!({"path": abs, "line": "third"})),
+        ("grep_content", json!({"pattern": "x", "max_results": "5x"})),
+        ("doc_toc", json!({"path": "a.md", "max_depth": "two"})),
+        ("doc_find", json!({"path": "a.md", "level": "3.5"})),
+        ("file_read", json!({"file": "a.ts", "startLine": "one"})),
         // number for a string
         ("read_files", json!({"files": [{"path": 5}]})),
         ("read_text_file", json!({"path": 5})),
@@ -876,17 +889,8 @@ async fn wrong_json_types_are_refused_and_the_server_keeps_serving() {
             "read_files",
             json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": ["^#"]}]}),
         ),
-        // a string or an object for an array
-        ("read_files", json!({"files": "a.md"})),
-        ("read_files", json!({"files": {"path": "a.md"}})),
-        ("read_files", json!({"files": ["a.md"]})),
-        ("doc_read_many", json!({"path": "a.md", "sections": "B"})),
+        // numbers for a list of strings
         ("doc_read_many", json!({"path": "a.md", "sections": [1]})),
-        ("grep_content", json!({"pattern": "x", "glob": "*.md"})),
-        (
-            "grep_content",
-            json!({"pattern": "x", "section_patterns": "^## "}),
-        ),
         // null for a required field
         ("read_files", json!({"files": null})),
         ("read_files", json!({"files": [null]})),
@@ -903,16 +907,16 @@ async fn wrong_json_types_are_refused_and_the_server_keeps_serving() {
         ),
         ("file_read", json!({"file": "a.ts", "target": 5})),
         ("file_read", json!({"file": "a.ts", "target": [1, 2]})),
-        // strings for booleans
+        // strings that are no booleans for booleans
         (
             "read_files",
-            json!({"files": [{"path": "a.md"}], "large_file_passthrough": "true"}),
+            json!({"files": [{"path": "a.md"}], "large_file_passthrough": "sure"}),
         ),
         (
             "grep_content",
             json!({"pattern": "x", "case_insensitive": "yes"}),
         ),
-        ("file_read", json!({"file": "a.ts", "skeleton": "true"})),
+        ("file_read", json!({"file": "a.ts", "skeleton": "on"})),
         (
             "doc_read",
             json!({"path": "a.md", "section": "B", "include_children": 1}),
@@ -923,7 +927,7 @@ async fn wrong_json_types_are_refused_and_the_server_keeps_serving() {
         // serde's message; a JSON-RPC invalid-params error would be acceptable too.
         match call(&srv, tool, args.clone()).await {
             Ok(r) => {
-                let a = Answer::of(&r);
+                let a = Answer::of(tool, &r);
                 assert!(a.is_error, "{tool} {args}: {}", a.text);
                 assert!(
                     a.text.starts_with("failed to deserialize parameters: "),
@@ -946,6 +950,40 @@ async fn wrong_json_types_are_refused_and_the_server_keeps_serving() {
             Err(e) => assert_eq!(e.code.0, -32602, "{tool} {args}: {e:?}"),
         }
     }
+    // What models often send instead is read as they meant it: numbers and booleans as
+    // strings, one value for a list, a bare path for a read request.
+    for (tool, args) in [
+        (
+            "read_files",
+            json!({"files": [{"path": "a.md", "head": "5"}]}),
+        ),
+        ("read_text_file", json!({"path": abs, "line": "3"})),
+        ("grep_content", json!({"pattern": "x", "max_results": "5"})),
+        ("doc_toc", json!({"path": "a.md", "max_depth": "2"})),
+        ("doc_find", json!({"path": "a.md", "level": "3"})),
+        ("file_read", json!({"file": "a.ts", "startLine": "1"})),
+        ("read_files", json!({"files": "a.md"})),
+        ("read_files", json!({"files": {"path": "a.md"}})),
+        ("read_files", json!({"files": ["a.md"]})),
+        ("doc_read_many", json!({"path": "a.md", "sections": "B"})),
+        ("grep_content", json!({"pattern": "x", "glob": "*.md"})),
+        (
+            "grep_content",
+            json!({"pattern": "x", "section_patterns": "^## "}),
+        ),
+        (
+            "read_files",
+            json!({"files": [{"path": "a.md"}], "large_file_passthrough": "true"}),
+        ),
+        (
+            "grep_content",
+            json!({"pattern": "x", "case_insensitive": "TRUE"}),
+        ),
+        ("file_read", json!({"file": "a.ts", "skeleton": "true"})),
+        ("file_read", json!({"file": "a.ts", "target": "f"})),
+    ] {
+        ok(&srv, tool, args).await;
+    }
     // null for an optional field is the same as leaving it out.
     let a = ok(
         &srv,
@@ -959,7 +997,7 @@ async fn wrong_json_types_are_refused_and_the_server_keeps_serving() {
         a.text
     );
     let a = ok(&srv, "file_read", json!({"file": "a.ts", "target": null})).await;
-    assert_eq!(a.structured["mode"], "whole");
+    assert_eq!(a.structured["mode"], "range");
     still_serving(&srv).await;
     srv.shutdown().await;
 }
@@ -971,23 +1009,27 @@ async fn wrong_type_errors_name_the_parameter() {
     for (tool, args, field) in [
         (
             "read_files",
-            json!({"files": [{"path": "a.md", "head": "5"}]}),
+            json!({"files": [{"path": "a.md", "head": "five"}]}),
             "files[0].head",
         ),
         (
             "grep_content",
-            json!({"pattern": "x", "max_results": "5"}),
+            json!({"pattern": "x", "max_results": "5x"}),
             "max_results",
         ),
-        ("doc_find", json!({"path": "a.md", "level": "3"}), "level"),
+        (
+            "doc_find",
+            json!({"path": "a.md", "level": "third"}),
+            "level",
+        ),
         (
             "file_read",
             json!({"file": "a.ts", "target": {"name": "f"}}),
-            "target",
+            "target[0]",
         ),
         (
             "read_text_file",
-            json!({"path": fx.abs("a.md"), "line": "3"}),
+            json!({"path": fx.abs("a.md"), "line": "3rd"}),
             "line",
         ),
     ] {
@@ -1062,7 +1104,7 @@ async fn a_ten_thousand_entry_batch_is_answered_and_says_where_it_was_cut() {
     let a = timed("batch", answer(&srv, "read_files", json!({"files": files}))).await;
     assert!(a.is_error);
     let missing = a.text.matches("\nError: File not found\n").count();
-    assert!(missing > 1000, "{missing}");
+    assert!(missing > 100, "{missing}");
     let e = layout(&a.text[a.text.find("Error: Response limit reached").unwrap()..]);
     assert!(
         e.provided
@@ -1084,14 +1126,19 @@ async fn a_ten_thousand_entry_batch_stays_within_the_response_size_limit() {
     fx.write("f.txt", rows());
     fx.write(&format!("{}.txt", "p".repeat(200)), "one line\n");
     let srv = fx.serve().await;
-    for (entry, cut) in [
-        (json!({"path": "f.txt"}), true),
-        (json!({"path": "missing.txt"}), true),
-        (json!({"path": "f.txt", "head": 1}), false),
+    for (entry, n, cut) in [
+        (json!({"path": "f.txt"}), 10_000, true),
+        (json!({"path": "missing.txt"}), 10_000, true),
+        (json!({"path": "f.txt", "head": 1}), 10_000, true),
+        (json!({"path": "f.txt", "head": 1}), 500, false),
         // Long names: the headers alone pass the limit.
-        (json!({"path": format!("{}.txt", "p".repeat(200))}), true),
+        (
+            json!({"path": format!("{}.txt", "p".repeat(200))}),
+            10_000,
+            true,
+        ),
     ] {
-        let files: Vec<Value> = (0..10_000).map(|_| entry.clone()).collect();
+        let files: Vec<Value> = (0..n).map(|_| entry.clone()).collect();
         let a = answer(&srv, "read_files", json!({"files": files})).await;
         assert!(
             a.text.len() <= DEFAULT_MAX_OUTPUT_BYTES + SLACK,
@@ -1104,7 +1151,7 @@ async fn a_ten_thousand_entry_batch_stays_within_the_response_size_limit() {
             "{entry}: the cut is said, and only when there is one"
         );
         if !cut {
-            assert_eq!(a.text.matches("\nLines: 1-1 of 200\n").count(), 10_000);
+            assert_eq!(a.text.matches("\nLines: 1-1 of 200\n").count(), n);
         }
     }
     // doc_read_many: 10,000 sections, found and not found.
@@ -1116,12 +1163,11 @@ async fn a_ten_thousand_entry_batch_stays_within_the_response_size_limit() {
             json!({"path": "a.md", "sections": sections}),
         )
         .await;
-        let structured = serde_json::to_string(&a.structured).unwrap();
+        // The structured view is the same text, so the text's size is the answer's.
         assert!(
-            a.text.len() + structured.len() <= DEFAULT_MAX_OUTPUT_BYTES + SLACK,
-            "{section}: {} + {} bytes",
-            a.text.len(),
-            structured.len()
+            a.text.len() <= DEFAULT_MAX_OUTPUT_BYTES + SLACK,
+            "{section}: {} bytes",
+            a.text.len()
         );
         assert!(a.text.contains("sections not read"), "{section}");
     }
@@ -1442,7 +1488,8 @@ async fn a_file_without_a_trailing_newline_reads_its_last_line_in_every_tool() {
     assert_eq!(a.structured["matches"][0]["line"], 4);
     assert_eq!(a.structured["matches"][0]["text"], "last needle");
     let a = ok(&srv, "doc_read", json!({"path": "nonl.md", "section": "B"})).await;
-    assert_eq!(a.structured["section"]["content"], "## B\nlast needle");
+    // The text view ends the read with a newline.
+    assert_eq!(a.structured["section"]["content"], "## B\nlast needle\n");
     assert_eq!(a.structured["section"]["line_end"], 4);
     let a = ok(
         &srv,
@@ -1524,7 +1571,6 @@ async fn an_empty_file_gets_a_clear_answer_from_each_tool() {
     assert_eq!(a.structured["total_matches"], 0);
     let a = ok(&srv, "file_read", json!({"file": "empty.ts"})).await;
     assert_eq!(a.text, "## file_read: empty.ts\n\n(empty file)\n");
-    assert_eq!(a.structured["total_lines"], 0);
     let a = ok(
         &srv,
         "file_read",
@@ -1899,6 +1945,7 @@ fn locked_fixture() -> Fixture {
 /// What a server running as a user without read permission answers.
 async fn assert_permission_denied(client: &RunningService<RoleClient, ()>, fx: &Fixture) {
     let a = Answer::of(
+        "read_files",
         &call_on(
             client,
             "read_files",
@@ -1922,12 +1969,13 @@ async fn assert_permission_denied(client: &RunningService<RoleClient, ()>, fx: &
         ("file_read", json!({"file": "locked.md"})),
         ("read_files", json!({"files": [{"path": "lockdir/in.txt"}]})),
     ] {
-        let a = Answer::of(&call_on(client, tool, args).await.unwrap());
+        let a = Answer::of(tool, &call_on(client, tool, args).await.unwrap());
         assert!(a.is_error, "{tool}: {}", a.text);
         assert_eq!(layout(&a.text).short, "Permission denied", "{tool}");
     }
     // grep_content reads what it can and says what it could not.
     let a = Answer::of(
+        "grep_content",
         &call_on(client, "grep_content", json!({"pattern": "needle"}))
             .await
             .unwrap(),
@@ -1943,6 +1991,7 @@ async fn assert_permission_denied(client: &RunningService<RoleClient, ()>, fx: &
     let paths = matched_paths(&a);
     assert_eq!(paths, ["a.md", "ok.txt"]);
     let a = Answer::of(
+        "grep_content",
         &call_on(
             client,
             "grep_content",
@@ -2052,6 +2101,7 @@ async fn permission_denied_files_for_an_unprivileged_server() {
         .expect("initialization failed");
     assert_permission_denied(&client, &fx).await;
     let a = Answer::of(
+        "read_files",
         &call_on(
             &client,
             "read_files",

@@ -335,3 +335,48 @@ pub fn doc_view(tool: &str, r: &CallToolResult) -> serde_json::Value {
     );
     crate::views::doc_facts(tool, &text)
 }
+
+/// What a `grep_content` answer says ([`crate::views::grep_facts`]), read from its text; a
+/// successful answer's structured view carries the same text and the same cursor.
+pub fn grep_view(r: &CallToolResult) -> serde_json::Value {
+    let text = text_of(r);
+    if r.is_error == Some(true) {
+        return serde_json::Value::Null;
+    }
+    let sc = r
+        .structured_content
+        .as_ref()
+        .unwrap_or_else(|| panic!("grep_content: no structured content:\n{text}"));
+    assert_eq!(
+        sc["content"],
+        text.as_str(),
+        "grep_content: both views carry the answer"
+    );
+    let facts = crate::views::grep_facts(&text);
+    assert_eq!(
+        sc.get("next_cursor").unwrap_or(&serde_json::Value::Null),
+        &facts["next_cursor"]
+    );
+    facts
+}
+
+/// What `tool`'s answer says, for a test to assert on: for grep_content, the doc tools and
+/// file_read the facts read back from the text both views carry; for read_files and
+/// read_text_file (whose structured view is the content itself) the structured view; for a
+/// tool error its structured view.
+pub fn view(tool: &str, r: &CallToolResult) -> serde_json::Value {
+    if r.is_error == Some(true) {
+        return r.structured_content.clone().unwrap_or_default();
+    }
+    match tool {
+        "grep_content" => grep_view(r),
+        "file_read" => {
+            let text = text_of(r);
+            let sc = r.structured_content.as_ref().expect("structured content");
+            assert_eq!(sc["content"], text.as_str(), "file_read: both views");
+            crate::file_read::facts(&text)
+        }
+        t if t.starts_with("doc_") => doc_view(t, r),
+        _ => r.structured_content.clone().unwrap_or_default(),
+    }
+}

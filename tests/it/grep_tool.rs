@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Fixture, Server, text_of};
+use crate::common::{Fixture, Server, grep_view, text_of};
 
 struct Grep {
     text: String,
@@ -18,7 +18,7 @@ async fn grep(srv: &Server, args: Value) -> Grep {
         .unwrap_or_else(|e| panic!("grep_content JSON-RPC error: {e:?}"));
     Grep {
         text: text_of(&r),
-        structured: r.structured_content.clone().unwrap_or(Value::Null),
+        structured: grep_view(&r),
         is_error: r.is_error == Some(true),
     }
 }
@@ -368,7 +368,7 @@ async fn matches_in_code_name_their_enclosing_symbol() {
     assert_eq!(m[0]["symbol"], Value::Null);
     assert_eq!(
         m[1]["symbol"],
-        json!({"name": "App.run", "kind": "method", "start_line": 4, "end_line": 6})
+        json!({"name": "App.run", "start_line": 4, "end_line": 6})
     );
     assert_eq!(m[2]["symbol"], Value::Null);
     assert_eq!(m[3]["symbol"]["name"], "Foo.new");

@@ -710,7 +710,7 @@ async fn large_json_whole_read_is_allowed_with_passthrough() {
     let fx = Fixture::new();
     let (json_text, total) = big_json();
     fx.write("data.json", &json_text);
-    // Over the 1 MiB response limit as well.
+    // Over the response limit as well (and over 1 MiB).
     let huge: String = (1..=40_000)
         .map(|n| format!("{{\"id\": {n:06}, \"name\": \"item-{n:06}\"}}\n"))
         .collect();
@@ -718,18 +718,26 @@ async fn large_json_whole_read_is_allowed_with_passthrough() {
     fx.write("huge.jsonl", &huge);
     let srv = fx.serve().await;
 
-    let out = srv
-        .read_files(json!({"files": [{"path": "data.json"}], "large_file_passthrough": true}))
-        .await;
-    assert!(!out.is_error, "{}", &out.text[..out.text.len().min(500)]);
-    assert!(
-        out.text.starts_with(&format!(
-            "File: data.json\nLines: 1-{total} of {total}\n---\n"
-        )),
-        "{}",
-        &out.text[..200]
-    );
-    assert_eq!(block_content(&out.text), json_text);
+    // Allowed, and cut at the response limit: following the continuations reads the whole
+    // file, nothing lost or repeated.
+    let mut start = 1;
+    let mut read = String::new();
+    loop {
+        let out = srv
+            .read_files(json!({"files": [{"path": "data.json", "start_line": start}], "large_file_passthrough": true}))
+            .await;
+        assert!(!out.is_error, "{}", &out.text[..out.text.len().min(500)]);
+        assert!(out.text.len() <= 80_000 + 256, "{}", out.text.len());
+        read.push_str(block_content(&out.text));
+        match continue_line(&out.text) {
+            Some(next) => start = next,
+            None => {
+                assert!(out.text.contains(&format!(" of {total}\n")));
+                break;
+            }
+        }
+    }
+    assert_eq!(read, json_text);
 
     // Without passthrough the .jsonl is refused; with it, the read is cut at the response
     // limit and says where to continue.
@@ -743,9 +751,13 @@ async fn large_json_whole_read_is_allowed_with_passthrough() {
         .read_files(json!({"files": [{"path": "huge.jsonl"}], "large_file_passthrough": true}))
         .await;
     assert!(!out.is_error, "{}", &out.text[..out.text.len().min(500)]);
-    // Equal-length lines: as many whole lines as fit in 1 MiB.
+    // Equal-length lines: as many whole lines as fit in the limit.
     let line_len = huge.find('\n').unwrap() + 1;
-    let fit = 1024 * 1024 / line_len;
+    let fit = continue_line(&out.text).expect("a continuation") as usize - 1;
+    assert!(
+        fit * line_len <= 80_000 && (fit + 2) * line_len > 80_000,
+        "{fit}"
+    );
     let header = format!(
         "File: huge.jsonl\nLines: 1-{fit} of 40000\nNote: Output cut at the response size limit. Continue with start_line: {}.\n---\n",
         fit + 1

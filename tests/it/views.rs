@@ -253,3 +253,148 @@ fn next_entry(s: &str) -> Option<usize> {
                 .all(|c| c.is_ascii_digit() || c == '/' || c == '-')
     })
 }
+
+/// What a `grep_content` answer says: `matches` (`path`, `line`, `text`,
+/// `section_end_hint {end_line, next}`, `symbol {name, start_line, end_line}`, `context
+/// {before, after}`), the counts of its summary (`total_matches`, `files_matched`,
+/// `files_searched`, `binary_skipped`), `truncated` and `next_cursor`.
+pub fn grep_facts(text: &str) -> Value {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut matches = Vec::new();
+    let mut i = 0;
+    let mut summary = Vec::new();
+    while i < lines.len() {
+        let Some(header) = lines[i].strip_prefix("File: ") else {
+            summary.push(lines[i]);
+            i += 1;
+            continue;
+        };
+        let (path, rest) = header.split_once(", Line: ").expect("`File: P, Line: N`");
+        let mut parts = rest.splitn(2, ", ");
+        let line: u64 = parts.next().unwrap().parse().expect("line number");
+        let rest = parts.next().unwrap_or("");
+        let mut hint = Value::Null;
+        let mut symbol = Value::Null;
+        let mut rest = rest;
+        if let Some(h) = rest.strip_prefix("Section-End-Hint: ") {
+            let (end, after) = h.split_once(' ').expect("`H (...)`");
+            let (paren, after) = match after.find("), Symbol: ") {
+                Some(k) => (&after[..=k], &after[k + 3..]),
+                None => (after, ""),
+            };
+            let next = paren
+                .strip_prefix("(next: ")
+                .and_then(|p| p.strip_suffix(')'))
+                .map(str::to_string);
+            hint = json!({"end_line": end.parse::<u64>().unwrap(), "next": next});
+            rest = after;
+        }
+        if let Some(s) = rest.strip_prefix("Symbol: ") {
+            let (name, lines) = s.rsplit_once(" (lines ").expect("`NAME (lines A-B)`");
+            let (a, b) = span(lines.strip_suffix(')').unwrap());
+            symbol = json!({"name": name, "start_line": a, "end_line": b});
+        }
+        assert_eq!(
+            lines.get(i + 1),
+            Some(&"---"),
+            "a match block opens with ---"
+        );
+        let mut j = i + 2;
+        let mut body = Vec::new();
+        while j < lines.len() && lines[j] != "---" {
+            body.push(lines[j]);
+            j += 1;
+        }
+        let numbered = |l: &str, sep: &str| -> Option<(u64, String)> {
+            let (n, t) = l.split_once(sep)?;
+            Some((n.parse().ok()?, t.to_string()))
+        };
+        let own = format!("{line}: ");
+        let (mut before, mut after, mut own_text) = (Vec::new(), Vec::new(), None);
+        if body.len() == 1 && !body[0].starts_with(&own) {
+            own_text = Some(body[0].to_string());
+        } else {
+            for l in &body {
+                if own_text.is_none() && l.starts_with(&own) {
+                    own_text = Some(l[own.len()..].to_string());
+                } else if let Some((n, t)) = numbered(l, "- ") {
+                    let c = json!({"line": n, "text": t});
+                    if own_text.is_none() {
+                        before.push(c)
+                    } else {
+                        after.push(c)
+                    }
+                }
+            }
+        }
+        let own_text = own_text.expect("the matching line");
+        let own_text = own_text
+            .strip_suffix(" […line cut]")
+            .unwrap_or(&own_text)
+            .to_string();
+        matches.push(json!({"path": path, "line": line, "text": own_text,
+            "section_end_hint": hint, "symbol": symbol,
+            "context": {"before": before, "after": after}}));
+        i = j + 1;
+    }
+    let count = |prefix: &str| -> u64 {
+        summary
+            .iter()
+            .find_map(|l| l.strip_prefix(prefix))
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    };
+    let searched = summary
+        .iter()
+        .find_map(|l| l.split("(searched ").nth(1))
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or(0);
+    let found = summary.iter().find_map(|l| l.strip_prefix("Found "));
+    let files_matched = found
+        .and_then(|f| f.split(" in ").nth(1))
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or(0);
+    let binary = count("Skipped ").max(
+        summary
+            .iter()
+            .find_map(|l| l.strip_prefix("Skipped binary files ("))
+            .and_then(|r| r.split(')').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0),
+    );
+    let errors = count("Could not read ").max(
+        summary
+            .iter()
+            .find_map(|l| l.strip_prefix("Could not read ("))
+            .and_then(|r| r.split(')').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0),
+    );
+    // With list_skipped: the names listed under `Skipped binary files (N):`.
+    let skipped: Vec<&str> = summary
+        .iter()
+        .skip_while(|l| !l.starts_with("Skipped binary files ("))
+        .skip(1)
+        .map_while(|l| l.strip_prefix("  "))
+        .filter(|l| !l.starts_with('…'))
+        .collect();
+    let cursor = text
+        .split("cursor: \"")
+        .nth(1)
+        .and_then(|r| r.split("\".").next())
+        .map(str::to_string);
+    json!({
+        "total_matches": matches.len(),
+        "matches": matches,
+        "files_matched": files_matched,
+        "files_searched": searched,
+        "binary_skipped": binary,
+        "errors": errors,
+        "skipped_binary": skipped,
+        "truncated": text.contains("\nResults cut at ") || text.starts_with("Results cut at "),
+        "next_cursor": cursor,
+    })
+}
