@@ -106,3 +106,156 @@ async fn server_instructions_mention_read_to_next_pattern() {
     );
     srv.shutdown().await;
 }
+
+/// Every schema a client reads is in the portable subset (no `$ref`, `$defs`, `$schema`,
+/// `anyOf`, type arrays or non-standard formats), and the whole list stays light.
+#[tokio::test]
+async fn schemas_are_portable_and_the_list_is_lean() {
+    let fx = Fixture::new();
+    for (extra, writing) in [(&[][..], false), (&["--allow-write"][..], true)] {
+        let srv = fx.serve_with(extra).await;
+        let tools = srv.client().list_all_tools().await.expect("tools/list");
+        for t in &tools {
+            let input = serde_json::Value::Object((*t.input_schema).clone());
+            assert_eq!(
+                mapgrep::mcp::schema::violations(&input),
+                Vec::<String>::new(),
+                "{} input",
+                t.name
+            );
+            assert_eq!(input["type"], "object", "{}", t.name);
+            if let Some(out) = &t.output_schema {
+                let out = serde_json::Value::Object((**out).clone());
+                assert_eq!(
+                    mapgrep::mcp::schema::violations(&out),
+                    Vec::<String>::new(),
+                    "{} output",
+                    t.name
+                );
+            }
+        }
+        let listed = tools.iter().any(|t| t.name == "doc_replace");
+        assert_eq!(
+            listed, writing,
+            "doc_replace is listed only when the server may write"
+        );
+        let bytes = serde_json::to_vec(&tools).unwrap().len();
+        eprintln!(
+            "tools/list ({}): {bytes} bytes of compact JSON",
+            if writing {
+                "--allow-write"
+            } else {
+                "read-only"
+            }
+        );
+        if !writing {
+            assert!(bytes <= 13_000, "tools/list is {bytes} bytes");
+        }
+        srv.shutdown().await;
+    }
+}
+
+/// Each tool's structured view alone carries its text view's answer, and its JSON is at
+/// most 1.1 times the text's bytes on ordinary calls (printed as a table with
+/// `--nocapture`).
+#[tokio::test]
+async fn both_views_carry_the_answer_at_about_the_same_size() {
+    let fx = Fixture::new();
+    // A code file, a work log and a markdown document of ordinary shape.
+    let mut ts = String::new();
+    for i in 0..40 {
+        ts.push_str(&format!(
+            "/** Handles request {i}. */\nexport function handle{i}(req: Request, res: Response): void {{\n  const id = req.params.id;\n  if (!id) {{\n    res.status(400).send(\"missing id\");\n    return;\n  }}\n  res.json({{ id, step: {i} }});\n}}\n\n"
+        ));
+    }
+    fx.write("src/app.ts", &ts);
+    let mut log = String::from("# Work\n\n## Log\n\n");
+    for i in 0..200 {
+        log.push_str(&format!(
+            "[LOG-{i:06}] - [2026-01-27 10:00] - [{}] - Task: MODEL-{i}\nThe model was retrained with the new split; accuracy rose by {i} basis points.\nNext: compare against the baseline run and write up the results.\n\n",
+            if i % 10 == 3 { "DECISION" } else { "NOTE" }
+        ));
+    }
+    fx.write("WORK.md", &log);
+    let mut doc = String::from("# Handbook\n\n");
+    for i in 0..12 {
+        doc.push_str(&format!("## {i}. Chapter {i}\n\n"));
+        for j in 0..3 {
+            doc.push_str(&format!(
+                "### {i}.{j} Part\n\nThis part explains step {j} of chapter {i} in plain words, with enough text to read like documentation.\nIt continues on a second line and ends here.\n\n"
+            ));
+        }
+    }
+    fx.write("HANDBOOK.md", &doc);
+    let srv = fx.serve().await;
+    let abs = fx.abs("WORK.md");
+    let calls = [
+        (
+            "read_files",
+            serde_json::json!({"files": [{"path": "WORK.md", "start_line": 1, "end_line": 120}]}),
+        ),
+        (
+            "read_text_file",
+            serde_json::json!({"path": abs, "line": 1, "limit": 120}),
+        ),
+        (
+            "grep_content",
+            serde_json::json!({"pattern": "MODEL-", "max_results": 100}),
+        ),
+        (
+            "doc_read",
+            serde_json::json!({"path": "HANDBOOK.md", "section": "3. Chapter 3"}),
+        ),
+        (
+            "doc_read_many",
+            serde_json::json!({"path": "HANDBOOK.md", "sections": ["1.2", "5. Chapter 5"]}),
+        ),
+        (
+            "file_read",
+            serde_json::json!({"file": "src/app.ts", "startLine": 1, "endLine": 60}),
+        ),
+        (
+            "file_read",
+            serde_json::json!({"file": "src/app.ts", "target": ["handle3", "handle4"]}),
+        ),
+        ("doc_toc", serde_json::json!({"path": "HANDBOOK.md"})),
+        (
+            "doc_find",
+            serde_json::json!({"path": "HANDBOOK.md", "pattern": "*Part*"}),
+        ),
+    ];
+    eprintln!("| call | text bytes | structuredContent JSON bytes | ratio |\n|---|---:|---:|---:|");
+    for (tool, args) in calls {
+        let r = srv.call(tool, args.clone()).await.expect("answer");
+        assert_ne!(r.is_error, Some(true), "{tool} {args}");
+        let text: String = r
+            .content
+            .iter()
+            .filter_map(|c| c.as_text())
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let sc = r.structured_content.clone().expect("structured content");
+        let content = sc["content"].as_str().expect("content");
+        if tool == "read_text_file" {
+            // The page, and its summary as `_meta`.
+            assert!(text.starts_with(content));
+            let m = &sc["_meta"];
+            assert!(text.contains(&format!(
+                "{} lines returned of {} total",
+                m["returned_lines"], m["total_lines"]
+            )));
+            assert!(text.contains(&format!("call again with line: {}", m["next_line"])));
+        } else {
+            assert_eq!(
+                content, text,
+                "{tool}: the structured view carries the text view"
+            );
+        }
+        let json = serde_json::to_vec(&sc).unwrap().len();
+        let ratio = json as f64 / text.len() as f64;
+        eprintln!("| {tool} {args} | {} | {json} | {ratio:.3} |", text.len());
+        assert!(ratio <= 1.1, "{tool}: {json} / {} bytes", text.len());
+    }
+    srv.shutdown().await;
+}
