@@ -27,8 +27,14 @@ def tools_list(cmd):
 
     def reply(want):
         while True:
-            m = json.loads(p.stdout.readline())
-            if m.get("id") == want:
+            line = p.stdout.readline()
+            if not line:
+                raise RuntimeError(f"{cmd[0]} closed its output")
+            try:
+                m = json.loads(line)
+            except ValueError:
+                continue  # a banner some servers print on stdout
+            if isinstance(m, dict) and m.get("id") == want:
                 return m
 
     send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -62,7 +68,8 @@ def main():
             ("mapgrep (read-only)", [binary, "serve", d]),
             ("mapgrep --allow-write", [binary, "serve", "--allow-write", d]),
             ("@modelcontextprotocol/server-filesystem", [fs_server, d]),
-            ("fs-mcp", [fs_mcp, d]),
+            # Flags as its help says: --ui turns the web UI off, --no-http the HTTP server (stdio).
+            ("fs-mcp", [fs_mcp, "--ui", "--no-http", d]),
         ]
         print("| server | tools | bytes | bytes per tool |\n|---|---:|---:|---:|")
         for name, cmd in rows:
