@@ -720,24 +720,31 @@ async fn large_json_whole_read_is_allowed_with_passthrough() {
 
     // Allowed, and cut at the response limit: following the continuations reads the whole
     // file, nothing lost or repeated.
-    let mut start = 1;
-    let mut read = String::new();
-    loop {
-        let out = srv
-            .read_files(json!({"files": [{"path": "data.json", "start_line": start}], "large_file_passthrough": true}))
+    // The .jsonl is over 1 MiB.
+    let jsonl_total = huge.lines().count();
+    for (path, whole, total) in [
+        ("data.json", &json_text, total),
+        ("huge.jsonl", &huge, jsonl_total),
+    ] {
+        let mut start = 1;
+        let mut read = String::new();
+        loop {
+            let out = srv
+            .read_files(json!({"files": [{"path": path, "start_line": start}], "large_file_passthrough": true}))
             .await;
-        assert!(!out.is_error, "{}", &out.text[..out.text.len().min(500)]);
-        assert!(out.text.len() <= 80_000 + 256, "{}", out.text.len());
-        read.push_str(block_content(&out.text));
-        match continue_line(&out.text) {
-            Some(next) => start = next,
-            None => {
-                assert!(out.text.contains(&format!(" of {total}\n")));
-                break;
+            assert!(!out.is_error, "{}", &out.text[..out.text.len().min(500)]);
+            assert!(out.text.len() <= 80_000 + 256, "{}", out.text.len());
+            read.push_str(block_content(&out.text));
+            match continue_line(&out.text) {
+                Some(next) => start = next,
+                None => {
+                    assert!(out.text.contains(&format!(" of {total}\n")));
+                    break;
+                }
             }
         }
+        assert_eq!(&read, whole, "{path}");
     }
-    assert_eq!(read, json_text);
 
     // Without passthrough the .jsonl is refused; with it, the read is cut at the response
     // limit and says where to continue.
