@@ -13,7 +13,7 @@ pub mod schema;
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -25,6 +25,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
+use crate::grep::Progress;
 use crate::workspace::Workspace;
 use answer::Answer;
 
@@ -107,79 +108,42 @@ impl MapgrepServer {
     }
 }
 
-/// How far a long call has come, shared by the engine (which counts) and [`with_progress`]
-/// (which reports and cancels).
-pub(crate) trait Ticker: Send + Sync + 'static {
-    /// Work done so far and, when known, in all.
-    fn done(&self) -> (u64, Option<u64>);
-    /// What one unit of work is called in a progress message ("files searched").
-    fn unit(&self) -> &'static str;
-    /// Asks the engine to stop.
-    fn cancel(&self);
-}
-
-impl Ticker for crate::grep::Progress {
-    fn done(&self) -> (u64, Option<u64>) {
-        let n = self.files_searched.load(Ordering::Relaxed);
-        let total = self.files_total.load(Ordering::Relaxed);
-        (n, (total > 0 && total >= n).then_some(total))
-    }
-
-    fn unit(&self) -> &'static str {
-        "files searched"
-    }
-
-    fn cancel(&self) {
-        crate::grep::Progress::cancel(self);
-    }
-}
-
-/// Runs `work`, reporting `ticker`'s progress every 100 ms when the client sent a progress
-/// token (values strictly increase: an unchanged count is not sent again) and turning the
-/// client's cancellation into `ticker.cancel()`.
-async fn with_progress<T, W>(
+/// Runs `work` (a search counting into `progress`), reporting the count every 100 ms when
+/// the client sent a progress token (values strictly increase: an unchanged count is not sent
+/// again; the total once the file list is known) and turning the client's cancellation into
+/// `progress.cancel()`.
+async fn with_progress<T>(
     context: &RequestContext<RoleServer>,
-    ticker: Arc<W>,
+    progress: Arc<Progress>,
     work: impl Future<Output = T>,
-) -> T
-where
-    W: Ticker,
-{
+) -> T {
     let token = context.meta.get_progress_token();
     let peer = context.peer.clone();
     let ct = context.ct.clone();
-    let stopped = Arc::new(AtomicBool::new(false));
-    let reporter = {
-        let ticker = Arc::clone(&ticker);
-        let stopped = Arc::clone(&stopped);
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_millis(100));
-            tick.tick().await;
-            let sent = AtomicU64::new(0);
-            loop {
-                tokio::select! {
-                    _ = ct.cancelled() => {
-                        ticker.cancel();
-                        break;
-                    }
-                    _ = tick.tick() => {
-                        let (n, total) = ticker.done();
-                        let Some(token) = &token else { continue };
-                        if n <= sent.load(Ordering::Relaxed) || stopped.load(Ordering::Relaxed) {
-                            continue;
-                        }
-                        sent.store(n, Ordering::Relaxed);
-                        let mut p = ProgressNotificationParam::new(token.clone(), n as f64)
-                            .with_message(format!("{n} {}", ticker.unit()));
-                        p.total = total.map(|t| t as f64);
-                        let _ = peer.notify_progress(p).await;
-                    }
+    let reporter = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis(100));
+        tick.tick().await;
+        let mut sent = 0;
+        loop {
+            tokio::select! {
+                _ = ct.cancelled() => {
+                    progress.cancel();
+                    break;
+                }
+                _ = tick.tick() => {
+                    let n = progress.files_searched.load(Ordering::Relaxed);
+                    let Some(token) = token.as_ref().filter(|_| n > sent) else { continue };
+                    sent = n;
+                    let total = progress.files_total.load(Ordering::Relaxed);
+                    let mut p = ProgressNotificationParam::new(token.clone(), n as f64)
+                        .with_message(format!("{n} files searched"));
+                    p.total = (total >= n).then_some(total as f64);
+                    let _ = peer.notify_progress(p).await;
                 }
             }
-        })
-    };
+        }
+    });
     let out = work.await;
-    stopped.store(true, Ordering::Relaxed);
     reporter.abort();
     out
 }

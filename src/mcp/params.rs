@@ -7,6 +7,10 @@
 //! input schema from it; the error keeps rmcp's `failed to deserialize parameters:` prefix,
 //! which rmcp turns into a tool error (`isError`) the model reads.
 
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
 use rmcp::ErrorData;
 use rmcp::handler::server::common::{FromContextPart, schema_for_type};
 use rmcp::handler::server::tool::ToolCallContext;
@@ -32,12 +36,24 @@ impl<S, P: DeserializeOwned + JsonSchema + 'static> FromContextPart<ToolCallCont
 {
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
         let mut arguments = serde_json::Value::Object(context.arguments.take().unwrap_or_default());
-        let schema = serde_json::Value::Object((*schema_for_type::<P>()).clone());
-        super::schema::coerce(&mut arguments, &super::schema::portable(&schema));
+        super::schema::coerce(&mut arguments, &portable_schema::<P>());
         parse(arguments)
             .map(Parameters)
             .map_err(|message| ErrorData::invalid_params(message, None))
     }
+}
+
+/// `P`'s input schema as the tools list it ([`super::schema::portable`]), built once per type.
+fn portable_schema<P: JsonSchema + 'static>() -> Arc<serde_json::Value> {
+    static CACHE: OnceLock<Mutex<HashMap<TypeId, Arc<serde_json::Value>>>> = OnceLock::new();
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    Arc::clone(cache.entry(TypeId::of::<P>()).or_insert_with(|| {
+        let schema = serde_json::Value::Object((*schema_for_type::<P>()).clone());
+        Arc::new(super::schema::portable(&schema))
+    }))
 }
 
 /// `arguments` as `P`, or the message naming the parameter that failed.

@@ -320,9 +320,9 @@ pub fn numbered(prefix: &str, n: usize) -> String {
     (1..=n).map(|i| format!("{prefix}{i}\n")).collect()
 }
 
-/// What a doc tool's answer says ([`crate::views::doc_facts`]), read from its text; both
-/// views must carry that text.
-pub fn doc_view(tool: &str, r: &CallToolResult) -> serde_json::Value {
+/// The text of a successful answer, after checking its structured view carries the same
+/// text under `content`.
+pub fn both_views(tool: &str, r: &CallToolResult) -> String {
     let text = text_of(r);
     let sc = r
         .structured_content
@@ -333,26 +333,23 @@ pub fn doc_view(tool: &str, r: &CallToolResult) -> serde_json::Value {
         text.as_str(),
         "{tool}: both views carry the answer"
     );
-    crate::views::doc_facts(tool, &text)
+    text
+}
+
+/// What a doc tool's answer says ([`crate::views::doc_facts`]), read from its text; both
+/// views must carry that text.
+pub fn doc_view(tool: &str, r: &CallToolResult) -> serde_json::Value {
+    crate::views::doc_facts(tool, &both_views(tool, r))
 }
 
 /// What a `grep_content` answer says ([`crate::views::grep_facts`]), read from its text; a
 /// successful answer's structured view carries the same text and the same cursor.
 pub fn grep_view(r: &CallToolResult) -> serde_json::Value {
-    let text = text_of(r);
     if r.is_error == Some(true) {
         return serde_json::Value::Null;
     }
-    let sc = r
-        .structured_content
-        .as_ref()
-        .unwrap_or_else(|| panic!("grep_content: no structured content:\n{text}"));
-    assert_eq!(
-        sc["content"],
-        text.as_str(),
-        "grep_content: both views carry the answer"
-    );
-    let facts = crate::views::grep_facts(&text);
+    let facts = crate::views::grep_facts(&both_views("grep_content", r));
+    let sc = r.structured_content.as_ref().expect("structured content");
     assert_eq!(
         sc.get("next_cursor").unwrap_or(&serde_json::Value::Null),
         &facts["next_cursor"]
@@ -370,12 +367,7 @@ pub fn view(tool: &str, r: &CallToolResult) -> serde_json::Value {
     }
     match tool {
         "grep_content" => grep_view(r),
-        "file_read" => {
-            let text = text_of(r);
-            let sc = r.structured_content.as_ref().expect("structured content");
-            assert_eq!(sc["content"], text.as_str(), "file_read: both views");
-            crate::file_read::facts(&text)
-        }
+        "file_read" => crate::file_read::facts(&both_views(tool, r)),
         t if t.starts_with("doc_") => doc_view(t, r),
         _ => r.structured_content.clone().unwrap_or_default(),
     }

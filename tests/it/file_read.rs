@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Fixture, Layout, Server, layout, text_of};
+use crate::common::{Fixture, Layout, Server, both_views, layout, text_of};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -19,16 +19,13 @@ pub(crate) async fn read_ok(srv: &Server, args: Value) -> (String, Value) {
         .call("file_read", args.clone())
         .await
         .unwrap_or_else(|e| panic!("file_read {args}: JSON-RPC error {e:?}"));
-    let text = text_of(&r);
     assert_ne!(
         r.is_error,
         Some(true),
-        "file_read {args} should succeed:\n{text}"
+        "file_read {args} should succeed:\n{}",
+        text_of(&r)
     );
-    let structured = r
-        .structured_content
-        .unwrap_or_else(|| panic!("file_read {args}: no structured content:\n{text}"));
-    assert_eq!(structured["content"], text.as_str(), "both views: {args}");
+    let text = both_views("file_read", &r);
     let facts = facts(&text);
     (text, facts)
 }

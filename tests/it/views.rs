@@ -13,6 +13,14 @@ fn heading(s: &str) -> (String, u64, String) {
     (path.into(), hashes.len() as u64, title.into())
 }
 
+/// The number a phrase starts with (`12 lines` → 12).
+fn leading_number(s: &str) -> u64 {
+    s.split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a number: {s}"))
+}
+
 /// `(a, b)` of `a-b`.
 fn span(s: &str) -> (u64, u64) {
     let (a, b) = s.split_once('-').expect("`A-B`");
@@ -157,29 +165,11 @@ pub fn doc_facts(tool: &str, text: &str) -> Value {
                 }
             }
             if tool == "doc_toc" {
-                v["total_lines"] = parts[1]
-                    .split(' ')
-                    .next()
-                    .unwrap()
-                    .parse::<u64>()
-                    .unwrap()
-                    .into();
-                v["total_sections"] = parts[2]
-                    .split(' ')
-                    .next()
-                    .unwrap()
-                    .parse::<u64>()
-                    .unwrap()
-                    .into();
+                v["total_lines"] = leading_number(parts[1]).into();
+                v["total_sections"] = leading_number(parts[2]).into();
                 v["sections"] = entries.into();
             } else {
-                v["total_matches"] = parts[1]
-                    .split(' ')
-                    .next()
-                    .unwrap()
-                    .parse::<u64>()
-                    .unwrap()
-                    .into();
+                v["total_matches"] = leading_number(parts[1]).into();
                 v["matches"] = entries.into();
             }
             v
