@@ -68,8 +68,9 @@ def main():
             ("mapgrep (read-only)", [binary, "serve", d]),
             ("mapgrep --allow-write", [binary, "serve", "--allow-write", d]),
             ("@modelcontextprotocol/server-filesystem", [fs_server, d]),
-            # Flags as its help says: --ui turns the web UI off, --no-http the HTTP server (stdio).
-            ("fs-mcp", [fs_mcp, "--ui", "--no-http", d]),
+            # Its stdio server runs when neither the web UI (--ui, which starts it despite its
+            # help text) nor the HTTP server (off with --no-http) is asked for.
+            ("fs-mcp", [fs_mcp, "--no-http", d]),
         ]
         print("| server | tools | bytes | bytes per tool |\n|---|---:|---:|---:|")
         for name, cmd in rows:
