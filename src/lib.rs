@@ -5,6 +5,7 @@
 //! long-lived [`Workspace`]. Front-ends live beside it: the MCP server ([`mcp`]) and the
 //! command line ([`cli`]); they parse parameters, call one engine function and render.
 
+pub mod annotate;
 pub mod cache;
 pub mod cli;
 pub mod code;

@@ -32,7 +32,7 @@ use crate::read::ParamError;
 use crate::source::{self, FileId, SourceOptions};
 use crate::workspace::Workspace;
 
-pub use hints::{DEFAULT_SECTION_PATTERNS, SectionHint};
+pub use hints::{DEFAULT_SECTION_PATTERNS, SectionHint, compute as section_hints};
 pub use query::{Cursor, GrepQuery};
 pub use walklist::{WalkKey, WalkList};
 
@@ -69,10 +69,21 @@ pub struct GrepMatch {
     pub text_cut: bool,
     pub section_end_hint: Option<SectionHint>,
     /// The innermost symbol around the match, in files `file_read` parses (filled by
-    /// [`annotate_symbols`]).
+    /// [`crate::annotate`]).
     pub symbol: Option<EnclosingSymbol>,
+    /// The markdown section around the match, in markdown files (filled by
+    /// [`crate::annotate`]).
+    pub section: Option<EnclosingSection>,
     pub before: Vec<ContextLine>,
     pub after: Vec<ContextLine>,
+}
+
+/// The markdown section a match sits in: its slug (an address for section reads) and lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnclosingSection {
+    pub slug: String,
+    pub start_line: u64,
+    pub end_line: u64,
 }
 
 /// The symbol a match sits in: what to pass to `file_read { target }`.
@@ -83,50 +94,6 @@ pub struct EnclosingSymbol {
     pub kind: String,
     pub start_line: u64,
     pub end_line: u64,
-}
-
-/// Names the enclosing symbol of every match in a file of a parsed language (TypeScript,
-/// JavaScript, Rust, Python, Go). Files are parsed in parallel (structures are cached by
-/// file identity); a file that cannot be opened again is left unannotated.
-pub fn annotate_symbols(ws: &Workspace, report: &mut GrepReport) {
-    let mut groups: Vec<&mut [GrepMatch]> = Vec::new();
-    let mut rest: &mut [GrepMatch] = &mut report.matches;
-    while !rest.is_empty() {
-        let n = rest.iter().take_while(|m| m.path == rest[0].path).count();
-        let (group, tail) = rest.split_at_mut(n);
-        if crate::code::Lang::from_path(Path::new(&group[0].path)).is_some() {
-            groups.push(group);
-        }
-        rest = tail;
-    }
-    groups.into_par_iter().for_each(|group| {
-        let Ok(source) = ws.open_source(&group[0].path) else {
-            return;
-        };
-        let Some(lang) = crate::code::Lang::from_path(source.path()) else {
-            return;
-        };
-        let Ok(Some(s)) = ws.structure(&source, lang) else {
-            return;
-        };
-        if source.check_intact().is_err() {
-            return;
-        }
-        for m in group.iter_mut() {
-            m.symbol = u32::try_from(m.line)
-                .ok()
-                .and_then(|line| s.innermost_at(line))
-                .map(|i| {
-                    let sym = s.symbol(i);
-                    EnclosingSymbol {
-                        name: sym.address.clone(),
-                        kind: sym.kind.to_string(),
-                        start_line: sym.start_line.into(),
-                        end_line: sym.end_line.into(),
-                    }
-                });
-        }
-    });
 }
 
 /// What a search found.
@@ -693,6 +660,7 @@ fn finish(bytes: &[u8], lines: Vec<Hit>, ctx: &Ctx<'_>, name: &str) -> FileResul
                 text_cut,
                 section_end_hint: hint,
                 symbol: None,
+                section: None,
                 before,
                 after,
             }

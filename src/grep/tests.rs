@@ -196,7 +196,7 @@ fn chunked_search_of_one_big_file_equals_the_plain_search() {
 }
 
 #[test]
-fn section_end_hints_follow_spec_001() {
+fn section_hints_take_the_nearest_boundary() {
     let dir = tempfile::tempdir().unwrap();
     // 1 # Title / 2 text / 3 ## A / 4 [LOG-1] x DECISION / 5 body / 6 [LOG-2] / 7 ## B
     // 8 [LOG-3] DECISION / 9 body
@@ -216,28 +216,30 @@ fn section_end_hints_follow_spec_001() {
             .map(|m| (m.path, m.line, m.section_end_hint))
             .collect::<Vec<_>>()
     };
-    let h = |end_line, next: Option<&str>| {
+    let h = |start_line, end_line, next: Option<&str>| {
         Some(SectionHint {
             end_line,
             next: next.map(String::from),
+            start_line: Some(start_line),
         })
     };
-    // Defaults: ^## is checked first, so the [LOG-1] match ends before "## B" (line 6),
-    // not before [LOG-2]; the last section runs to end of file; an unsectioned file gets none.
+    // Defaults: the nearest boundary after the match ends its section ([LOG-2], line 6), the
+    // nearest at or before starts it; the last section runs to end of file; an unsectioned
+    // file gets none.
     assert_eq!(
         hint(None),
         vec![
-            ("WORK.md".into(), 4, h(6, Some("^## "))),
-            ("WORK.md".into(), 8, h(9, None)),
+            ("WORK.md".into(), 4, h(4, 5, Some(r"^\[LOG-"))),
+            ("WORK.md".into(), 8, h(8, 9, None)),
             ("plain.c".into(), 1, None),
         ]
     );
     // A caller's list replaces the defaults.
     assert_eq!(
-        hint(Some(vec![r"^\[LOG-".into()])),
+        hint(Some(vec![r"^## ".into()])),
         vec![
-            ("WORK.md".into(), 4, h(5, Some(r"^\[LOG-"))),
-            ("WORK.md".into(), 8, h(9, None)),
+            ("WORK.md".into(), 4, h(3, 6, Some("^## "))),
+            ("WORK.md".into(), 8, h(7, 9, None)),
             ("plain.c".into(), 1, None),
         ]
     );

@@ -164,6 +164,19 @@ impl Outline {
         section.children.iter().map(|&id| &self.sections[id])
     }
 
+    /// The innermost section containing `line` (1-based): the last heading at or before it.
+    /// Every later heading starts after it, so that section reaches the line, and any earlier
+    /// one still open contains it.
+    pub fn innermost_at(&self, line: u64) -> Option<&Section> {
+        if line == 0 || line > self.total_lines() {
+            return None;
+        }
+        match self.sections.partition_point(|s| s.line_start <= line) {
+            0 => None,
+            n => Some(&self.sections[n - 1]),
+        }
+    }
+
     /// Number of sections.
     pub fn len(&self) -> usize {
         self.sections.len()

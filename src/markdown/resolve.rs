@@ -242,16 +242,11 @@ fn by_line(outline: &Outline, q: &str) -> Vec<usize> {
     let Ok(line) = q.parse::<u64>() else {
         return Vec::new();
     };
-    if line == 0 || line > outline.total_lines() {
-        return Vec::new();
-    }
-    // The last heading at or before the line: every later heading starts after it, so this
-    // section reaches the line, and any earlier one still open contains this one.
-    let sections = outline.sections();
-    match sections.partition_point(|s| s.line_start <= line) {
-        0 => Vec::new(),
-        n => vec![sections[n - 1].id],
-    }
+    outline
+        .innermost_at(line)
+        .map(|s| s.id)
+        .into_iter()
+        .collect()
 }
 
 fn by_folded(outline: &Outline, q: &str, test: impl Fn(&str, &str) -> bool) -> Vec<usize> {

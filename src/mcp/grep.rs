@@ -20,7 +20,7 @@ const GREP_CONTENT_DESCRIPTION: &str = r###"Regex search (Rust syntax) over the 
   ---
   [LOG-015] - [2026-01-27 10:00] - [DECISION] - Task: MODEL-A
   ---
-Section-End-Hint: the last line of the match's section, before the next line matching section_patterns (default "^## ", "^# ", "^\[LOG-"; [] disables): read it with read_files start_line=Line, end_line=hint. In TS/JS/Rust/Python/Go files `Symbol: App.start (lines 30-60)` names the enclosing symbol: read it with file_read target. A cut result ends with a cursor to pass back."###;
+Section-End-Hint: the last line of the match's section, before the nearest later line matching section_patterns (default "^## ", "^# ", "^\[LOG-"; [] disables); Section-Start: its first line. Read it with read_files start_line, end_line. In markdown files headings count by level and `Section: #slug (lines A-B)` names the section for doc_read; in TS/JS/Rust/Python/Go files `Symbol: App.start (lines 30-60)` names the enclosing symbol for file_read target. A cut result ends with a cursor to pass back."###;
 
 /// Parameters of `grep_content`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -77,6 +77,7 @@ impl MapgrepServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let list_skipped = p.list_skipped;
+        let default_sections = p.section_patterns.is_none();
         let q = match query(p) {
             Ok(q) => q,
             Err(e) => return Ok(Answer::param_error(e).into()),
@@ -88,7 +89,7 @@ impl MapgrepServer {
             progress,
             self.blocking(move |ws| {
                 let mut report = grep::search(ws, &q, &worker)?;
-                grep::annotate_symbols(ws, &mut report);
+                crate::annotate::annotate(ws, &mut report, default_sections);
                 Ok::<_, GrepError>(report)
             }),
         )
@@ -159,6 +160,18 @@ fn render(report: GrepReport, budget: usize, list_skipped: bool) -> Answer {
                     let _ = write!(block, ", Section-End-Hint: {} (end of file)", h.end_line);
                 }
             }
+        }
+        if let Some(start) = m.section_end_hint.as_ref().and_then(|h| h.start_line)
+            && start < m.line
+        {
+            let _ = write!(block, ", Section-Start: {start}");
+        }
+        if let Some(s) = &m.section {
+            let _ = write!(
+                block,
+                ", Section: #{} (lines {}-{})",
+                s.slug, s.start_line, s.end_line
+            );
         }
         if let Some(sym) = &m.symbol {
             let _ = write!(

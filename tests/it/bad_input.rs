@@ -1411,7 +1411,7 @@ async fn crlf_files_number_lines_right_and_each_tool_keeps_or_strips_cr() {
     .await;
     assert_eq!(
         a.text,
-        "File: crlf.md, Line: 2, Section-End-Hint: 2 (next: ^## )\n---\n1- # A\n2: alpha needle\n3- ## B\n---\nFound 1 matching line in 1 file (searched 1 file).\n"
+        "File: crlf.md, Line: 2, Section-End-Hint: 4 (end of file), Section-Start: 1, Section: #a (lines 1-4)\n---\n1- # A\n2: alpha needle\n3- ## B\n---\nFound 1 matching line in 1 file (searched 1 file).\n"
     );
     // doc_toc titles and doc_find matched text carry no `\r`.
     let a = ok(&srv, "doc_toc", json!({"path": "crlf.md"})).await;

@@ -67,7 +67,8 @@ async fn spec_000_example_hint_format() {
     )
     .await;
     assert!(!g.is_error, "{}", g.text);
-    let want = "File: WORK.md, Line: 120, Section-End-Hint: 144 (next: ^\\[LOG-)\n---\n[LOG-015] - [2026-01-27 10:00] - [DECISION] - Task: MODEL-A\n---\n";
+    // spec/000's line, and (a markdown file) the heading section the entry sits in.
+    let want = "File: WORK.md, Line: 120, Section-End-Hint: 144 (next: ^\\[LOG-), Section: #log (lines 2-146)\n---\n[LOG-015] - [2026-01-27 10:00] - [DECISION] - Task: MODEL-A\n---\n";
     assert!(g.text.starts_with(want), "{}", g.text);
     let m = &g.structured["matches"][0];
     assert_eq!(m["line"], decision);
@@ -88,13 +89,14 @@ async fn spec_001_hint_rules() {
     fx.write("plain.c", "int x; /* DECISION */\n");
     let srv = fx.serve().await;
 
-    // Defaults, in order: ^## is checked before ^\[LOG-, so line 4 ends before "## B".
+    // Defaults: the nearest boundary after the match ends its section: [LOG-2] on line 6,
+    // before "## B" on line 7. The markdown file's hits name their heading sections.
     let g = grep(&srv, json!({"pattern": "DECISION"})).await;
     assert_eq!(
         headers(&g.text),
         vec![
-            "File: WORK.md, Line: 4, Section-End-Hint: 6 (next: ^## )",
-            "File: WORK.md, Line: 8, Section-End-Hint: 9 (end of file)",
+            "File: WORK.md, Line: 4, Section-End-Hint: 5 (next: ^\\[LOG-), Section: #a (lines 3-6)",
+            "File: WORK.md, Line: 8, Section-End-Hint: 9 (end of file), Section: #b (lines 7-9)",
             "File: plain.c, Line: 1",
         ]
     );
@@ -108,18 +110,19 @@ async fn spec_001_hint_rules() {
     .await;
     assert_eq!(
         headers(&g.text)[0],
-        "File: WORK.md, Line: 4, Section-End-Hint: 5 (next: ^\\[LOG-)"
+        "File: WORK.md, Line: 4, Section-End-Hint: 5 (next: ^\\[LOG-), Section: #a (lines 3-6)"
     );
 
-    // The first pattern in the list that matches later wins, not the nearest boundary.
+    // The nearest boundary wins, whatever its place in the list; when several patterns match
+    // that line, the first in list order is credited.
     let g = grep(
         &srv,
-        json!({"pattern": "DECISION", "section_patterns": ["^# ", r"^\[LOG-"]}),
+        json!({"pattern": "DECISION", "section_patterns": ["^## ", r"^\[LOG-\d", r"^\[LOG-"]}),
     )
     .await;
     assert_eq!(
         headers(&g.text)[0],
-        "File: WORK.md, Line: 4, Section-End-Hint: 5 (next: ^\\[LOG-)"
+        "File: WORK.md, Line: 4, Section-End-Hint: 5 (next: ^\\[LOG-\\d), Section: #a (lines 3-6)"
     );
 
     // [] disables hints.
@@ -381,5 +384,103 @@ async fn matches_in_code_name_their_enclosing_symbol() {
         .await
         .unwrap();
     assert!(text_of(&r).contains("  run() {\n    return a; // MARK\n  }\n"));
+    srv.shutdown().await;
+}
+
+/// The 3,001-line work log of the report: a hit inside a `[LOG-` entry ends before the next
+/// entry, not at the `## ` heading at the end of the file, and the entry's start is given.
+#[tokio::test]
+async fn hints_take_the_nearest_boundary_and_give_the_section_start() {
+    let fx = Fixture::new();
+    let mut lines: Vec<String> = vec![
+        "# Work Log".into(),
+        String::new(),
+        "## 1. Current Understanding".into(),
+        "text".into(),
+        String::new(),
+        "## 2. Key Events".into(),
+        String::new(),
+        "intro".into(),
+        String::new(),
+    ];
+    let mut k = 0;
+    while lines.len() < 3000 {
+        lines.push(format!("[LOG-{k:06}] - [2026-01-27] - [NOTE] - Task: T{k}"));
+        for j in 1..12 {
+            if lines.len() < 3000 {
+                lines.push(if k == 92 && j == 4 {
+                    "NEEDLE here".into()
+                } else {
+                    format!("body {k}.{j}")
+                });
+            }
+        }
+        k += 1;
+    }
+    lines.push("## 4. Next Steps".into());
+    assert_eq!(lines.len(), 3001);
+    assert_eq!(
+        lines[1113],
+        "[LOG-000092] - [2026-01-27] - [NOTE] - Task: T92"
+    );
+    let text = lines.join("\n") + "\n";
+    fx.write("WORK.md", &text);
+    fx.write("work.log", &text);
+    let srv = fx.serve().await;
+    let g = grep(&srv, json!({"pattern": "NEEDLE"})).await;
+    // In a plain file and in a markdown file alike (its section named there too).
+    assert_eq!(
+        headers(&g.text),
+        [
+            r"File: WORK.md, Line: 1118, Section-End-Hint: 1125 (next: ^\[LOG-), Section-Start: 1114, Section: #2-key-events (lines 6-3000)",
+            r"File: work.log, Line: 1118, Section-End-Hint: 1125 (next: ^\[LOG-), Section-Start: 1114",
+        ],
+        "{}",
+        g.text
+    );
+    srv.shutdown().await;
+}
+
+/// In a markdown file a hit's section ends at the next heading of the same or a higher level
+/// than the section it is in (a deeper heading is a subsection); `#` lines in code are no
+/// headings.
+#[tokio::test]
+async fn markdown_hints_follow_heading_levels() {
+    let fx = Fixture::new();
+    let doc = "# A\n## B\n### C\nhit one\n```\n## not a heading\n```\n#### D\nx\n### E\nhit two\n## F\ntext\n# G\nhit three\n";
+    fx.write("doc.md", doc);
+    fx.write("doc.txt", doc);
+    let srv = fx.serve().await;
+    let g = grep(&srv, json!({"pattern": "^hit", "search_path": "doc.md"})).await;
+    assert_eq!(
+        headers(&g.text),
+        [
+            "File: doc.md, Line: 4, Section-End-Hint: 9 (next: ^#{1,3} ), Section-Start: 3, Section: #c (lines 3-9)",
+            "File: doc.md, Line: 11, Section-End-Hint: 11 (next: ^#{1,3} ), Section-Start: 10, Section: #e (lines 10-11)",
+            "File: doc.md, Line: 15, Section-End-Hint: 15 (end of file), Section-Start: 14, Section: #g (lines 14-15)",
+        ],
+        "{}",
+        g.text
+    );
+    // A plain file: the nearest line matching a default pattern (`## ` inside the fence too).
+    let g = grep(
+        &srv,
+        json!({"pattern": "^hit one", "search_path": "doc.txt"}),
+    )
+    .await;
+    assert_eq!(
+        headers(&g.text),
+        ["File: doc.txt, Line: 4, Section-End-Hint: 5 (next: ^## ), Section-Start: 2"]
+    );
+    // The caller's patterns apply as given, in markdown files too.
+    let g = grep(
+        &srv,
+        json!({"pattern": "^hit one", "search_path": "doc.md", "section_patterns": ["^#### "]}),
+    )
+    .await;
+    assert_eq!(
+        headers(&g.text),
+        ["File: doc.md, Line: 4, Section-End-Hint: 7 (next: ^#### ), Section: #c (lines 3-9)"]
+    );
     srv.shutdown().await;
 }

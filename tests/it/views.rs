@@ -260,30 +260,42 @@ pub fn grep_facts(text: &str) -> Value {
             continue;
         };
         let (path, rest) = header.split_once(", Line: ").expect("`File: P, Line: N`");
-        let mut parts = rest.splitn(2, ", ");
-        let line: u64 = parts.next().unwrap().parse().expect("line number");
-        let rest = parts.next().unwrap_or("");
+        // The fields after the line number, each `, KEY: value`, in this order.
+        let keys = [
+            ", Section-End-Hint: ",
+            ", Section-Start: ",
+            ", Section: ",
+            ", Symbol: ",
+        ];
+        let rest = format!(", Line: {rest}");
+        let field = |key: &str| -> Option<&str> {
+            let from = rest.find(key)? + key.len();
+            let to = keys
+                .iter()
+                .filter_map(|k| rest[from..].find(k))
+                .min()
+                .map_or(rest.len(), |i| from + i);
+            Some(&rest[from..to])
+        };
+        let line: u64 = field(", Line: ").unwrap().parse().expect("line number");
         let mut hint = Value::Null;
-        let mut symbol = Value::Null;
-        let mut rest = rest;
-        if let Some(h) = rest.strip_prefix("Section-End-Hint: ") {
-            let (end, after) = h.split_once(' ').expect("`H (...)`");
-            let (paren, after) = match after.find("), Symbol: ") {
-                Some(k) => (&after[..=k], &after[k + 3..]),
-                None => (after, ""),
-            };
+        if let Some(h) = field(", Section-End-Hint: ") {
+            let (end, paren) = h.split_once(' ').expect("`H (...)`");
             let next = paren
                 .strip_prefix("(next: ")
                 .and_then(|p| p.strip_suffix(')'))
                 .map(str::to_string);
-            hint = json!({"end_line": end.parse::<u64>().unwrap(), "next": next});
-            rest = after;
+            let start = field(", Section-Start: ").map(|s| s.parse::<u64>().unwrap());
+            hint =
+                json!({"end_line": end.parse::<u64>().unwrap(), "next": next, "start_line": start});
         }
-        if let Some(s) = rest.strip_prefix("Symbol: ") {
+        let named = |s: &str| {
             let (name, lines) = s.rsplit_once(" (lines ").expect("`NAME (lines A-B)`");
             let (a, b) = span(lines.strip_suffix(')').unwrap());
-            symbol = json!({"name": name, "start_line": a, "end_line": b});
-        }
+            json!({"name": name, "start_line": a, "end_line": b})
+        };
+        let symbol = field(", Symbol: ").map_or(Value::Null, named);
+        let section = field(", Section: ").map_or(Value::Null, named);
         assert_eq!(
             lines.get(i + 1),
             Some(&"---"),
@@ -323,7 +335,7 @@ pub fn grep_facts(text: &str) -> Value {
             .unwrap_or(&own_text)
             .to_string();
         matches.push(json!({"path": path, "line": line, "text": own_text,
-            "section_end_hint": hint, "symbol": symbol,
+            "section_end_hint": hint, "symbol": symbol, "section": section,
             "context": {"before": before, "after": after}}));
         i = j + 1;
     }
