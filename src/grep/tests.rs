@@ -384,3 +384,52 @@ fn binary_means_a_nul_in_the_first_64_kib_on_every_path() {
     assert_eq!(count("late.txt"), 2);
     assert_eq!(count("big.txt"), 2);
 }
+
+#[test]
+fn a_caching_workspace_honours_every_ignore_source() {
+    use std::time::{Duration, SystemTime};
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join(".git/info")).unwrap();
+    std::fs::create_dir_all(p.join("d")).unwrap();
+    std::fs::write(p.join(".git/info/exclude"), "").unwrap();
+    std::fs::write(p.join("d/a.txt"), "needle\n").unwrap();
+    std::fs::write(p.join("d/b.txt"), "needle\n").unwrap();
+    // Everything old: the walk list is trusted from the second call on.
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    let age = |path: &Path| {
+        std::fs::File::open(path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    };
+    for f in [
+        ".git/info/exclude",
+        "d/a.txt",
+        "d/b.txt",
+        "d",
+        ".git/info",
+        ".git",
+        ".",
+    ] {
+        age(&p.join(f));
+    }
+    let ws = crate::workspace::WorkspaceBuilder::new()
+        .content_budget(1 << 20)
+        .build(Roots::new([p]).unwrap());
+    let found = |ws: &Workspace| {
+        let mut q = GrepQuery::new("needle");
+        q.section_patterns = Some(vec![]);
+        keys(&run(ws, &q))
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(found(&ws), ["d/a.txt", "d/b.txt"]);
+    assert_eq!(found(&ws), ["d/a.txt", "d/b.txt"]);
+    // A line added to the repository's exclude file: the next search honours it, as a fresh
+    // server would.
+    std::fs::write(p.join(".git/info/exclude"), "d/a.txt\n").unwrap();
+    age(&p.join(".git/info/exclude"));
+    assert_eq!(found(&ws), ["d/b.txt"]);
+}

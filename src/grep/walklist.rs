@@ -1,7 +1,10 @@
 //! The file list of a walk, kept by a long-lived server between searches and revalidated on
 //! every use: a directory whose modification time changed (an entry was created, deleted or
 //! renamed in it) or an ignore file that changed invalidates the list, and the next search
-//! walks again. File contents are not part of the list; they are checked file by file.
+//! walks again. The ignore files are every source the walk reads: `.gitignore`, `.ignore` and
+//! `.rgignore` in each walked directory and in the root's ancestors, `.git/info/exclude` of
+//! each repository among them, and git's global excludes file and the configs that name it.
+//! File contents are not part of the list; they are checked file by file.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -50,6 +53,9 @@ pub struct WalkList {
     /// Every directory walked (with its stamp) and the ancestors of the root (`None`: only
     /// their ignore files matter), with the stamps of the ignore files in them.
     watched: Vec<(PathBuf, Option<Stamp>, [Stamp; 3])>,
+    /// Other ignore sources: `.git/info/exclude` of the repositories met, git's global
+    /// excludes file and git's configs (which name it), with their stamps.
+    sources: Vec<(PathBuf, Stamp)>,
     pub errors: Vec<String>,
     /// A watched directory changed within the racy window before the walk: its timestamp
     /// cannot vouch for the list, so the list is used once and never trusted again.
@@ -104,16 +110,31 @@ impl WalkList {
                 (d, s, ig)
             })
             .collect();
+        let sources: Vec<(PathBuf, Stamp)> = watched
+            .par_iter()
+            .filter(|(d, _, _)| d.join(".git").is_dir())
+            .map(|(d, _, _)| d.join(".git").join("info").join("exclude"))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .chain(global_ignore_sources())
+            .map(|p| {
+                let s = stamp(&p);
+                (p, s)
+            })
+            .collect();
         let racy = watched.iter().any(|(_, s, ig)| {
             s.iter()
                 .chain(ig.iter())
                 .any(|st| st.is_some_and(|(_, m)| is_recent(m, now)))
-        });
+        }) || sources
+            .iter()
+            .any(|(_, st)| st.is_some_and(|(_, m)| is_recent(m, now)));
         let names = files.par_iter().map(|f| name(f)).collect();
         WalkList {
             files,
             names,
             watched,
+            sources,
             errors: errors.into_inner().expect("walk list"),
             racy,
         }
@@ -122,8 +143,30 @@ impl WalkList {
     /// Whether nothing the list depends on has changed.
     pub fn is_fresh(&self) -> bool {
         !self.racy
+            && self.sources.iter().all(|(p, s)| stamp(p) == *s)
             && self.watched.par_iter().all(|(d, s, ig)| {
                 s.is_none_or(|s| stamp(d) == s) && IGNORE_FILES.map(|f| stamp(&d.join(f))) == *ig
             })
     }
+}
+
+/// Git's global ignore sources: the excludes file (`core.excludesFile`, or git's default) and
+/// the config files that may name it.
+fn global_ignore_sources() -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let mut out: Vec<PathBuf> = ignore::gitignore::gitconfig_excludes_path()
+        .into_iter()
+        .collect();
+    out.extend(home.map(|h| h.join(".gitconfig")));
+    if let Some(x) = xdg {
+        out.push(x.join("git").join("config"));
+        out.push(x.join("git").join("ignore"));
+    }
+    out.sort();
+    out.dedup();
+    out
 }
