@@ -1,31 +1,55 @@
-//! `FileCache`: values derived from files (line indexes, contents), keyed by canonical path,
-//! remembered with the file identity they were built from, and evicted least-recently-used
-//! beyond a byte budget.
+//! `LruCache`: values evicted least-recently-used beyond a byte budget. `FileCache` is the
+//! one for values derived from files (line indexes, contents, parses), keyed by canonical path
+//! and remembered with the file identity they were built from; compiled regexes are kept by
+//! pattern in another.
 
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::hash::Hash;
+use std::path::PathBuf;
 
 use crate::source::FileId;
 
-struct Entry<V> {
-    id: FileId,
+struct Entry<I, V> {
+    id: I,
     value: V,
     cost: usize,
     stamp: u64,
 }
 
-/// An LRU map from path to `(FileId, V)` whose entries' costs stay within a budget.
-pub struct FileCache<V> {
-    map: HashMap<PathBuf, Entry<V>>,
-    order: BTreeMap<u64, PathBuf>,
+/// A key's own heap bytes, counted in its entry's cost.
+pub trait KeyBytes {
+    fn key_bytes(&self) -> usize;
+}
+
+impl KeyBytes for PathBuf {
+    fn key_bytes(&self) -> usize {
+        self.as_os_str().len()
+    }
+}
+
+impl KeyBytes for (String, bool) {
+    fn key_bytes(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// An LRU map from key to `(I, V)` (`I` a cheap tag such as the file identity a value was
+/// built from) whose entries' costs stay within a budget.
+pub struct LruCache<K, I, V> {
+    map: HashMap<K, Entry<I, V>>,
+    order: BTreeMap<u64, K>,
     budget: usize,
     bytes: usize,
     clock: u64,
 }
 
-impl<V: Clone> FileCache<V> {
-    pub fn new(budget: usize) -> FileCache<V> {
-        FileCache {
+/// Values derived from files, keyed by path, tagged with the file's identity.
+pub type FileCache<V> = LruCache<PathBuf, FileId, V>;
+
+impl<K: Hash + Eq + Clone + KeyBytes, I: Copy, V: Clone> LruCache<K, I, V> {
+    pub fn new(budget: usize) -> LruCache<K, I, V> {
+        LruCache {
             map: HashMap::new(),
             order: BTreeMap::new(),
             budget,
@@ -36,7 +60,10 @@ impl<V: Clone> FileCache<V> {
 
     /// The cached value and the identity it was built from (marks it recently used: the LRU
     /// order is updated lazily at eviction time, so a hit costs one hash lookup).
-    pub fn get(&mut self, path: &Path) -> Option<(FileId, V)> {
+    pub fn get<Q: Hash + Eq + ?Sized>(&mut self, path: &Q) -> Option<(I, V)>
+    where
+        K: Borrow<Q>,
+    {
         self.clock += 1;
         let e = self.map.get_mut(path)?;
         e.stamp = self.clock;
@@ -45,8 +72,8 @@ impl<V: Clone> FileCache<V> {
 
     /// Caches `value` (costing `cost` bytes plus bookkeeping) unless it alone is over budget;
     /// evicts the least recently used entries to make room.
-    pub fn insert(&mut self, path: PathBuf, id: FileId, value: V, cost: usize) {
-        let cost = cost + path.as_os_str().len() + 128;
+    pub fn insert(&mut self, path: K, id: I, value: V, cost: usize) {
+        let cost = cost + path.key_bytes() + 128;
         if cost > self.budget {
             self.remove(&path);
             return;
@@ -91,14 +118,17 @@ impl<V: Clone> FileCache<V> {
     /// entry): nothing is evicted for it. A scan over more files than the budget holds then
     /// keeps the first ones instead of churning through all of them on every pass — and
     /// memory never runs through the budget again and again.
-    pub fn insert_if_room(&mut self, path: PathBuf, id: FileId, value: V, cost: usize) {
+    pub fn insert_if_room(&mut self, path: K, id: I, value: V, cost: usize) {
         self.remove(&path);
-        if self.bytes + cost + path.as_os_str().len() + 128 <= self.budget {
+        if self.bytes + cost + path.key_bytes() + 128 <= self.budget {
             self.insert(path, id, value, cost);
         }
     }
 
-    pub fn remove(&mut self, path: &Path) {
+    pub fn remove<Q: Hash + Eq + ?Sized>(&mut self, path: &Q)
+    where
+        K: Borrow<Q>,
+    {
         if let Some(e) = self.map.remove(path) {
             self.bytes -= e.cost;
         }
@@ -120,6 +150,8 @@ impl<V: Clone> FileCache<V> {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     fn id(len: u64) -> FileId {

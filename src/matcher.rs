@@ -16,6 +16,12 @@ use regex_syntax::hir::{
     Repetition,
 };
 
+/// Bytes a pattern's automaton may take (its NFA, as regex-automata counts it). Search time
+/// on a long line grows with the automaton, so patterns that compile to huge ones
+/// (`a{1000}{1000}`, `\w{600}`) are refused up front; ordinary patterns take kilobytes and
+/// even `\w{5}\s+\w{5}\s+\w{5}` under 1 MiB.
+pub const NFA_SIZE_LIMIT: usize = 4 * 1024 * 1024;
+
 /// Compiles `pattern`: `^`/`$` match at line boundaries (CRLF-aware), Unicode on. As in
 /// ripgrep, `\n` is removed from every character class (`\s`, `[^a]`, `\W`…), so a match can
 /// only cross a line through an explicit `\n`; such matches are re-checked per line anyway.
@@ -38,7 +44,7 @@ pub fn build_line_regex(
         )
         .configure(
             Regex::config()
-                .nfa_size_limit(Some(64 * 1024 * 1024))
+                .nfa_size_limit(Some(NFA_SIZE_LIMIT))
                 .hybrid_cache_capacity(8 * 1024 * 1024),
         );
         b

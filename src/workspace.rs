@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use regex_automata::meta::Regex;
 
-use crate::cache::FileCache;
+use crate::cache::{FileCache, LruCache};
 use crate::code::{FileStructure, Lang};
 use crate::error::{Error, Result};
 use crate::grep::{WalkKey, WalkList};
@@ -40,8 +40,8 @@ pub const MAX_CACHED_FILE: u64 = 8 * 1024 * 1024;
 /// How many walk file lists are kept.
 const WALK_CACHE_ENTRIES: usize = 32;
 
-/// How many compiled regexes are kept.
-const REGEX_CACHE_ENTRIES: usize = 256;
+/// Bytes of compiled regexes kept (their automata as `Regex::memory_usage` counts them).
+pub const REGEX_CACHE_BYTES: usize = 64 * 1024 * 1024;
 
 /// Limits that shape every response.
 #[derive(Clone, Debug)]
@@ -141,7 +141,7 @@ impl WorkspaceBuilder {
             outlines: Mutex::new(FileCache::new(self.outline_budget)),
             structures: Mutex::new(FileCache::new(self.outline_budget)),
             allow_write: self.allow_write,
-            regexes: Mutex::new(HashMap::new()),
+            regexes: Mutex::new(LruCache::new(REGEX_CACHE_BYTES)),
             walks: Mutex::new(HashMap::new()),
         }
     }
@@ -174,7 +174,7 @@ pub struct Workspace {
     outlines: Mutex<FileCache<Arc<Outline>>>,
     structures: Mutex<FileCache<Arc<FileStructure>>>,
     allow_write: bool,
-    regexes: Mutex<HashMap<(String, bool), Arc<Regex>>>,
+    regexes: Mutex<LruCache<(String, bool), (), Arc<Regex>>>,
     walks: Mutex<HashMap<WalkKey, Arc<WalkList>>>,
 }
 
@@ -359,16 +359,21 @@ impl Workspace {
         case_insensitive: bool,
     ) -> Result<Arc<Regex>, Box<regex_automata::meta::BuildError>> {
         let key = (pattern.to_string(), case_insensitive);
-        if let Some(re) = self.regexes.lock().expect("regex cache lock").get(&key) {
-            return Ok(Arc::clone(re));
+        if let Some(((), re)) = self.regexes.lock().expect("regex cache lock").get(&key) {
+            return Ok(re);
         }
         let re = Arc::new(crate::matcher::build_line_regex(pattern, case_insensitive)?);
-        let mut cache = self.regexes.lock().expect("regex cache lock");
-        if cache.len() >= REGEX_CACHE_ENTRIES {
-            cache.clear();
-        }
-        cache.insert(key, Arc::clone(&re));
+        let cost = re.memory_usage();
+        self.regexes
+            .lock()
+            .expect("regex cache lock")
+            .insert(key, (), Arc::clone(&re), cost);
         Ok(re)
+    }
+
+    /// Bytes of compiled regexes held by the regex cache.
+    pub fn regex_cache_bytes(&self) -> usize {
+        self.regexes.lock().expect("regex cache lock").bytes()
     }
 }
 
@@ -411,6 +416,26 @@ fn cached_parse<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_regex_cache_stays_within_its_byte_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(Roots::new([dir.path()]).unwrap());
+        let mut compiled = 0;
+        for i in 0..256 {
+            let re = ws.regex(&format!(r"\w{{40}}Q{i}"), false).unwrap();
+            compiled += re.memory_usage();
+            assert!(ws.regex_cache_bytes() <= REGEX_CACHE_BYTES);
+        }
+        assert!(
+            compiled > 4 * REGEX_CACHE_BYTES,
+            "{compiled} bytes compiled in all"
+        );
+        // The latest patterns are the ones kept.
+        let again = ws.regex(r"\w{40}Q255", false).unwrap();
+        assert!(ws.regex_cache_bytes() > REGEX_CACHE_BYTES / 2);
+        drop(again);
+    }
 
     #[test]
     fn a_changed_file_is_reindexed_and_a_grown_one_extended() {

@@ -372,3 +372,10 @@ pub fn view(tool: &str, r: &CallToolResult) -> serde_json::Value {
         _ => r.structured_content.clone().unwrap_or_default(),
     }
 }
+
+/// A `kB` field of `/proc/PID/status` (`RssAnon`, `VmHWM`).
+pub fn proc_kb(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 
-use crate::common::{Fixture, Server, text_of};
+use crate::common::{Fixture, Server, proc_kb, text_of};
 
 /// A call: tool name and arguments.
 type Call = (&'static str, Value);
@@ -48,11 +48,6 @@ fn normalize(text: &str) -> String {
 }
 
 /// Kilobytes of a `/proc/PID/status` field (VmRSS, VmHWM).
-fn proc_kb(pid: u32, field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
 
 struct Figures {
     wall: Duration,

@@ -2,6 +2,7 @@
 //! client) and the command line. Nothing here calls the engine directly.
 
 mod bad_input;
+mod bounded;
 mod cli;
 mod common;
 mod doc_read;
