@@ -47,8 +47,6 @@ fn normalize(text: &str) -> String {
     }
 }
 
-/// Kilobytes of a `/proc/PID/status` field (VmRSS, VmHWM).
-
 struct Figures {
     wall: Duration,
     p50: Duration,
