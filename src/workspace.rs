@@ -31,6 +31,9 @@ pub const DEFAULT_OUTLINE_BUDGET: usize = 256 * 1024 * 1024;
 /// room for the response's other fields.
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 80_000;
 
+/// Default deadline of one search in a server.
+pub const DEFAULT_SEARCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Default byte budget of the file-content cache (0 in the command line).
 pub const DEFAULT_CONTENT_BUDGET: usize = 0;
 
@@ -51,6 +54,9 @@ pub struct Limits {
     /// Whole-file reads of JSON/YAML files above this size are refused unless the caller
     /// passes `large_file_passthrough`.
     pub large_structured_file: u64,
+    /// How long one search may run before it is stopped (a front-end's deadline; `None`:
+    /// no deadline).
+    pub search_timeout: Option<std::time::Duration>,
 }
 
 impl Default for Limits {
@@ -58,6 +64,7 @@ impl Default for Limits {
         Limits {
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             large_structured_file: 256 * 1024,
+            search_timeout: Some(DEFAULT_SEARCH_TIMEOUT),
         }
     }
 }
@@ -94,6 +101,12 @@ impl WorkspaceBuilder {
     /// Files at least this large are memory-mapped; smaller ones are read.
     pub fn mmap_threshold(&mut self, bytes: u64) -> &mut WorkspaceBuilder {
         self.source.mmap_threshold = bytes;
+        self
+    }
+
+    /// How long one search may run (`None`: as long as it takes).
+    pub fn search_timeout(&mut self, limit: Option<std::time::Duration>) -> &mut WorkspaceBuilder {
+        self.limits.search_timeout = limit;
         self
     }
 

@@ -9,6 +9,7 @@ mod read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -66,6 +67,10 @@ pub struct ServeArgs {
     /// the code structure cache (file_read).
     #[arg(long, default_value_t = crate::workspace::DEFAULT_OUTLINE_BUDGET)]
     pub outline_cache_bytes: usize,
+    /// Seconds one search may run before it is stopped with an error that says how to narrow
+    /// it; 0: no limit.
+    #[arg(long, default_value_t = crate::workspace::DEFAULT_SEARCH_TIMEOUT.as_secs())]
+    pub search_timeout: u64,
     /// Let doc_replace write files (atomically, and only when the caller's hash matches).
     /// Without it the server never writes.
     #[arg(long)]
@@ -103,6 +108,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .content_budget(args.content_cache_bytes)
         .outline_budget(args.outline_cache_bytes)
         .allow_write(args.allow_write)
+        .search_timeout((args.search_timeout > 0).then(|| Duration::from_secs(args.search_timeout)))
         .build(roots);
     eprintln!(
         "mapgrep {}: serving MCP on stdio for {} ({})",
@@ -118,6 +124,10 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(crate::mcp::serve_stdio(Arc::new(ws)))?;
+    let served = runtime.block_on(crate::mcp::serve_stdio(Arc::new(ws)));
+    // The client is gone: leave at once, even if a search is still running on a blocking
+    // thread (its answer has no one to go to).
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    served?;
     Ok(ExitCode::SUCCESS)
 }

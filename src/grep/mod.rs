@@ -115,6 +115,8 @@ pub struct GrepReport {
     pub next_cursor: Option<Cursor>,
     /// The search was cancelled before it finished; the results are partial.
     pub cancelled: bool,
+    /// It was cancelled because it ran past its deadline ([`Progress::time_out`]).
+    pub timed_out: bool,
 }
 
 /// Progress and cancellation shared with a caller on another thread.
@@ -124,11 +126,19 @@ pub struct Progress {
     /// Files the search will look at, once known (0: not known yet).
     pub files_total: AtomicU64,
     pub cancelled: AtomicBool,
+    /// Set with `cancelled` when the search ran out of time.
+    pub timed_out: AtomicBool,
 }
 
 impl Progress {
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    /// Stops the search because it ran past its deadline.
+    pub fn time_out(&self) {
+        self.timed_out.store(true, Ordering::Relaxed);
+        self.cancel();
     }
 
     fn is_cancelled(&self) -> bool {
@@ -195,6 +205,7 @@ pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<Grep
     let mut report = collector.finish();
     stats.fill(&mut report);
     report.cancelled = progress.is_cancelled();
+    report.timed_out = progress.timed_out.load(Ordering::Relaxed);
     Ok(report)
 }
 

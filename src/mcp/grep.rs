@@ -84,29 +84,54 @@ impl MapgrepServer {
         };
         let progress = Arc::new(Progress::default());
         let worker = Arc::clone(&progress);
+        let counter = Arc::clone(&progress);
+        let deadline = self.workspace().limits().search_timeout;
+        let provided = q.provided();
         let report = with_progress(
             &context,
             progress,
+            deadline,
             self.blocking(move |ws| {
                 let mut report = grep::search(ws, &q, &worker)?;
                 crate::annotate::annotate(ws, &mut report, default_sections);
                 Ok::<_, GrepError>(report)
             }),
         )
-        .await?;
+        .await;
+        let limit = deadline.unwrap_or_default();
         let answer = match report {
-            Ok(r) if r.cancelled => {
-                return Err(ErrorData::internal_error(
-                    "grep_content was cancelled",
-                    None,
-                ));
-            }
-            Ok(r) => render(r, self.workspace().limits().max_output_bytes, list_skipped),
-            Err(GrepError::Param(e)) => Answer::param_error(e),
-            Err(GrepError::File(e)) => Answer::error(e.to_string()),
+            // Still searching past the grace: answered now, from the progress counters.
+            None => timed_out(
+                counter
+                    .files_searched
+                    .load(std::sync::atomic::Ordering::Relaxed),
+                &provided,
+                limit,
+            ),
+            Some(r) => match r? {
+                Ok(r) if r.timed_out => timed_out(r.files_searched, &provided, limit),
+                Ok(r) if r.cancelled => {
+                    return Err(ErrorData::internal_error(
+                        "grep_content was cancelled",
+                        None,
+                    ));
+                }
+                Ok(r) => render(r, self.workspace().limits().max_output_bytes, list_skipped),
+                Err(GrepError::Param(e)) => Answer::param_error(e),
+                Err(GrepError::File(e)) => Answer::error(e.to_string()),
+            },
         };
         Ok(answer.into())
     }
+}
+
+/// The error of a search stopped at the server's deadline.
+fn timed_out(files_searched: u64, provided: &str, limit: std::time::Duration) -> Answer {
+    Answer::error(format!(
+        "Error: Search timed out\n\nYou provided: {provided}\nProblem: The search ran past the server's time limit of {} s (--search-timeout) and was stopped after {} had been searched; its matches are not shown, being incomplete.\nFix: Narrow the search: a more specific pattern (a literal word, fewer repetitions such as \\w{{n}} or nested {{n}}, fewer .*), a search_path or a glob.",
+        limit.as_secs(),
+        plural(files_searched, "file"),
+    ))
 }
 
 /// The `next_cursor` field of a cut result.

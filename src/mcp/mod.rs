@@ -10,6 +10,7 @@ mod grep;
 mod params;
 mod read;
 pub mod schema;
+pub mod transport;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -110,13 +111,16 @@ impl MapgrepServer {
 
 /// Runs `work` (a search counting into `progress`), reporting the count every 100 ms when
 /// the client sent a progress token (values strictly increase: an unchanged count is not sent
-/// again; the total once the file list is known) and turning the client's cancellation into
-/// `progress.cancel()`.
+/// again; the total once the file list is known), turning the client's cancellation into
+/// `progress.cancel()` and stopping the search at `deadline` (`progress.time_out()`). `None`
+/// when the search did not stop within [`DEADLINE_GRACE`] of its deadline: the call is
+/// answered anyway and the search left to stop at its next check.
 async fn with_progress<T>(
     context: &RequestContext<RoleServer>,
     progress: Arc<Progress>,
+    deadline: Option<Duration>,
     work: impl Future<Output = T>,
-) -> T {
+) -> Option<T> {
     let token = context.meta.get_progress_token();
     let peer = context.peer.clone();
     let ct = context.ct.clone();
@@ -124,10 +128,21 @@ async fn with_progress<T>(
         let mut tick = tokio::time::interval(Duration::from_millis(100));
         tick.tick().await;
         let mut sent = 0;
+        let expire = async {
+            match deadline {
+                Some(d) => tokio::time::sleep(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(expire);
         loop {
             tokio::select! {
                 _ = ct.cancelled() => {
                     progress.cancel();
+                    break;
+                }
+                _ = &mut expire => {
+                    progress.time_out();
                     break;
                 }
                 _ = tick.tick() => {
@@ -143,10 +158,17 @@ async fn with_progress<T>(
             }
         }
     });
-    let out = work.await;
+    let out = match deadline {
+        Some(d) => tokio::time::timeout(d + DEADLINE_GRACE, work).await.ok(),
+        None => Some(work.await),
+    };
     reporter.abort();
     out
 }
+
+/// How long a search that ran out of time may take to stop before its call is answered
+/// without it.
+const DEADLINE_GRACE: Duration = Duration::from_millis(500);
 
 impl ServerHandler for MapgrepServer {
     fn get_info(&self) -> ServerConfig {
@@ -193,10 +215,30 @@ impl ServerHandler for MapgrepServer {
     }
 }
 
-/// Serves `ws` over stdin/stdout until the client disconnects.
+/// Serves `ws` over stdin/stdout until the client closes its end. Calls still running
+/// then get a moment to answer; the caller should not wait for more ([`transport`] says when
+/// the input ended, rmcp alone would wait seconds for them).
 pub async fn serve_stdio(ws: Arc<Workspace>) -> anyhow::Result<()> {
     let server = MapgrepServer::new(ws);
-    let running = server.serve(rmcp::transport::stdio()).await?;
-    running.waiting().await?;
+    let io = transport::stdio();
+    let closed = Arc::clone(&io.closed);
+    let running = match server.serve((io.read, io.write)).await {
+        Ok(running) => running,
+        // The input ended before a client said hello: nothing to serve, nothing went wrong.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+            eprintln!("mapgrep: the input closed before an MCP client connected");
+            return Ok(());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    tokio::select! {
+        done = running.waiting() => {
+            done?;
+        }
+        _ = async {
+            closed.notified().await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        } => {}
+    }
     Ok(())
 }

@@ -66,3 +66,112 @@ async fn a_huge_automaton_is_refused_at_once() {
     }
     srv.shutdown().await;
 }
+
+/// Eight lines of a megabyte of `a`, and a pattern that never matches them but costs about a
+/// second per line.
+fn slow_fixture() -> (Fixture, &'static str) {
+    let fx = Fixture::new();
+    let line = "a".repeat(1 << 20) + "\n";
+    fx.write("a.txt", line.repeat(8));
+    (fx, "a{100}{100}b")
+}
+
+/// A search that runs past the server's deadline is stopped, and says so and what to do.
+#[tokio::test]
+async fn a_search_past_the_deadline_ends_with_a_clear_error() {
+    let (fx, slow) = slow_fixture();
+    let srv = fx
+        .serve_with(&["--search-timeout", "1", "--content-cache-bytes", "0"])
+        .await;
+    let t = Instant::now();
+    let r = srv
+        .call("grep_content", json!({"pattern": slow}))
+        .await
+        .expect("answer");
+    let took = t.elapsed();
+    let text = text_of(&r);
+    assert_eq!(r.is_error, Some(true), "{text}");
+    assert!(text.starts_with("Error: Search timed out\n"), "{text}");
+    assert!(
+        text.contains("time limit of 1 s (--search-timeout)"),
+        "{text}"
+    );
+    assert!(text.contains("\nFix: Narrow the search"), "{text}");
+    eprintln!("stopped after {took:?}");
+    assert!(took < Duration::from_secs(4), "{took:?}");
+    srv.shutdown().await;
+}
+
+/// When the client closes the server's input, the process is gone within a second, even
+/// while a search runs.
+#[test]
+fn the_server_exits_when_its_input_closes_mid_search() {
+    use std::io::{BufRead, Write};
+    use std::process::{Command, Stdio};
+    let (fx, slow) = slow_fixture();
+    let mut child = Command::new(crate::common::BIN)
+        .args(["serve", "--content-cache-bytes", "0"])
+        .arg(fx.base().join("repo"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let send = |stdin: &mut std::process::ChildStdin, v: serde_json::Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("\"id\":1"), "{line}");
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "grep_content", "arguments": {"pattern": slow}}}),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    drop(stdin);
+    let t = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(1),
+            "still running {:?} after the input closed",
+            t.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    eprintln!("gone {:?} after the input closed", t.elapsed());
+}
+
+/// `mapgrep serve` whose input ends before any client spoke exits 0.
+#[test]
+fn serve_on_a_closed_input_exits_zero() {
+    let fx = Fixture::new();
+    let out = std::process::Command::new(crate::common::BIN)
+        .arg("serve")
+        .arg(fx.base().join("repo"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{:?} {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

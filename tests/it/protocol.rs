@@ -242,9 +242,10 @@ async fn the_handshake_by_hand_and_a_good_call() {
 }
 
 #[tokio::test]
-async fn lines_that_are_not_json_are_ignored_and_the_server_keeps_serving() {
+async fn lines_that_are_not_json_get_a_parse_error_and_the_server_keeps_serving() {
     let fx = fixture();
     let mut raw = Raw::ready(&fx.root).await;
+    let deep = "[".repeat(10_000) + &"]".repeat(10_000);
     for line in [
         &b"this is not json"[..],
         b"{\"jsonrpc\":\"2.0\",\"id\":",
@@ -252,16 +253,21 @@ async fn lines_that_are_not_json_are_ignored_and_the_server_keeps_serving() {
         b"{\"jsonrpc\":\"2.0\",\"id\":58,\"method\":\"ping\"} {\"jsonrpc\":\"2.0\",\"id\":59,\"method\":\"ping\"}",
         b"\xff\xfe\x00garbage",
         b"'single quotes'",
-        b"   ",
-        b"",
+        deep.as_bytes(),
     ] {
-        // JSON-RPC 2.0 would answer -32700 (parse error, id null); rmcp answers nothing.
+        // JSON-RPC 2.0: -32700 (parse error), id null.
         let answered = raw.answers_to(line).await;
+        assert_eq!(answered.len(), 1, "{:?}", String::from_utf8_lossy(&line[..line.len().min(80)]));
+        assert!(answered[0]["id"].is_null(), "{answered:?}");
+        assert_eq!(error_code(&answered[0]), -32700, "{answered:?}");
         assert!(
-            answered.is_empty(),
-            "{:?}: {answered:?}",
-            String::from_utf8_lossy(line)
+            answered[0]["error"]["message"].as_str().unwrap().starts_with("Parse error: "),
+            "{answered:?}"
         );
+    }
+    // Blank lines are no messages: nothing to answer.
+    for line in [&b"   "[..], b""] {
+        assert!(raw.answers_to(line).await.is_empty());
     }
     raw.shutdown().await;
 }
@@ -498,11 +504,21 @@ async fn a_ten_megabyte_json_line_is_answered() {
     assert!(others.is_empty(), "{others:?}");
     assert_eq!(m["result"]["isError"], false);
     assert!(tool_text(&m).starts_with("File: ok.txt\nLines: 1-1 of 2\n---\nhello\n---\n"));
-    // Over rmcp's 16 MiB line limit: dropped without an answer, and the server goes on.
+    // Over the 16 MiB line limit: an invalid-request error that names the limit, and the
+    // server goes on.
     let id = raw.fresh_id();
     let line = padded_read(&json!(id), 17 << 20);
     let answered = raw.answers_to(line.as_bytes()).await;
-    assert!(answered.is_empty(), "{answered:?}");
+    assert_eq!(answered.len(), 1, "{answered:?}");
+    assert_eq!(error_code(&answered[0]), -32600, "{answered:?}");
+    let message = answered[0]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!(
+            "over the server's limit of {} bytes",
+            mapgrep::mcp::transport::MAX_LINE_BYTES
+        )),
+        "{message}"
+    );
     raw.shutdown().await;
 }
 
@@ -647,7 +663,10 @@ async fn a_burst_of_good_and_bad_lines_is_answered_by_id() {
                 );
                 expect.push((id, "good"));
             }
-            1 => lines.push("not json at all".into()),
+            1 => {
+                lines.push("not json at all".into());
+                expect.push((Value::Null, "-32700"));
+            }
             2 => {
                 lines.push(Raw::call_msg(&id, "no_such_tool", json!({})).to_string());
                 expect.push((id, "-32602"));
@@ -682,7 +701,13 @@ async fn a_burst_of_good_and_bad_lines_is_answered_by_id() {
     while answers.len() < expect.len() {
         answers.push(raw.recv().await);
     }
-    for (id, kind) in &expect {
+    // Each line not JSON: one parse error, without an id.
+    let parse_errors = answers.iter().filter(|m| m["id"].is_null()).count();
+    assert_eq!(
+        parse_errors,
+        expect.iter().filter(|(id, _)| id.is_null()).count()
+    );
+    for (id, kind) in expect.iter().filter(|(id, _)| !id.is_null()) {
         let m: Vec<&Value> = answers.iter().filter(|m| m["id"] == *id).collect();
         assert_eq!(m.len(), 1, "{id}: {answers:?}");
         let m = m[0];
