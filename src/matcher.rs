@@ -64,6 +64,61 @@ pub fn build_line_regex(
     }
 }
 
+/// Whether `pattern` can match inside a single line: false when every way it could match
+/// needs a literal newline (`foo\nbar`), which a line never contains. Syntax errors count as
+/// matching (the compiler reports them).
+pub fn can_match_within_a_line(pattern: &str, case_insensitive: bool) -> bool {
+    let Ok(hir) = regex_syntax::ParserBuilder::new()
+        .multi_line(true)
+        .crlf(true)
+        .case_insensitive(case_insensitive)
+        .build()
+        .parse(pattern)
+    else {
+        return true;
+    };
+    without_newline_literals(strip_newlines(hir))
+        .properties()
+        .minimum_len()
+        .is_some()
+}
+
+/// `hir` with every literal that holds a newline replaced by a match that always fails.
+fn without_newline_literals(hir: Hir) -> Hir {
+    match hir.kind() {
+        HirKind::Literal(l) if l.0.contains(&b'\n') => return Hir::fail(),
+        HirKind::Repetition(_) | HirKind::Capture(_) | HirKind::Concat(_) => {}
+        HirKind::Alternation(_) => {}
+        _ => return hir,
+    }
+    match hir.into_kind() {
+        HirKind::Repetition(mut r) => {
+            let sub = without_newline_literals(*r.sub);
+            // A repetition that may occur zero times still matches without its part.
+            if sub.properties().minimum_len().is_none() {
+                return if r.min == 0 {
+                    Hir::empty()
+                } else {
+                    Hir::fail()
+                };
+            }
+            r.sub = Box::new(sub);
+            Hir::repetition(r)
+        }
+        HirKind::Capture(mut c) => {
+            c.sub = Box::new(without_newline_literals(*c.sub));
+            Hir::capture(c)
+        }
+        HirKind::Concat(subs) => {
+            Hir::concat(subs.into_iter().map(without_newline_literals).collect())
+        }
+        HirKind::Alternation(subs) => {
+            Hir::alternation(subs.into_iter().map(without_newline_literals).collect())
+        }
+        _ => unreachable!("the kinds above"),
+    }
+}
+
 /// Removes `\n` from every class of `hir`, and makes its line anchors see `\n` only (see
 /// [`build_line_regex`]).
 fn strip_newlines(hir: Hir) -> Hir {
@@ -322,6 +377,16 @@ mod tests {
             .window(10)
             .stop_on(&stop);
         assert_eq!(it.next(), None);
+    }
+
+    #[test]
+    fn a_pattern_that_needs_a_newline_is_known() {
+        for p in [r"a\nb", r"\n", r"x(\n)+y", r"(?:a\n|b\n)", "a\nb"] {
+            assert!(!can_match_within_a_line(p, false), "{p}");
+        }
+        for p in ["a", r"a|\n", r"a\n?b", r"\s+", r"(?:\n)*x", "a(b"] {
+            assert!(can_match_within_a_line(p, false), "{p}");
+        }
     }
 
     #[test]

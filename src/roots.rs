@@ -76,7 +76,8 @@ impl Roots {
                 reason: "the path contains a NUL byte".into(),
             });
         }
-        let given = Path::new(path);
+        let spelled = spelled_path(path)?;
+        let given = Path::new(spelled.as_ref());
         let joined = if given.is_absolute() {
             given.to_path_buf()
         } else {
@@ -94,6 +95,67 @@ impl Roots {
     }
 }
 
+/// A path as callers write it, read as a filesystem path: a `file://` URI (percent-encoded
+/// bytes decoded, `file://localhost/` accepted) and a leading `~` (the home directory) are
+/// understood; other URI schemes are refused with a word that they are not supported.
+pub fn spelled_path(path: &str) -> Result<std::borrow::Cow<'_, str>> {
+    let invalid = |reason: &str| Error::InvalidPath {
+        path: path.into(),
+        reason: reason.into(),
+    };
+    if let Some(rest) = path
+        .strip_prefix("file://localhost/")
+        .map(|r| ("/", r))
+        .or_else(|| path.strip_prefix("file:///").map(|r| ("/", r)))
+    {
+        let decoded = percent_decode(rest.1)
+            .ok_or_else(|| invalid("a file:// URI with a malformed %-escape or non-UTF-8 bytes"))?;
+        return Ok(format!("{}{decoded}", rest.0).into());
+    }
+    if path.starts_with("file://") {
+        return Err(invalid(
+            "a file:// URI must name a local absolute path (file:///path or file://localhost/path)",
+        ));
+    }
+    if let Some((scheme, _)) = path.split_once("://")
+        && !scheme.is_empty()
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+    {
+        return Err(invalid(
+            "only local paths and file:// URIs are supported; pass a path relative to the first root or absolute",
+        ));
+    }
+    if path == "~" || path.starts_with("~/") {
+        let home = std::env::var_os("HOME")
+            .ok_or_else(|| invalid("'~' is the home directory, but HOME is not set"))?;
+        let home = home
+            .into_string()
+            .map_err(|_| invalid("'~' is the home directory, whose name is not UTF-8"))?;
+        return Ok(format!("{home}{}", &path[1..]).into());
+    }
+    Ok(path.into())
+}
+
+/// `s` with `%XX` escapes decoded, if they are well formed and the result is UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 /// Canonicalizes `path`; if it does not exist, canonicalizes its deepest existing ancestor and
 /// appends the rest lexically (refusing `..` in the missing part, which cannot be resolved).
 fn canonicalize_lenient(path: &Path) -> Result<PathBuf> {
@@ -109,6 +171,17 @@ fn canonicalize_lenient(path: &Path) -> Result<PathBuf> {
                 let rest = path
                     .strip_prefix(ancestor)
                     .expect("an ancestor is a prefix");
+                // The first missing name may be a symlink whose target is missing: say so (its
+                // target may lie outside the roots), rather than "not found".
+                if let Some(first) = rest.components().next()
+                    && std::fs::symlink_metadata(base.join(first))
+                        .is_ok_and(|m| m.file_type().is_symlink())
+                {
+                    return Err(Error::io(
+                        path,
+                        std::io::Error::from_raw_os_error(libc::ELOOP),
+                    ));
+                }
                 if rest
                     .components()
                     .any(|c| !matches!(c, Component::Normal(_)))
@@ -132,6 +205,52 @@ fn canonicalize_lenient(path: &Path) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_uris_and_home_are_spelled_as_paths() {
+        assert_eq!(spelled_path("file:///tmp/a%20b.md").unwrap(), "/tmp/a b.md");
+        assert_eq!(
+            spelled_path("file://localhost/x/%E9%AA%8C.md").unwrap(),
+            "/x/验.md"
+        );
+        assert_eq!(spelled_path("src/a.rs").unwrap(), "src/a.rs");
+        let home = std::env::var("HOME").unwrap();
+        assert_eq!(
+            spelled_path("~/notes.md").unwrap(),
+            format!("{home}/notes.md")
+        );
+        assert_eq!(spelled_path("~").unwrap(), home);
+        assert_eq!(spelled_path("~user/x").unwrap(), "~user/x");
+        for bad in [
+            "file://host/x",
+            "https://example.org/a",
+            "file:///a%zz",
+            "file:///%ff",
+        ] {
+            assert!(
+                matches!(spelled_path(bad), Err(Error::InvalidPath { .. })),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_dangling_symlink_is_called_a_symlink_not_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside/gone"), root.join("link")).unwrap();
+        let roots = Roots::new([&root]).unwrap();
+        for p in ["link", "link/below.txt"] {
+            match roots.resolve(p) {
+                Err(Error::InvalidPath { reason, .. }) => {
+                    assert!(reason.contains("dangling"), "{reason}")
+                }
+                other => panic!("{p}: {other:?}"),
+            }
+        }
+        assert!(roots.resolve("missing.txt").is_ok());
+    }
 
     #[test]
     fn sibling_prefix_is_outside() {

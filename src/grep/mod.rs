@@ -265,6 +265,9 @@ fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {
     let re = ws
         .regex(&pattern, q.case_insensitive)
         .map_err(|e| GrepError::Param(q.regex_error("pattern", &q.pattern, &e)))?;
+    if !crate::matcher::can_match_within_a_line(&pattern, q.case_insensitive) {
+        return Err(GrepError::Param(q.multiline_error()));
+    }
     let mut hints = Vec::new();
     for p in q.section_patterns() {
         if p.is_empty() {

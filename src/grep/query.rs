@@ -178,6 +178,18 @@ impl GrepQuery {
         }
     }
 
+    /// The pattern can only match across a line break: a search line by line never finds it.
+    pub(super) fn multiline_error(&self) -> ParamError {
+        self.error(
+            "Pattern needs a line break",
+            format!(
+                "'{}' can only match text that contains a newline, but the search matches within single lines: it would never match.",
+                self.pattern.escape_debug()
+            ),
+            "Search for one line of it (^ and $ match at line starts and ends), then read the lines around the match.",
+        )
+    }
+
     pub(super) fn glob_error(&self, glob: &str, e: &str) -> ParamError {
         self.error(
             "Invalid glob",

@@ -63,6 +63,9 @@ pub struct GrepContentParams {
 
 const MAX_RESULTS_LIMIT: u32 = 10_000;
 
+/// The most context lines shown on each side of a match.
+const MAX_CONTEXT_LINES: u32 = 100;
+
 #[tool_router(router = grep_router, vis = "pub(super)")]
 impl MapgrepServer {
     #[tool(
@@ -78,7 +81,7 @@ impl MapgrepServer {
     ) -> Result<CallToolResult, ErrorData> {
         let list_skipped = p.list_skipped;
         let default_sections = p.section_patterns.is_none();
-        let q = match query(p) {
+        let (q, notes) = match query(p) {
             Ok(q) => q,
             Err(e) => return Ok(Answer::param_error(e).into()),
         };
@@ -116,7 +119,12 @@ impl MapgrepServer {
                         None,
                     ));
                 }
-                Ok(r) => render(r, self.workspace().limits().max_output_bytes, list_skipped),
+                Ok(r) => render(
+                    r,
+                    self.workspace().limits().max_output_bytes,
+                    list_skipped,
+                    &notes,
+                ),
                 Err(GrepError::Param(e)) => Answer::param_error(e),
                 Err(GrepError::File(e)) => Answer::error(e.to_string()),
             },
@@ -137,19 +145,35 @@ fn timed_out(files_searched: u64, provided: &str, limit: std::time::Duration) ->
 /// The `next_cursor` field of a cut result.
 const NEXT_CURSOR: (&str, &str, &str) = ("next_cursor", "string", "Pass as cursor to continue");
 
-/// The engine query of a call's parameters, or the error for a cursor that is not one.
-fn query(p: GrepContentParams) -> Result<GrepQuery, ParamError> {
+/// The engine query of a call's parameters (with a note for each value brought into its
+/// range), or the error for a cursor that is not one.
+fn query(p: GrepContentParams) -> Result<(GrepQuery, Vec<String>), ParamError> {
+    let mut notes = Vec::new();
     let mut q = GrepQuery::new(p.pattern);
     q.search_paths = p.search_path.into_iter().collect();
     q.case_insensitive = p.case_insensitive;
-    let ctx = p.context_lines.unwrap_or(0).min(100) as usize;
+    let asked = p.context_lines.unwrap_or(0);
+    let ctx = asked.min(MAX_CONTEXT_LINES);
+    if ctx != asked {
+        notes.push(format!(
+            "Note: context_lines={asked} is over {MAX_CONTEXT_LINES}; {ctx} lines of context are shown."
+        ));
+    }
+    let ctx = ctx as usize;
     q.before_context = ctx;
     q.after_context = ctx;
     q.section_patterns = p.section_patterns;
     q.globs = p.glob.unwrap_or_default();
     q.fixed_strings = p.fixed_strings;
     q.word = p.word;
-    q.max_results = p.max_results.unwrap_or(100).clamp(1, MAX_RESULTS_LIMIT) as usize;
+    let asked = p.max_results.unwrap_or(100);
+    let max = asked.clamp(1, MAX_RESULTS_LIMIT);
+    if max != asked {
+        notes.push(format!(
+            "Note: max_results={asked} is outside 1-{MAX_RESULTS_LIMIT}; {max} was used."
+        ));
+    }
+    q.max_results = max as usize;
     q.include_ignored = p.include_ignored;
     q.include_hidden = p.include_hidden;
     q.max_filesize = p.max_filesize;
@@ -163,12 +187,12 @@ fn query(p: GrepContentParams) -> Result<GrepQuery, ParamError> {
             )
         })?);
     }
-    Ok(q)
+    Ok((q, notes))
 }
 
 /// Renders a report as spec/000's text blocks within `budget` bytes (a cut moves the cursor
 /// back to the first match not shown).
-fn render(report: GrepReport, budget: usize, list_skipped: bool) -> Answer {
+fn render(report: GrepReport, budget: usize, list_skipped: bool, notes: &[String]) -> Answer {
     let mut text = String::new();
     let mut shown = 0u64;
     let mut paths: Vec<&str> = Vec::new();
@@ -302,6 +326,10 @@ fn render(report: GrepReport, budget: usize, list_skipped: bool) -> Answer {
             "Results cut at {why}. More matches follow: call grep_content again with the same arguments and cursor: \"{}\".",
             c.encode()
         );
+    }
+    for n in notes {
+        text.push_str(n);
+        text.push('\n');
     }
     Answer::ok(text)
         .field("next_cursor", truncated.then(|| next.map(|c| c.encode())))

@@ -197,7 +197,9 @@ fn read_batch(ws: &Workspace, params: ReadFilesParams) -> Answer {
 /// spec/002's checks of `read_text_file`'s parameters: the path, first line and line limit.
 fn page_params(p: ReadTextFileParams) -> Result<(String, u64, Option<u64>), ErrorData> {
     let ReadTextFileParams { path, line, limit } = p;
-    if !Path::new(&path).is_absolute() {
+    let spelled = crate::roots::spelled_path(&path)
+        .map_err(|e| rpc_error(-32600, format!("Invalid path: {path}: {e}")))?;
+    if !Path::new(spelled.as_ref()).is_absolute() {
         return Err(rpc_error(-32600, format!("Path must be absolute: {path}")));
     }
     if let Some(l) = line

@@ -228,10 +228,15 @@ pub fn read(ws: &Workspace, req: &ReadRequest, budget: usize) -> Result<Excerpt,
     // Compile the pattern before touching the file: a bad regex is the caller's error
     // whatever the file.
     let regex = match &mode {
-        ReadMode::ToNext { pattern, .. } => Some(
-            ws.regex(pattern, false)
-                .map_err(|e| ReadError::Param(params::invalid_regex(req, pattern, &e)))?,
-        ),
+        ReadMode::ToNext { pattern, .. } => {
+            let re = ws
+                .regex(pattern, false)
+                .map_err(|e| ReadError::Param(params::invalid_regex(req, pattern, &e)))?;
+            if !crate::matcher::can_match_within_a_line(pattern, false) {
+                return Err(ReadError::Param(params::multiline_pattern(req, pattern)));
+            }
+            Some(re)
+        }
         _ => None,
     };
     let open = ws.open(&req.path)?;

@@ -2125,3 +2125,121 @@ async fn permission_denied_files_for_an_unprivileged_server() {
     let _ = tokio::time::timeout(TIMEOUT, client.cancel()).await;
     unlock(&fx);
 }
+
+// ---- values brought into range, URIs, `~`, patterns that need a newline, dangling links ----
+
+#[tokio::test]
+async fn clamped_values_are_said() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "needle", "max_results": 0}),
+    )
+    .await;
+    assert!(
+        a.text
+            .contains("\nNote: max_results=0 is outside 1-10000; 1 was used.\n"),
+        "{}",
+        a.text
+    );
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "needle a", "context_lines": u32::MAX}),
+    )
+    .await;
+    assert!(
+        a.text.contains(
+            "\nNote: context_lines=4294967295 is over 100; 100 lines of context are shown.\n"
+        ),
+        "{}",
+        a.text
+    );
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_pattern_that_needs_a_newline_is_refused_with_the_reason() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    for pattern in ["\n", r"needle\na", "a\nb"] {
+        let e = layout_err(&srv, "grep_content", json!({"pattern": pattern})).await;
+        assert_eq!(e.short, "Pattern needs a line break", "{pattern:?}");
+        assert!(e.problem.contains("would never match"), "{e:?}");
+    }
+    let e = layout_err(
+        &srv,
+        "read_files",
+        json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": r"x\ny"}]}),
+    )
+    .await;
+    assert_eq!(e.short, "Pattern needs a line break");
+    // A newline that is optional, or one alternative among others, is fine.
+    ok(&srv, "grep_content", json!({"pattern": r"needle\n?"})).await;
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn file_uris_and_home_paths_are_understood_and_other_schemes_named() {
+    let fx = base_fixture();
+    let srv = fx.serve().await;
+    let abs = fx.abs("a.md");
+    let uri = format!("file://{}", abs.replace(' ', "%20"));
+    let a = ok(
+        &srv,
+        "read_files",
+        json!({"files": [{"path": uri, "head": 1}]}),
+    )
+    .await;
+    assert!(a.text.contains("\n---\n# A\n---\n"), "{}", a.text);
+    let a = ok(
+        &srv,
+        "grep_content",
+        json!({"pattern": "needle", "search_path": uri}),
+    )
+    .await;
+    assert!(a.text.contains(", Line: 2"), "{}", a.text);
+    let r = srv
+        .read_text_file(json!({"path": uri, "limit": 1}))
+        .await
+        .expect("read_text_file");
+    assert_eq!(text_of(&r).lines().next(), Some("# A"));
+    let e = layout_err(
+        &srv,
+        "read_files",
+        json!({"files": [{"path": "https://example.org/a.md"}]}),
+    )
+    .await;
+    assert!(
+        e.problem.contains("only local paths and file:// URIs"),
+        "{e:?}"
+    );
+    // `~` is the home directory: outside this root, so refused as such (not "not found").
+    let e = layout_err(&srv, "read_files", json!({"files": [{"path": "~/a.md"}]})).await;
+    assert_eq!(e.short, "Path outside the allowed roots", "{e:?}");
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_dangling_symlink_to_outside_is_the_same_error_in_every_tool() {
+    let fx = base_fixture();
+    std::os::unix::fs::symlink(fx.base().join("gone/secret.md"), fx.root.join("link.md")).unwrap();
+    let srv = fx.serve().await;
+    let from_read = layout_err(&srv, "read_files", json!({"files": [{"path": "link.md"}]})).await;
+    let from_grep = layout_err(
+        &srv,
+        "grep_content",
+        json!({"pattern": "x", "search_path": "link.md"}),
+    )
+    .await;
+    // The same reason in both, each under its own tool's heading.
+    for e in [&from_read, &from_grep] {
+        assert!(
+            e.problem.contains("a symbolic link that does not lead to a file inside the roots (a loop, a dangling link"),
+            "{e:?}"
+        );
+    }
+    srv.shutdown().await;
+}
