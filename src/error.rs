@@ -19,6 +19,9 @@ pub enum Error {
     OutsideRoots { path: PathBuf, roots: String },
     #[error("invalid path {path:?}: {reason}")]
     InvalidPath { path: String, reason: String },
+    /// A file that is read as lines but not parsed (too large, or not text of its kind).
+    #[error("{} is not parsed: {reason}", path.display())]
+    Unparsable { path: PathBuf, reason: String },
     #[error("no allowed roots are configured; refusing every path")]
     NoRoots,
     #[error("file changed while it was being read, retry: {}", path.display())]

@@ -34,6 +34,10 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 80_000;
 /// Default deadline of one search in a server.
 pub const DEFAULT_SEARCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
+/// The largest markdown document an outline is built for (the doc tools refuse larger ones,
+/// which stay readable by lines).
+pub const MAX_OUTLINE_BYTES: usize = 256 * 1024 * 1024;
+
 /// Default byte budget of the file-content cache (0 in the command line).
 pub const DEFAULT_CONTENT_BUDGET: usize = 0;
 
@@ -265,6 +269,22 @@ impl Workspace {
     /// file is parsed again; files changed within the racy window are not cached).
     /// `Err(Changed)` if a mapped file was rewritten while it was parsed.
     pub fn outline(&self, source: &Source) -> Result<Arc<Outline>, Error> {
+        // Refused before a byte is copied: the parse keeps a reduced copy of the document.
+        let unparsable = |reason: String| Error::Unparsable {
+            path: source.path().to_path_buf(),
+            reason,
+        };
+        let len = source.id().len;
+        if len > MAX_OUTLINE_BYTES as u64 {
+            return Err(unparsable(format!(
+                "the document is {len} bytes, over the {MAX_OUTLINE_BYTES} bytes an outline is built for"
+            )));
+        }
+        if let Some(at) = memchr::memchr(0, source.bytes()) {
+            return Err(unparsable(format!(
+                "it holds NUL bytes (the first at byte {at}), which a markdown document does not"
+            )));
+        }
         let outline = cached_parse(&self.outlines, source, |bytes| {
             let outline = Outline::build(bytes);
             let cost = outline.heap_bytes();

@@ -286,7 +286,9 @@ fn file_rpc_error(e: &Error, path: &str) -> ErrorData {
         Error::InvalidPath { reason, .. } => {
             rpc_error(-32600, format!("Invalid path: {path}: {reason}"))
         }
-        Error::Changed { .. } | Error::Io { .. } => ErrorData::internal_error(e.to_string(), None),
+        Error::Changed { .. } | Error::Io { .. } | Error::Unparsable { .. } => {
+            ErrorData::internal_error(e.to_string(), None)
+        }
     }
 }
 

@@ -136,6 +136,10 @@ pub fn file_error_layout(e: &Error, provided: &str) -> ParamError {
             "Use a path inside the roots the server was started with (relative paths resolve against the first root).",
         ),
         Error::InvalidPath { .. } => ("Invalid path", "Give a plain file path."),
+        Error::Unparsable { .. } => (
+            "File not parsed",
+            "Read it by lines (head, tail, start_line/end_line) or search it instead.",
+        ),
         Error::Changed { .. } => ("File changed during read", "Retry the read."),
         Error::Io { .. } => ("Read failed", "Retry; if it persists, check the file."),
     };

@@ -175,3 +175,83 @@ fn serve_on_a_closed_input_exits_zero() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Markdown text followed by a gigabyte of NUL bytes (a sparse file: nothing on disk). The
+/// doc tools refuse it before copying anything, the other tools read it within bounds: the
+/// server's heap stays under 64 MB through every tool.
+#[tokio::test]
+async fn text_then_a_gigabyte_of_nul_keeps_every_tool_small() {
+    let fx = Fixture::new();
+    let mut text = String::from("# Title\n\n## Part\n\n");
+    while text.len() < 70 * 1024 {
+        text.push_str("some words of the document, needle, and more words\n");
+    }
+    let path = fx.write("big.md", &text);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(text.len() as u64 + (1 << 30))
+        .unwrap();
+    let srv = fx.serve_with(&["--content-cache-bytes", "0"]).await;
+    let pid = srv.pid().expect("pid");
+    let before = proc_kb(pid, "RssAnon").unwrap();
+    let mut peak = before;
+    let calls = [
+        ("doc_toc", json!({"path": "big.md"})),
+        ("doc_find", json!({"path": "big.md", "pattern": "*Part*"})),
+        ("doc_read", json!({"path": "big.md", "section": "part"})),
+        (
+            "file_read",
+            json!({"file": "big.md", "startLine": 1, "endLine": 3}),
+        ),
+        (
+            "read_files",
+            json!({"files": [{"path": "big.md", "head": 3}]}),
+        ),
+        (
+            "grep_content",
+            json!({"pattern": "needle", "max_results": 3}),
+        ),
+    ];
+    for (tool, args) in calls {
+        let t = Instant::now();
+        let r = srv.call(tool, args.clone()).await.expect("answer");
+        let text = text_of(&r);
+        let kb = proc_kb(pid, "RssAnon").unwrap();
+        peak = peak.max(kb);
+        eprintln!(
+            "{tool}: {:?}, heap {kb} kB: {}",
+            t.elapsed(),
+            text.lines().next().unwrap_or("")
+        );
+        if tool.starts_with("doc_") {
+            assert_eq!(r.is_error, Some(true), "{tool}: {text}");
+            assert!(
+                text.starts_with("Error: File not parsed\n"),
+                "{tool}: {text}"
+            );
+        } else {
+            assert_ne!(r.is_error, Some(true), "{tool}: {text}");
+        }
+    }
+    assert!(
+        peak - before < 64 * 1024,
+        "heap grew by {} kB",
+        peak - before
+    );
+    // Under the size limit, NUL bytes alone refuse the parse, and say so.
+    let mut small = text.clone().into_bytes();
+    small.extend(std::iter::repeat_n(0u8, 1 << 20));
+    fx.write("nul.md", small);
+    let r = srv
+        .call("doc_toc", json!({"path": "nul.md"}))
+        .await
+        .expect("answer");
+    assert!(
+        text_of(&r).contains("holds NUL bytes (the first at byte"),
+        "{}",
+        text_of(&r)
+    );
+    srv.shutdown().await;
+}
