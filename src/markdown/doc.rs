@@ -504,13 +504,21 @@ pub struct ReplaceRequest {
 /// A refused edit. The file is unchanged.
 #[derive(Debug)]
 pub enum ReplaceError {
+    /// The server was started without `--allow-write`.
     ReadOnly,
     File(Error),
     Section(SectionError),
-    Stale { current: String },
+    Stale {
+        current: String,
+    },
     Encoding(&'static str),
     Outline(String),
     Changed,
+    /// `content` holds a carriage return not followed by a line feed, on this line of it
+    /// (lines counted by `\n`).
+    LoneCr {
+        line: u64,
+    },
 }
 
 impl ReplaceError {
@@ -549,6 +557,13 @@ impl ReplaceError {
                 "Another process changed the file while the edit was prepared; nothing was written.".into(),
                 "Read the section again with doc_read and retry.",
             ),
+            ReplaceError::LoneCr { line } => e(
+                "Lone carriage return in content",
+                format!(
+                    "The content has a carriage return (\\r) not followed by a line feed (\\n) on its line {line}. CommonMark reads a lone \\r as a line ending, mapgrep's outline does not, so the headings the edit would make cannot be checked; nothing was written."
+                ),
+                "Use \\n or \\r\\n line endings in content (the file's own line endings are applied when it is written).",
+            ),
         }
     }
 }
@@ -578,12 +593,23 @@ pub struct Replaced {
     pub new_len: usize,
 }
 
+/// The line (1-based, counted by `\n`) of the first carriage return in `content` that no line
+/// feed follows.
+fn lone_cr_line(content: &str) -> Option<u64> {
+    let bytes = content.as_bytes();
+    let at = memchr::memchr_iter(b'\r', bytes).find(|&i| bytes.get(i + 1) != Some(&b'\n'))?;
+    Some(memchr::memchr_iter(b'\n', &bytes[..at]).count() as u64 + 1)
+}
+
 /// Replaces one section of the markdown file at `path` (see [`ReplaceRequest`]): only with
 /// `--allow-write`, only if the section's hash is still `expected_hash`, only if the new
-/// document's other sections are unchanged; written atomically.
+/// document's outline is the old one with only the section changed; written atomically.
 pub fn replace(ws: &Workspace, path: &str, req: &ReplaceRequest) -> Result<Replaced, ReplaceError> {
     if !ws.allows_write() {
         return Err(ReplaceError::ReadOnly);
+    }
+    if let Some(line) = lone_cr_line(&req.content) {
+        return Err(ReplaceError::LoneCr { line });
     }
     let doc = Document::open(ws, path)?;
     match doc.source().encoding() {
@@ -613,6 +639,7 @@ pub fn replace(ws: &Workspace, path: &str, req: &ReplaceRequest) -> Result<Repla
         range.clone(),
         range.start + new_text.len(),
         section,
+        req.allow_outline_change,
     )?;
     let edited = &new_outline.sections()[new_id];
     let old_len = bytes.len();
@@ -658,28 +685,12 @@ fn new_section_text(
 ) -> Result<Vec<u8>, ReplaceError> {
     let eol: &str = if uses_crlf(bytes) { "\r\n" } else { "\n" };
     let content = req.content.replace("\r\n", "\n");
-    let content_outline = Outline::build(content.as_bytes());
-    let starts_with_heading = content_outline
+    // Whether the content brings its own heading. Only that is read from the content alone:
+    // the headings it makes are checked in the new document (see [`check_outline`]).
+    let starts_with_heading = Outline::build(content.as_bytes())
         .sections()
         .first()
         .is_some_and(|h| h.line_start == 1);
-    if !req.allow_outline_change {
-        for h in content_outline.sections() {
-            let own = h.line_start == 1;
-            if own && h.level != section.level {
-                return Err(ReplaceError::Outline(format!(
-                    "The content's heading {:?} is level {}, the section's is level {}.",
-                    h.title, h.level, section.level
-                )));
-            }
-            if !own && h.level <= section.level {
-                return Err(ReplaceError::Outline(format!(
-                    "The content has a level-{} heading {:?} at its line {}: at or above the section's level {}, it would end this section and start a new one.",
-                    h.level, h.title, h.line_start, section.level
-                )));
-            }
-        }
-    }
     let mut text = String::new();
     if !starts_with_heading {
         // Keep the heading (and the blank line after it, if there was one).
@@ -731,9 +742,14 @@ fn line_end_offset(bytes: &[u8], start: usize, lines: u64) -> usize {
     pos
 }
 
-/// Checks that every heading outside the edited range is still a heading with the same level,
-/// title and own text, and that the edited section starts where it did. Returns the edited
-/// section's id in the new outline.
+/// Checks the new document's outline against the old one: every heading outside the edited
+/// range is still a heading with the same level, title and own text, and the edited section
+/// starts where it did; unless `allow_outline_change`, its heading keeps its level and every
+/// other heading inside the edited range is deeper than it. The outline is the one of the
+/// document as it will be written, so content is judged by what it makes there (text that is
+/// front matter alone is a thematic break and a setext heading after a heading). Returns the
+/// edited section's id in the new outline.
+#[allow(clippy::too_many_arguments)]
 fn check_outline(
     old: &Outline,
     new: &Outline,
@@ -742,6 +758,7 @@ fn check_outline(
     range: Range<usize>,
     new_end: usize,
     section: &Section,
+    allow_outline_change: bool,
 ) -> Result<usize, ReplaceError> {
     let shift = |at: usize| at + new_end - range.end;
     // A heading's own text: to the next heading of any level, or the end.
@@ -785,16 +802,34 @@ fn check_outline(
             extra.title, extra.line_start
         )));
     }
-    new.sections()
+    let edited = new
+        .sections()
         .iter()
         .find(|s| s.bytes.start == range.start && inside_new(s))
-        .map(|s| s.id)
         .ok_or_else(|| {
             ReplaceError::Outline(format!(
                 "After the edit no heading would start the section {:?} where it starts now.",
                 section.title
             ))
-        })
+        })?;
+    if !allow_outline_change {
+        if edited.level != section.level {
+            return Err(ReplaceError::Outline(format!(
+                "The section's heading would be {:?} at level {}; it is level {} now.",
+                edited.title, edited.level, section.level
+            )));
+        }
+        let mut inside = new.sections()[edited.id + 1..]
+            .iter()
+            .take_while(|s| inside_new(s));
+        if let Some(h) = inside.find(|h| h.level <= section.level) {
+            return Err(ReplaceError::Outline(format!(
+                "The content would make {:?} a level-{} heading (line {} of the edited file): at or above the section's level {}, it would end this section and start a new one.",
+                h.title, h.level, h.line_start, section.level
+            )));
+        }
+    }
+    Ok(edited.id)
 }
 
 #[cfg(test)]

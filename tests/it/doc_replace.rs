@@ -1,7 +1,8 @@
 //! `doc_replace` through the MCP server: refused without `--allow-write`, with a stale hash,
-//! an ambiguous section or content that would break the outline (the file byte-for-byte
-//! unchanged each time); otherwise an atomic edit that keeps line endings, the blank line
-//! before the next heading and every other section.
+//! an ambiguous section, or content that would break the outline (judged in the document as
+//! written) or holds a lone `\r` (the file byte-for-byte unchanged each time); otherwise an
+//! atomic edit that keeps line endings, the blank line before the next heading and every other
+//! section.
 
 use serde_json::{Value, json};
 
@@ -342,4 +343,84 @@ async fn doc_replace_is_listed_as_destructive_and_the_read_tools_as_read_only() 
     let ann = t.annotations.as_ref().unwrap();
     assert_eq!(ann.read_only_hint, Some(false));
     assert_eq!(ann.destructive_hint, Some(true));
+}
+
+const TWO: &str = "\
+# Top
+
+Intro.
+
+## A
+
+Text of A.
+
+## B
+
+Text of B.
+";
+
+/// Content is checked for the outline it makes in the document as written, not alone: front
+/// matter alone is a thematic break and a setext heading after a section's heading.
+#[tokio::test]
+async fn front_matter_like_content_cannot_add_a_sibling_heading() {
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", TWO);
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let hash = hash_of(&srv, "a", true).await;
+    let args = json!({"path": "doc.md", "section": "a", "content": "---\ntitle: x\n---\n", "expected_hash": hash});
+    let (err, text, _) = replace(&srv, args.clone()).await;
+    assert!(err, "not refused: {text}");
+    assert!(
+        text.starts_with("Error: Content would change the outline"),
+        "{text}"
+    );
+    assert!(
+        text.contains("title: x"),
+        "the refusal names the heading: {text}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), TWO);
+    // Asked for, the change is made: "title: x" becomes a sibling of A.
+    let mut allowed = args;
+    allowed["allow_outline_change"] = json!(true);
+    let (err, text, _) = replace(&srv, allowed).await;
+    assert!(!err, "{text}");
+    let r = srv
+        .call("doc_find", json!({"path": "doc.md", "level": 2}))
+        .await
+        .unwrap();
+    let found = text_of(&r);
+    assert!(found.contains("title: x"), "{found}");
+}
+
+/// A lone `\r` is a line ending to CommonMark but not to mapgrep's outline: content holding
+/// one is refused, so the outline check never vouches for a heading it cannot see.
+#[tokio::test]
+async fn content_with_a_lone_carriage_return_is_refused() {
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", TWO);
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let hash = hash_of(&srv, "a", true).await;
+    for content in ["## A\r\rx\r# Injected\r", "Text.\rMore.", "Text.\r"] {
+        let (err, text, _) = replace(
+            &srv,
+            json!({"path": "doc.md", "section": "a", "content": content, "expected_hash": hash}),
+        )
+        .await;
+        assert!(err, "{content:?} not refused: {text}");
+        let l = crate::common::layout(&text);
+        assert_eq!(l.short, "Lone carriage return in content", "{text}");
+        assert!(l.fix.contains("\\n or \\r\\n line endings"), "{text}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), TWO);
+    }
+    // CRLF is fine.
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "a", "content": "## A\r\n\r\nNew A.\r\n", "expected_hash": hash}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        TWO.replace("Text of A.", "New A.")
+    );
 }
