@@ -519,6 +519,8 @@ pub enum ReplaceError {
     LoneCr {
         line: u64,
     },
+    /// The file is not to be written (see [`crate::source::check_writable`]); why.
+    ReadOnlyFile(String),
 }
 
 impl ReplaceError {
@@ -564,6 +566,11 @@ impl ReplaceError {
                 ),
                 "Use \\n or \\r\\n line endings in content (the file's own line endings are applied when it is written).",
             ),
+            ReplaceError::ReadOnlyFile(reason) => e(
+                "File is read-only",
+                format!("The file is read-only: {reason}. doc_replace does not replace it; nothing was written."),
+                "If the file should be edited, make it writable first (its owner can run `chmod u+w` on it; a file owned by another user is edited by that user or with another tool), then retry with the same expected_hash.",
+            ),
         }
     }
 }
@@ -572,6 +579,7 @@ impl From<Error> for ReplaceError {
     fn from(e: Error) -> ReplaceError {
         match e {
             Error::Changed { .. } => ReplaceError::Changed,
+            Error::ReadOnly { reason, .. } => ReplaceError::ReadOnlyFile(reason),
             e => ReplaceError::File(e),
         }
     }

@@ -1035,6 +1035,7 @@ fn index_paths_count_past_nine() {
 
 /// `doc_replace`'s engine on a file in a temporary root, with writes allowed.
 mod replace {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     use std::path::PathBuf;
 
     use crate::markdown::doc::{self, Document, ReplaceError, ReplaceRequest};
@@ -1140,6 +1141,48 @@ mod replace {
         }
         assert_eq!(std::fs::read_to_string(&path).unwrap(), TWO);
         doc::replace(&ws, "doc.md", &request("a", "## A\r\n\r\nNew.\r\n", &h)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            TWO.replace("Text of A.", "New.")
+        );
+    }
+
+    /// A file whose mode gives its owner no write permission is not replaced (a rename over it
+    /// needs only the directory's permission, so it would be, even for a user who is not
+    /// root).
+    #[test]
+    fn a_read_only_file_is_refused() {
+        let (_dir, ws, path) = editable(TWO);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let ino = std::fs::metadata(&path).unwrap().ino();
+        let h = hash(&ws, "a");
+        match doc::replace(&ws, "doc.md", &request("a", "New.", &h)) {
+            Err(ReplaceError::ReadOnlyFile(reason)) => assert!(reason.contains("0444"), "{reason}"),
+            other => panic!("expected a read-only refusal, got {other:?}"),
+        }
+        let md = std::fs::metadata(&path).unwrap();
+        assert_eq!((md.ino(), md.mode() & 0o7777), (ino, 0o444));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), TWO);
+    }
+
+    /// A replace keeps the mode bits, and the owner and group where the process may set them
+    /// (running as root, the file is given to another user first).
+    #[test]
+    fn mode_owner_and_group_are_kept() {
+        let (_dir, ws, path) = editable(TWO);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let md = std::fs::metadata(&path).unwrap();
+        let owner = if md.uid() == 0 {
+            std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+            (65534, 65534)
+        } else {
+            (md.uid(), md.gid())
+        };
+        let h = hash(&ws, "a");
+        doc::replace(&ws, "doc.md", &request("a", "New.", &h)).unwrap();
+        let md = std::fs::metadata(&path).unwrap();
+        assert_eq!(md.mode() & 0o7777, 0o640);
+        assert_eq!((md.uid(), md.gid()), owner);
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             TWO.replace("Text of A.", "New.")

@@ -1,8 +1,10 @@
 //! `doc_replace` through the MCP server: refused without `--allow-write`, with a stale hash,
-//! an ambiguous section, or content that would break the outline (judged in the document as
-//! written) or holds a lone `\r` (the file byte-for-byte unchanged each time); otherwise an
-//! atomic edit that keeps line endings, the blank line before the next heading and every other
-//! section.
+//! an ambiguous section, content that would break the outline (judged in the document as
+//! written) or holds a lone `\r`, or a read-only file (the file byte-for-byte unchanged each
+//! time); otherwise an atomic edit that keeps line endings, the blank line before the next
+//! heading, every other section, and the file's mode, owner and group.
+
+use std::os::unix::fs::MetadataExt;
 
 use serde_json::{Value, json};
 
@@ -423,4 +425,78 @@ async fn content_with_a_lone_carriage_return_is_refused() {
         std::fs::read_to_string(&path).unwrap(),
         TWO.replace("Text of A.", "New A.")
     );
+}
+
+/// A file without write permission for its owner is not replaced (renaming over it would
+/// succeed: that needs only the directory's permission).
+#[tokio::test]
+async fn a_read_only_file_is_refused_and_unchanged() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", DOC);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before = std::fs::metadata(&path).unwrap();
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let hash = hash_of(&srv, "usage", true).await;
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "usage", "content": "New.", "expected_hash": hash}),
+    )
+    .await;
+    assert!(err, "not refused: {text}");
+    let l = crate::common::layout(&text);
+    assert_eq!(l.short, "File is read-only", "{text}");
+    assert!(l.problem.contains("0444"), "{text}");
+    assert!(l.fix.contains("writable"), "{text}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), DOC);
+    let after = std::fs::metadata(&path).unwrap();
+    assert_eq!(
+        (after.ino(), after.uid(), after.mode() & 0o7777),
+        (before.ino(), before.uid(), 0o444),
+        "the same file, owner and mode"
+    );
+    no_temp_files(&fx);
+    // Made writable, the same edit (same hash) goes through.
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "usage", "content": "New.", "expected_hash": hash}),
+    )
+    .await;
+    assert!(!err, "{text}");
+}
+
+/// A replace keeps the file's mode bits and, where the server may set them, its owner and
+/// group (when the tests run as root: a file given to another user stays that user's).
+#[tokio::test]
+async fn mode_owner_and_group_are_kept() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", DOC);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    // A file the tests created is owned by the tests' user.
+    let root = std::fs::metadata(&path).unwrap().uid() == 0;
+    let owner = if root {
+        std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+        (65534, 65534)
+    } else {
+        let md = std::fs::metadata(&path).unwrap();
+        (md.uid(), md.gid())
+    };
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let hash = hash_of(&srv, "usage", true).await;
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "usage", "content": "Kept.", "expected_hash": hash}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        DOC.replace("Use it.\n", "Kept.\n")
+    );
+    let md = std::fs::metadata(&path).unwrap();
+    assert_eq!(md.mode() & 0o7777, 0o640);
+    assert_eq!((md.uid(), md.gid()), owner, "owner and group kept");
+    no_temp_files(&fx);
 }
