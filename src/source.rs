@@ -2,7 +2,7 @@
 //!
 //! This is the only module of mapgrep that contains `unsafe` code: the memory map, the
 //! `openat2` call that refuses symbolic links, and the system calls that replace a file
-//! ([`replace_file`]). Everything else sees a `&[u8]`. The module also
+//! ([`replace_file`], [`lock_file`]). Everything else sees a `&[u8]`. The module also
 //! classifies the bytes once, at open time: binary (a NUL byte in the first 64 KiB), UTF-8
 //! with a byte-order mark, or UTF-16 with a byte-order mark (transcoded to UTF-8 so that line
 //! indexing and searching work on one encoding).
@@ -455,6 +455,57 @@ fn transcode_utf16(raw: &[u8]) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// An exclusive advisory lock (`flock(LOCK_EX)`) on one file, held until it is dropped (its
+/// descriptor closed). Every mapgrep process takes it before it reads a file it is about to
+/// replace; programs that do not ask for it are not stopped by it (see [`lock_file`]).
+pub struct FileLock {
+    _file: File,
+    md: Metadata,
+}
+
+impl FileLock {
+    /// The locked file's metadata, taken once the lock was held.
+    pub fn metadata(&self) -> &Metadata {
+        &self.md
+    }
+
+    /// The locked file's identity.
+    pub fn id(&self) -> FileId {
+        FileId::from_metadata(&self.md)
+    }
+}
+
+/// Takes an exclusive advisory lock on the regular file at `path` (canonical, inside the
+/// roots), waiting up to `wait` for another holder to let go; `Ok(None)` if one held it all
+/// that time.
+///
+/// The lock belongs to the file (the inode), not to the path: a holder that replaced the file
+/// by rename released a lock on a file no longer at `path`. So once the lock is held, `path`
+/// is checked to still name the locked file, and if it does not, the new file is locked
+/// instead.
+pub fn lock_file(path: &Path, wait: std::time::Duration) -> Result<Option<FileLock>> {
+    use std::time::{Duration, Instant};
+    let deadline = Instant::now() + wait;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        let file = open_nonblocking(path)?;
+        regular_identity(&file, path)?;
+        while !sys::try_lock_exclusive(&file).map_err(|e| Error::io(path, e))? {
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            std::thread::sleep(pause.min(deadline - now));
+            pause = (pause * 2).min(Duration::from_millis(20));
+        }
+        let md = file.metadata().map_err(|e| Error::io(path, e))?;
+        let at_path = regular_identity(&open_nonblocking(path)?, path)?;
+        if at_path.same_file(&FileId::from_metadata(&md)) {
+            return Ok(Some(FileLock { _file: file, md }));
+        }
+    }
+}
+
 /// `Err(ReadOnly)` unless the regular file at `path`, whose metadata is `md`, may be replaced:
 /// its mode must give its owner write permission (a file made read-only is not written, even
 /// by root), and this process must be allowed to write it (its effective user and groups,
@@ -502,6 +553,9 @@ pub fn check_writable(path: &Path, md: &Metadata) -> Result<()> {
 /// directory is opened without following symbolic links and every later step works relative
 /// to it, so swapping a symbolic link into the path during the write cannot redirect it
 /// outside the roots. Returns the new file's identity.
+///
+/// Writers that must not lose each other's updates hold [`lock_file`] from before they read
+/// the file until this returns.
 pub fn replace_file(path: &Path, bytes: &[u8], expected: FileId) -> Result<FileId> {
     use std::io::Write;
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -582,7 +636,8 @@ pub fn replace_file(path: &Path, bytes: &[u8], expected: FileId) -> Result<FileI
         tmp.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))
             .map_err(io_err)?;
         tmp.sync_all().map_err(io_err)?;
-        // Last look before the rename: the window for a lost concurrent write is this close.
+        // Last look before the rename: another writer that does not take the lock (an editor)
+        // may have replaced the file since it was read.
         let now = sys::open_at(&dir, name, read_flags, 0).map_err(io_err)?;
         if FileId::from_metadata(&now.metadata().map_err(io_err)?) != expected {
             return Err(Error::Changed {
@@ -608,7 +663,8 @@ pub fn replace_file(path: &Path, bytes: &[u8], expected: FileId) -> Result<FileI
 mod sys {
     //! System calls that need `unsafe`: the memory map (and the SIGBUS guard that keeps a
     //! truncated mapping from killing the process), `openat2`, the `*at` calls, `fchown` and
-    //! `faccessat` of [`super::replace_file`]. The crate's only `unsafe` code.
+    //! `faccessat` of [`super::replace_file`], and the `flock` of [`super::lock_file`]. The
+    //! crate's only `unsafe` code.
 
     use std::ffi::CString;
     use std::fs::File;
@@ -704,6 +760,25 @@ mod sys {
             return Err(io::Error::last_os_error());
         }
         Ok(())
+    }
+
+    /// `flock(file, LOCK_EX | LOCK_NB)`: `Ok(true)` if the exclusive lock is now held through
+    /// this descriptor, `Ok(false)` if another descriptor holds a lock on the file.
+    pub(super) fn try_lock_exclusive(file: &File) -> io::Result<bool> {
+        loop {
+            // SAFETY: `file` is an open descriptor for the duration of the call; flock takes
+            // no pointers.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if rc == 0 {
+                return Ok(true);
+            }
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EWOULDBLOCK) => return Ok(false),
+                Some(libc::EINTR) => {}
+                _ => return Err(e),
+            }
+        }
     }
 
     /// `fchown(file, uid, gid)`.

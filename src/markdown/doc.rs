@@ -7,9 +7,12 @@
 //! Every read carries the section's [`content_hash`], which an edit must hand back: an edit
 //! applies only to the bytes the caller saw.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::ops::Range;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::time::Duration;
 
 use regex_automata::meta::Regex;
 
@@ -30,7 +33,12 @@ impl Document {
     /// Resolves `path` inside the roots, opens it (regular, non-binary files only) and gives
     /// its outline, cached by file identity.
     pub fn open(ws: &Workspace, path: &str) -> Result<Document, Error> {
-        let source = ws.open_source(path)?;
+        Document::open_resolved(ws, path, &ws.resolve(path)?)
+    }
+
+    /// [`Document::open`] of `path`, which [`Workspace::resolve`] resolved to `resolved`.
+    fn open_resolved(ws: &Workspace, path: &str, resolved: &Path) -> Result<Document, Error> {
+        let source = ws.open_resolved(resolved)?;
         if source.is_binary() {
             return Err(Error::Binary { path: path.into() });
         }
@@ -521,6 +529,8 @@ pub enum ReplaceError {
     },
     /// The file is not to be written (see [`crate::source::check_writable`]); why.
     ReadOnlyFile(String),
+    /// Another process held the file's edit lock for all of [`EDIT_LOCK_WAIT`].
+    Locked,
 }
 
 impl ReplaceError {
@@ -571,6 +581,14 @@ impl ReplaceError {
                 format!("The file is read-only: {reason}. doc_replace does not replace it; nothing was written."),
                 "If the file should be edited, make it writable first (its owner can run `chmod u+w` on it; a file owned by another user is edited by that user or with another tool), then retry with the same expected_hash.",
             ),
+            ReplaceError::Locked => e(
+                "File is locked",
+                format!(
+                    "Another process held this file's edit lock (flock) for over {} s: another edit of it is in progress or stuck; nothing was written.",
+                    EDIT_LOCK_WAIT.as_secs()
+                ),
+                "Retry in a moment (reading the section again first if it may have changed).",
+            ),
         }
     }
 }
@@ -601,6 +619,36 @@ pub struct Replaced {
     pub new_len: usize,
 }
 
+/// How long an edit waits for another process's edit lock on the same file.
+pub const EDIT_LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// One mutex per file being edited (by canonical path), so that edits of one file in this
+/// process run one at a time; an entry lives while an edit holds or awaits it.
+static EDIT_LOCKS: LazyLock<Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Runs `f` holding this process's edit lock on the file at canonical `path`.
+fn with_edit_lock<T>(path: &Path, f: impl FnOnce() -> T) -> T {
+    let lock = Arc::clone(
+        EDIT_LOCKS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(path.to_path_buf())
+            .or_default(),
+    );
+    let result = {
+        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        f()
+    };
+    let mut locks = EDIT_LOCKS.lock().unwrap_or_else(PoisonError::into_inner);
+    // Only the table and this edit hold it: no one waits, the entry can go (a new edit can
+    // only take it from the table, which is locked).
+    if Arc::strong_count(&lock) == 2 {
+        locks.remove(path);
+    }
+    result
+}
+
 /// The line (1-based, counted by `\n`) of the first carriage return in `content` that no line
 /// feed follows.
 fn lone_cr_line(content: &str) -> Option<u64> {
@@ -612,6 +660,11 @@ fn lone_cr_line(content: &str) -> Option<u64> {
 /// Replaces one section of the markdown file at `path` (see [`ReplaceRequest`]): only with
 /// `--allow-write`, only if the section's hash is still `expected_hash`, only if the new
 /// document's outline is the old one with only the section changed; written atomically.
+///
+/// Edits of one file are serialized: within the process by a mutex per canonical path, and
+/// across mapgrep processes by an advisory `flock` on the file ([`crate::source::lock_file`]),
+/// both held from before the file is read until it is replaced. So of several edits made from
+/// the same read, the first wins and the others see its result and are refused as stale.
 pub fn replace(ws: &Workspace, path: &str, req: &ReplaceRequest) -> Result<Replaced, ReplaceError> {
     if !ws.allows_write() {
         return Err(ReplaceError::ReadOnly);
@@ -619,7 +672,22 @@ pub fn replace(ws: &Workspace, path: &str, req: &ReplaceRequest) -> Result<Repla
     if let Some(line) = lone_cr_line(&req.content) {
         return Err(ReplaceError::LoneCr { line });
     }
-    let doc = Document::open(ws, path)?;
+    let canonical = ws.resolve(path)?;
+    with_edit_lock(&canonical, || {
+        let lock =
+            crate::source::lock_file(&canonical, EDIT_LOCK_WAIT)?.ok_or(ReplaceError::Locked)?;
+        crate::source::check_writable(&canonical, lock.metadata())?;
+        let doc = Document::open_resolved(ws, path, &canonical)?;
+        if !doc.id().same_file(&lock.id()) {
+            // Replaced between the lock and the read by a writer that does not lock.
+            return Err(ReplaceError::Changed);
+        }
+        replace_locked(&doc, req)
+    })
+}
+
+/// [`replace`] of a document opened under the edit locks.
+fn replace_locked(doc: &Document, req: &ReplaceRequest) -> Result<Replaced, ReplaceError> {
     match doc.source().encoding() {
         Encoding::Utf16 => return Err(ReplaceError::Encoding("UTF-16")),
         Encoding::Binary => return Err(ReplaceError::Encoding("binary")),

@@ -1147,6 +1147,45 @@ mod replace {
         );
     }
 
+    /// 12 threads replace one section with the same hash at once, 50 times: one wins each
+    /// time, the others are refused as stale with the winner's hash, and the file holds the
+    /// winner's edit.
+    #[test]
+    fn concurrent_edits_with_one_hash_have_one_winner() {
+        let (_dir, ws, path) = editable(TWO);
+        for _ in 0..50 {
+            std::fs::write(&path, TWO).unwrap();
+            let h = hash(&ws, "a");
+            let start = std::sync::Barrier::new(12);
+            let results: Vec<_> = std::thread::scope(|s| {
+                let tasks: Vec<_> = (0..12)
+                    .map(|i| {
+                        let (ws, h, start) = (&ws, &h, &start);
+                        s.spawn(move || {
+                            start.wait();
+                            doc::replace(ws, "doc.md", &request("a", &format!("Writer {i}."), h))
+                        })
+                    })
+                    .collect();
+                tasks.into_iter().map(|t| t.join().unwrap()).collect()
+            });
+            let winners: Vec<usize> = (0..12).filter(|&i| results[i].is_ok()).collect();
+            assert_eq!(winners.len(), 1, "{results:?}");
+            let won = results[winners[0]].as_ref().unwrap();
+            for r in &results {
+                match r {
+                    Ok(_) => {}
+                    Err(ReplaceError::Stale { current }) => assert_eq!(current, &won.hash),
+                    Err(e) => panic!("expected a stale hash, got {e:?}"),
+                }
+            }
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                TWO.replace("Text of A.", &format!("Writer {}.", winners[0]))
+            );
+        }
+    }
+
     /// A file whose mode gives its owner no write permission is not replaced (a rename over it
     /// needs only the directory's permission, so it would be, even for a user who is not
     /// root).
