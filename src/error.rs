@@ -26,6 +26,10 @@ pub enum Error {
     NoRoots,
     #[error("file changed while it was being read, retry: {}", path.display())]
     Changed { path: PathBuf },
+    /// A file that may be read but is not to be replaced: its mode gives its owner no write
+    /// permission, this process may not write it, or a replacement could not keep its owner.
+    #[error("{} is read-only: {reason}", path.display())]
+    ReadOnly { path: PathBuf, reason: String },
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: io::Error },
 }

@@ -1,7 +1,8 @@
 //! `Source`: the bytes of one opened regular file, memory-mapped or read, behind one type.
 //!
-//! This is the only module of mapgrep that contains `unsafe` code: the memory map and the
-//! `openat2` call that refuses symbolic links. Everything else sees a `&[u8]`. The module also
+//! This is the only module of mapgrep that contains `unsafe` code: the memory map, the
+//! `openat2` call that refuses symbolic links, and the system calls that replace a file
+//! ([`replace_file`], [`lock_file`]). Everything else sees a `&[u8]`. The module also
 //! classifies the bytes once, at open time: binary (a NUL byte in the first 64 KiB), UTF-8
 //! with a byte-order mark, or UTF-16 with a byte-order mark (transcoded to UTF-8 so that line
 //! indexing and searching work on one encoding).
@@ -454,17 +455,107 @@ fn transcode_utf16(raw: &[u8]) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// An exclusive advisory lock (`flock(LOCK_EX)`) on one file, held until it is dropped (its
+/// descriptor closed). Every mapgrep process takes it before it reads a file it is about to
+/// replace; programs that do not ask for it are not stopped by it (see [`lock_file`]).
+pub struct FileLock {
+    _file: File,
+    md: Metadata,
+}
+
+impl FileLock {
+    /// The locked file's metadata, taken once the lock was held.
+    pub fn metadata(&self) -> &Metadata {
+        &self.md
+    }
+
+    /// The locked file's identity.
+    pub fn id(&self) -> FileId {
+        FileId::from_metadata(&self.md)
+    }
+}
+
+/// Takes an exclusive advisory lock on the regular file at `path` (canonical, inside the
+/// roots), waiting up to `wait` for another holder to let go; `Ok(None)` if one held it all
+/// that time.
+///
+/// The lock belongs to the file (the inode), not to the path: a holder that replaced the file
+/// by rename released a lock on a file no longer at `path`. So once the lock is held, `path`
+/// is checked to still name the locked file, and if it does not, the new file is locked
+/// instead.
+pub fn lock_file(path: &Path, wait: std::time::Duration) -> Result<Option<FileLock>> {
+    use std::time::{Duration, Instant};
+    let deadline = Instant::now() + wait;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        let file = open_nonblocking(path)?;
+        regular_identity(&file, path)?;
+        while !sys::try_lock_exclusive(&file).map_err(|e| Error::io(path, e))? {
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            std::thread::sleep(pause.min(deadline - now));
+            pause = (pause * 2).min(Duration::from_millis(20));
+        }
+        let md = file.metadata().map_err(|e| Error::io(path, e))?;
+        let at_path = regular_identity(&open_nonblocking(path)?, path)?;
+        if at_path.same_file(&FileId::from_metadata(&md)) {
+            return Ok(Some(FileLock { _file: file, md }));
+        }
+    }
+}
+
+/// `Err(ReadOnly)` unless the regular file at `path`, whose metadata is `md`, may be replaced:
+/// its mode must give its owner write permission (a file made read-only is not written, even
+/// by root), and this process must be allowed to write it (its effective user and groups,
+/// ACLs, a read-only mount). Renaming a new file over `path` needs neither — only the
+/// directory's write permission — so without this check a read-only file would be replaced.
+pub fn check_writable(path: &Path, md: &Metadata) -> Result<()> {
+    let mode = md.mode() & 0o7777;
+    if mode & 0o200 == 0 {
+        return Err(Error::ReadOnly {
+            path: path.to_path_buf(),
+            reason: format!("its mode is {mode:04o}, which gives its owner no write permission"),
+        });
+    }
+    match sys::access_write(path) {
+        Ok(()) => Ok(()),
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::EACCES | libc::EPERM | libc::EROFS | libc::ETXTBSY)
+            ) =>
+        {
+            Err(Error::ReadOnly {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "this server's user may not write it (mode {mode:04o}, owner uid {} gid {}): {e}",
+                    md.uid(),
+                    md.gid()
+                ),
+            })
+        }
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
 /// Replaces the contents of the regular file at `path` (canonical, inside the roots) with
 /// `bytes`, atomically: the bytes go to a new temporary file in the same directory (same
-/// permission bits, flushed to disk), which is then renamed over `path`. A reader sees the old
-/// file or the new one, never a mix.
+/// owner, group and permission bits, flushed to disk), which is then renamed over `path`. A
+/// reader sees the old file or the new one, never a mix.
 ///
 /// `expected` is the identity of the file the new contents were computed from; if the file at
 /// `path` no longer has it just before the rename (another writer got there first), nothing is
-/// replaced and the error is [`Error::Changed`]. The directory is opened without following
-/// symbolic links and every later step works relative to it, so swapping a symbolic link into
-/// the path during the write cannot redirect it outside the roots. Returns the new file's
-/// identity.
+/// replaced and the error is [`Error::Changed`]. A file that may not be written
+/// ([`check_writable`]), or whose owner and group the new file could not be given (this
+/// process is neither privileged nor its owner), is not replaced: [`Error::ReadOnly`]. The
+/// directory is opened without following symbolic links and every later step works relative
+/// to it, so swapping a symbolic link into the path during the write cannot redirect it
+/// outside the roots. Returns the new file's identity.
+///
+/// Writers that must not lose each other's updates hold [`lock_file`] from before they read
+/// the file until this returns.
 pub fn replace_file(path: &Path, bytes: &[u8], expected: FileId) -> Result<FileId> {
     use std::io::Write;
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -486,14 +577,9 @@ pub fn replace_file(path: &Path, bytes: &[u8], expected: FileId) -> Result<FileI
             .open(dir_path),
     }
     .map_err(io_err)?;
+    let read_flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC;
     // The file as it is now, opened through the directory: it must still be the one read.
-    let current = sys::open_at(
-        &dir,
-        name,
-        libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-        0,
-    )
-    .map_err(io_err)?;
+    let current = sys::open_at(&dir, name, read_flags, 0).map_err(io_err)?;
     let md = current.metadata().map_err(io_err)?;
     if !md.is_file() {
         return Err(Error::NotAFile {
@@ -506,6 +592,7 @@ pub fn replace_file(path: &Path, bytes: &[u8], expected: FileId) -> Result<FileI
             path: path.to_path_buf(),
         });
     }
+    check_writable(path, &md)?;
     let mode = md.mode() & 0o7777;
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);
@@ -523,54 +610,61 @@ pub fn replace_file(path: &Path, bytes: &[u8], expected: FileId) -> Result<FileI
         mode,
     )
     .map_err(io_err)?;
-    let written = (|| {
-        tmp.write_all(bytes)?;
-        // The creation mode was filtered through the umask: set the original bits exactly.
-        tmp.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
-        tmp.sync_all()?;
-        // Last look before the rename: the window for a lost concurrent write is this close.
-        let now = sys::open_at(
-            &dir,
-            name,
-            libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-            0,
-        )?;
-        if FileId::from_metadata(&now.metadata()?) != expected {
-            return Err(io::Error::other(CHANGED));
+    let written = (|| -> Result<Metadata> {
+        tmp.write_all(bytes).map_err(io_err)?;
+        // The owner and group first: changing them clears set-user-ID and set-group-ID bits.
+        let made = tmp.metadata().map_err(io_err)?;
+        if (made.uid(), made.gid()) != (md.uid(), md.gid()) {
+            match sys::fchown(&tmp, md.uid(), md.gid()) {
+                Ok(()) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EPERM) => {
+                    return Err(Error::ReadOnly {
+                        path: path.to_path_buf(),
+                        reason: format!(
+                            "it belongs to uid {} gid {}, and this server's user (uid {} gid {}) cannot give a new file that owner and group: replacing it would change who owns it",
+                            md.uid(),
+                            md.gid(),
+                            made.uid(),
+                            made.gid()
+                        ),
+                    });
+                }
+                Err(e) => return Err(io_err(e)),
+            }
         }
-        sys::rename_at(&dir, tmp_name, name)?;
+        // The creation mode was filtered through the umask: set the original bits exactly.
+        tmp.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))
+            .map_err(io_err)?;
+        tmp.sync_all().map_err(io_err)?;
+        // Last look before the rename: another writer that does not take the lock (an editor)
+        // may have replaced the file since it was read.
+        let now = sys::open_at(&dir, name, read_flags, 0).map_err(io_err)?;
+        if FileId::from_metadata(&now.metadata().map_err(io_err)?) != expected {
+            return Err(Error::Changed {
+                path: path.to_path_buf(),
+            });
+        }
+        sys::rename_at(&dir, tmp_name, name).map_err(io_err)?;
         let _ = dir.sync_all();
         // The identity as it is now (a rename may touch the change time).
-        sys::open_at(
-            &dir,
-            name,
-            libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-            0,
-        )?
-        .metadata()
+        sys::open_at(&dir, name, read_flags, 0)
+            .and_then(|f| f.metadata())
+            .map_err(io_err)
     })();
     match written {
         Ok(md) => Ok(FileId::from_metadata(&md)),
         Err(e) => {
             let _ = sys::unlink_at(&dir, tmp_name);
-            if e.to_string() == CHANGED {
-                Err(Error::Changed {
-                    path: path.to_path_buf(),
-                })
-            } else {
-                Err(io_err(e))
-            }
+            Err(e)
         }
     }
 }
 
-/// The marker of [`replace_file`]'s "changed under us" error.
-const CHANGED: &str = "the file changed before it could be replaced";
-
 mod sys {
     //! System calls that need `unsafe`: the memory map (and the SIGBUS guard that keeps a
-    //! truncated mapping from killing the process), `openat2`, and the `*at` calls of
-    //! [`super::replace_file`]. The crate's only `unsafe` code.
+    //! truncated mapping from killing the process), `openat2`, the `*at` calls, `fchown` and
+    //! `faccessat` of [`super::replace_file`], and the `flock` of [`super::lock_file`]. The
+    //! crate's only `unsafe` code.
 
     use std::ffi::CString;
     use std::fs::File;
@@ -660,6 +754,56 @@ mod sys {
                 c_from.as_ptr(),
                 dir.as_raw_fd(),
                 c_to.as_ptr(),
+            )
+        };
+        if rc < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// `flock(file, LOCK_EX | LOCK_NB)`: `Ok(true)` if the exclusive lock is now held through
+    /// this descriptor, `Ok(false)` if another descriptor holds a lock on the file.
+    pub(super) fn try_lock_exclusive(file: &File) -> io::Result<bool> {
+        loop {
+            // SAFETY: `file` is an open descriptor for the duration of the call; flock takes
+            // no pointers.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if rc == 0 {
+                return Ok(true);
+            }
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EWOULDBLOCK) => return Ok(false),
+                Some(libc::EINTR) => {}
+                _ => return Err(e),
+            }
+        }
+    }
+
+    /// `fchown(file, uid, gid)`.
+    pub(super) fn fchown(file: &File, uid: u32, gid: u32) -> io::Result<()> {
+        // SAFETY: `file` is an open descriptor for the duration of the call; fchown takes no
+        // pointers.
+        let rc = unsafe { libc::fchown(file.as_raw_fd(), uid, gid) };
+        if rc < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// `faccessat(AT_FDCWD, path, W_OK, AT_EACCESS)`: whether this process (its effective
+    /// user and groups) may write the file at `path`.
+    pub(super) fn access_write(path: &Path) -> io::Result<()> {
+        let c_path = CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        // SAFETY: `c_path` is a NUL-terminated string alive for the call.
+        let rc = unsafe {
+            libc::faccessat(
+                libc::AT_FDCWD,
+                c_path.as_ptr(),
+                libc::W_OK,
+                libc::AT_EACCESS,
             )
         };
         if rc < 0 {

@@ -216,7 +216,12 @@ impl Workspace {
     /// Resolves `path` and opens it as a regular file, without indexing it.
     pub fn open_source(&self, path: &str) -> Result<Source> {
         let resolved = self.resolve(path)?;
-        Source::open(&resolved, &self.source)
+        self.open_resolved(&resolved)
+    }
+
+    /// Opens a path [`Workspace::resolve`] gave as a regular file, without indexing it.
+    pub fn open_resolved(&self, resolved: &Path) -> Result<Source> {
+        Source::open(resolved, &self.source)
     }
 
     /// Resolves and opens `path` and gives its line index (cached). Binary files are refused.

@@ -7,9 +7,12 @@
 //! Every read carries the section's [`content_hash`], which an edit must hand back: an edit
 //! applies only to the bytes the caller saw.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::ops::Range;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::time::Duration;
 
 use regex_automata::meta::Regex;
 
@@ -30,7 +33,12 @@ impl Document {
     /// Resolves `path` inside the roots, opens it (regular, non-binary files only) and gives
     /// its outline, cached by file identity.
     pub fn open(ws: &Workspace, path: &str) -> Result<Document, Error> {
-        let source = ws.open_source(path)?;
+        Document::open_resolved(ws, path, &ws.resolve(path)?)
+    }
+
+    /// [`Document::open`] of `path`, which [`Workspace::resolve`] resolved to `resolved`.
+    fn open_resolved(ws: &Workspace, path: &str, resolved: &Path) -> Result<Document, Error> {
+        let source = ws.open_resolved(resolved)?;
         if source.is_binary() {
             return Err(Error::Binary { path: path.into() });
         }
@@ -504,13 +512,25 @@ pub struct ReplaceRequest {
 /// A refused edit. The file is unchanged.
 #[derive(Debug)]
 pub enum ReplaceError {
+    /// The server was started without `--allow-write`.
     ReadOnly,
     File(Error),
     Section(SectionError),
-    Stale { current: String },
+    Stale {
+        current: String,
+    },
     Encoding(&'static str),
     Outline(String),
     Changed,
+    /// `content` holds a carriage return not followed by a line feed, on this line of it
+    /// (lines counted by `\n`).
+    LoneCr {
+        line: u64,
+    },
+    /// The file is not to be written (see [`crate::source::check_writable`]); why.
+    ReadOnlyFile(String),
+    /// Another process held the file's edit lock for all of [`EDIT_LOCK_WAIT`].
+    Locked,
 }
 
 impl ReplaceError {
@@ -549,6 +569,26 @@ impl ReplaceError {
                 "Another process changed the file while the edit was prepared; nothing was written.".into(),
                 "Read the section again with doc_read and retry.",
             ),
+            ReplaceError::LoneCr { line } => e(
+                "Lone carriage return in content",
+                format!(
+                    "The content has a carriage return (\\r) not followed by a line feed (\\n) on its line {line}. CommonMark reads a lone \\r as a line ending, mapgrep's outline does not, so the headings the edit would make cannot be checked; nothing was written."
+                ),
+                "Use \\n or \\r\\n line endings in content (the file's own line endings are applied when it is written).",
+            ),
+            ReplaceError::ReadOnlyFile(reason) => e(
+                "File is read-only",
+                format!("The file is read-only: {reason}. doc_replace does not replace it; nothing was written."),
+                "If the file should be edited, make it writable first (its owner can run `chmod u+w` on it; a file owned by another user is edited by that user or with another tool), then retry with the same expected_hash.",
+            ),
+            ReplaceError::Locked => e(
+                "File is locked",
+                format!(
+                    "Another process held this file's edit lock (flock) for over {} s: another edit of it is in progress or stuck; nothing was written.",
+                    EDIT_LOCK_WAIT.as_secs()
+                ),
+                "Retry in a moment (reading the section again first if it may have changed).",
+            ),
         }
     }
 }
@@ -557,6 +597,7 @@ impl From<Error> for ReplaceError {
     fn from(e: Error) -> ReplaceError {
         match e {
             Error::Changed { .. } => ReplaceError::Changed,
+            Error::ReadOnly { reason, .. } => ReplaceError::ReadOnlyFile(reason),
             e => ReplaceError::File(e),
         }
     }
@@ -578,14 +619,75 @@ pub struct Replaced {
     pub new_len: usize,
 }
 
+/// How long an edit waits for another process's edit lock on the same file.
+pub const EDIT_LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// One mutex per file being edited (by canonical path), so that edits of one file in this
+/// process run one at a time; an entry lives while an edit holds or awaits it.
+static EDIT_LOCKS: LazyLock<Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Runs `f` holding this process's edit lock on the file at canonical `path`.
+fn with_edit_lock<T>(path: &Path, f: impl FnOnce() -> T) -> T {
+    let lock = Arc::clone(
+        EDIT_LOCKS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(path.to_path_buf())
+            .or_default(),
+    );
+    let result = {
+        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        f()
+    };
+    let mut locks = EDIT_LOCKS.lock().unwrap_or_else(PoisonError::into_inner);
+    // Only the table and this edit hold it: no one waits, the entry can go (a new edit can
+    // only take it from the table, which is locked).
+    if Arc::strong_count(&lock) == 2 {
+        locks.remove(path);
+    }
+    result
+}
+
+/// The line (1-based, counted by `\n`) of the first carriage return in `content` that no line
+/// feed follows.
+fn lone_cr_line(content: &str) -> Option<u64> {
+    let bytes = content.as_bytes();
+    let at = memchr::memchr_iter(b'\r', bytes).find(|&i| bytes.get(i + 1) != Some(&b'\n'))?;
+    Some(memchr::memchr_iter(b'\n', &bytes[..at]).count() as u64 + 1)
+}
+
 /// Replaces one section of the markdown file at `path` (see [`ReplaceRequest`]): only with
 /// `--allow-write`, only if the section's hash is still `expected_hash`, only if the new
-/// document's other sections are unchanged; written atomically.
+/// document's outline is the old one with only the section changed; written atomically.
+///
+/// Edits of one file are serialized: within the process by a mutex per canonical path, and
+/// across mapgrep processes by an advisory `flock` on the file ([`crate::source::lock_file`]),
+/// both held from before the file is read until it is replaced. So of several edits made from
+/// the same read, the first wins and the others see its result and are refused as stale.
 pub fn replace(ws: &Workspace, path: &str, req: &ReplaceRequest) -> Result<Replaced, ReplaceError> {
     if !ws.allows_write() {
         return Err(ReplaceError::ReadOnly);
     }
-    let doc = Document::open(ws, path)?;
+    if let Some(line) = lone_cr_line(&req.content) {
+        return Err(ReplaceError::LoneCr { line });
+    }
+    let canonical = ws.resolve(path)?;
+    with_edit_lock(&canonical, || {
+        let lock =
+            crate::source::lock_file(&canonical, EDIT_LOCK_WAIT)?.ok_or(ReplaceError::Locked)?;
+        crate::source::check_writable(&canonical, lock.metadata())?;
+        let doc = Document::open_resolved(ws, path, &canonical)?;
+        if !doc.id().same_file(&lock.id()) {
+            // Replaced between the lock and the read by a writer that does not lock.
+            return Err(ReplaceError::Changed);
+        }
+        replace_locked(&doc, req)
+    })
+}
+
+/// [`replace`] of a document opened under the edit locks.
+fn replace_locked(doc: &Document, req: &ReplaceRequest) -> Result<Replaced, ReplaceError> {
     match doc.source().encoding() {
         Encoding::Utf16 => return Err(ReplaceError::Encoding("UTF-16")),
         Encoding::Binary => return Err(ReplaceError::Encoding("binary")),
@@ -613,6 +715,7 @@ pub fn replace(ws: &Workspace, path: &str, req: &ReplaceRequest) -> Result<Repla
         range.clone(),
         range.start + new_text.len(),
         section,
+        req.allow_outline_change,
     )?;
     let edited = &new_outline.sections()[new_id];
     let old_len = bytes.len();
@@ -658,28 +761,12 @@ fn new_section_text(
 ) -> Result<Vec<u8>, ReplaceError> {
     let eol: &str = if uses_crlf(bytes) { "\r\n" } else { "\n" };
     let content = req.content.replace("\r\n", "\n");
-    let content_outline = Outline::build(content.as_bytes());
-    let starts_with_heading = content_outline
+    // Whether the content brings its own heading. Only that is read from the content alone:
+    // the headings it makes are checked in the new document (see [`check_outline`]).
+    let starts_with_heading = Outline::build(content.as_bytes())
         .sections()
         .first()
         .is_some_and(|h| h.line_start == 1);
-    if !req.allow_outline_change {
-        for h in content_outline.sections() {
-            let own = h.line_start == 1;
-            if own && h.level != section.level {
-                return Err(ReplaceError::Outline(format!(
-                    "The content's heading {:?} is level {}, the section's is level {}.",
-                    h.title, h.level, section.level
-                )));
-            }
-            if !own && h.level <= section.level {
-                return Err(ReplaceError::Outline(format!(
-                    "The content has a level-{} heading {:?} at its line {}: at or above the section's level {}, it would end this section and start a new one.",
-                    h.level, h.title, h.line_start, section.level
-                )));
-            }
-        }
-    }
     let mut text = String::new();
     if !starts_with_heading {
         // Keep the heading (and the blank line after it, if there was one).
@@ -731,9 +818,14 @@ fn line_end_offset(bytes: &[u8], start: usize, lines: u64) -> usize {
     pos
 }
 
-/// Checks that every heading outside the edited range is still a heading with the same level,
-/// title and own text, and that the edited section starts where it did. Returns the edited
-/// section's id in the new outline.
+/// Checks the new document's outline against the old one: every heading outside the edited
+/// range is still a heading with the same level, title and own text, and the edited section
+/// starts where it did; unless `allow_outline_change`, its heading keeps its level and every
+/// other heading inside the edited range is deeper than it. The outline is the one of the
+/// document as it will be written, so content is judged by what it makes there (text that is
+/// front matter alone is a thematic break and a setext heading after a heading). Returns the
+/// edited section's id in the new outline.
+#[allow(clippy::too_many_arguments)]
 fn check_outline(
     old: &Outline,
     new: &Outline,
@@ -742,6 +834,7 @@ fn check_outline(
     range: Range<usize>,
     new_end: usize,
     section: &Section,
+    allow_outline_change: bool,
 ) -> Result<usize, ReplaceError> {
     let shift = |at: usize| at + new_end - range.end;
     // A heading's own text: to the next heading of any level, or the end.
@@ -785,16 +878,34 @@ fn check_outline(
             extra.title, extra.line_start
         )));
     }
-    new.sections()
+    let edited = new
+        .sections()
         .iter()
         .find(|s| s.bytes.start == range.start && inside_new(s))
-        .map(|s| s.id)
         .ok_or_else(|| {
             ReplaceError::Outline(format!(
                 "After the edit no heading would start the section {:?} where it starts now.",
                 section.title
             ))
-        })
+        })?;
+    if !allow_outline_change {
+        if edited.level != section.level {
+            return Err(ReplaceError::Outline(format!(
+                "The section's heading would be {:?} at level {}; it is level {} now.",
+                edited.title, edited.level, section.level
+            )));
+        }
+        let mut inside = new.sections()[edited.id + 1..]
+            .iter()
+            .take_while(|s| inside_new(s));
+        if let Some(h) = inside.find(|h| h.level <= section.level) {
+            return Err(ReplaceError::Outline(format!(
+                "The content would make {:?} a level-{} heading (line {} of the edited file): at or above the section's level {}, it would end this section and start a new one.",
+                h.title, h.level, h.line_start, section.level
+            )));
+        }
+    }
+    Ok(edited.id)
 }
 
 #[cfg(test)]

@@ -1032,3 +1032,199 @@ fn index_paths_count_past_nine() {
     assert_eq!(paths[12], "12.1");
     assert_eq!(paths[21], "12.10");
 }
+
+/// `doc_replace`'s engine on a file in a temporary root, with writes allowed.
+mod replace {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::path::PathBuf;
+
+    use crate::markdown::doc::{self, Document, ReplaceError, ReplaceRequest};
+    use crate::roots::Roots;
+    use crate::workspace::{Workspace, WorkspaceBuilder};
+
+    const TWO: &str = "# Top\n\nIntro.\n\n## A\n\nText of A.\n\n## B\n\nText of B.\n";
+
+    fn editable(text: &str) -> (tempfile::TempDir, Workspace, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("doc.md");
+        std::fs::write(&path, text).unwrap();
+        let ws = WorkspaceBuilder::new()
+            .allow_write(true)
+            .build(Roots::new([dir.path()]).unwrap());
+        (dir, ws, path)
+    }
+
+    fn hash(ws: &Workspace, section: &str) -> String {
+        let d = Document::open(ws, "doc.md").unwrap();
+        doc::read_section(&d, section, true, usize::MAX)
+            .unwrap()
+            .hash
+    }
+
+    fn request(section: &str, content: &str, hash: &str) -> ReplaceRequest {
+        ReplaceRequest {
+            section: section.into(),
+            content: content.into(),
+            expected_hash: hash.into(),
+            include_children: true,
+            allow_outline_change: false,
+        }
+    }
+
+    /// Content is judged by the headings it makes in the new document: alone, this text is
+    /// front matter (no heading); after "## A" it is a thematic break and a level-2 setext
+    /// heading, a new sibling of A.
+    #[test]
+    fn content_is_judged_by_the_outline_it_makes_in_the_document() {
+        let (_dir, ws, path) = editable(TWO);
+        let h = hash(&ws, "a");
+        let mut req = request("a", "---\ntitle: x\n---\n", &h);
+        match doc::replace(&ws, "doc.md", &req) {
+            Err(ReplaceError::Outline(problem)) => {
+                assert!(
+                    problem.contains("\"title: x\" a level-2 heading"),
+                    "{problem}"
+                )
+            }
+            other => panic!("expected an outline refusal, got {other:?}"),
+        }
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), TWO);
+        // What was refused before still is: a sibling, a higher level, a changed level.
+        for content in [
+            "Text.\n\n## Sneaky\n",
+            "# Top 2\n\nx",
+            "### A\n\nx",
+            "A\n==\n",
+        ] {
+            req.content = content.into();
+            assert!(
+                matches!(
+                    doc::replace(&ws, "doc.md", &req),
+                    Err(ReplaceError::Outline(_))
+                ),
+                "{content:?}"
+            );
+        }
+        // Deeper headings are fine, and asked for, the sibling is made.
+        req.content = "Text.\n\n### Deeper\n\nx".into();
+        let r = doc::replace(&ws, "doc.md", &req).unwrap();
+        req.content = "---\ntitle: x\n---\n".into();
+        req.expected_hash = r.hash;
+        req.allow_outline_change = true;
+        doc::replace(&ws, "doc.md", &req).unwrap();
+        let d = Document::open(&ws, "doc.md").unwrap();
+        let level2: Vec<&str> = d
+            .outline()
+            .sections()
+            .iter()
+            .filter(|s| s.level == 2)
+            .map(|s| s.title.as_str())
+            .collect();
+        assert_eq!(level2, ["A", "title: x", "B"]);
+    }
+
+    /// A carriage return that no line feed follows is a line ending to CommonMark, not to the
+    /// outline: such content is refused, naming the line; CRLF is not.
+    #[test]
+    fn content_with_a_lone_carriage_return_is_refused() {
+        let (_dir, ws, path) = editable(TWO);
+        let h = hash(&ws, "a");
+        for (content, line) in [
+            ("## A\r\rx\r# Injected\r", 1),
+            ("## A\r\n\r\nx\r# Injected\r\n", 3),
+            ("Text.\n\nMore.\r", 3),
+        ] {
+            match doc::replace(&ws, "doc.md", &request("a", content, &h)) {
+                Err(ReplaceError::LoneCr { line: l }) => assert_eq!(l, line, "{content:?}"),
+                other => panic!("{content:?}: expected a refusal, got {other:?}"),
+            }
+        }
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), TWO);
+        doc::replace(&ws, "doc.md", &request("a", "## A\r\n\r\nNew.\r\n", &h)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            TWO.replace("Text of A.", "New.")
+        );
+    }
+
+    /// 12 threads replace one section with the same hash at once, 50 times: one wins each
+    /// time, the others are refused as stale with the winner's hash, and the file holds the
+    /// winner's edit.
+    #[test]
+    fn concurrent_edits_with_one_hash_have_one_winner() {
+        let (_dir, ws, path) = editable(TWO);
+        for _ in 0..50 {
+            std::fs::write(&path, TWO).unwrap();
+            let h = hash(&ws, "a");
+            let start = std::sync::Barrier::new(12);
+            let results: Vec<_> = std::thread::scope(|s| {
+                let tasks: Vec<_> = (0..12)
+                    .map(|i| {
+                        let (ws, h, start) = (&ws, &h, &start);
+                        s.spawn(move || {
+                            start.wait();
+                            doc::replace(ws, "doc.md", &request("a", &format!("Writer {i}."), h))
+                        })
+                    })
+                    .collect();
+                tasks.into_iter().map(|t| t.join().unwrap()).collect()
+            });
+            let winners: Vec<usize> = (0..12).filter(|&i| results[i].is_ok()).collect();
+            assert_eq!(winners.len(), 1, "{results:?}");
+            let won = results[winners[0]].as_ref().unwrap();
+            for r in &results {
+                match r {
+                    Ok(_) => {}
+                    Err(ReplaceError::Stale { current }) => assert_eq!(current, &won.hash),
+                    Err(e) => panic!("expected a stale hash, got {e:?}"),
+                }
+            }
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                TWO.replace("Text of A.", &format!("Writer {}.", winners[0]))
+            );
+        }
+    }
+
+    /// A file whose mode gives its owner no write permission is not replaced (a rename over it
+    /// needs only the directory's permission, so it would be, even for a user who is not
+    /// root).
+    #[test]
+    fn a_read_only_file_is_refused() {
+        let (_dir, ws, path) = editable(TWO);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let ino = std::fs::metadata(&path).unwrap().ino();
+        let h = hash(&ws, "a");
+        match doc::replace(&ws, "doc.md", &request("a", "New.", &h)) {
+            Err(ReplaceError::ReadOnlyFile(reason)) => assert!(reason.contains("0444"), "{reason}"),
+            other => panic!("expected a read-only refusal, got {other:?}"),
+        }
+        let md = std::fs::metadata(&path).unwrap();
+        assert_eq!((md.ino(), md.mode() & 0o7777), (ino, 0o444));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), TWO);
+    }
+
+    /// A replace keeps the mode bits, and the owner and group where the process may set them
+    /// (running as root, the file is given to another user first).
+    #[test]
+    fn mode_owner_and_group_are_kept() {
+        let (_dir, ws, path) = editable(TWO);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let md = std::fs::metadata(&path).unwrap();
+        let owner = if md.uid() == 0 {
+            std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+            (65534, 65534)
+        } else {
+            (md.uid(), md.gid())
+        };
+        let h = hash(&ws, "a");
+        doc::replace(&ws, "doc.md", &request("a", "New.", &h)).unwrap();
+        let md = std::fs::metadata(&path).unwrap();
+        assert_eq!(md.mode() & 0o7777, 0o640);
+        assert_eq!((md.uid(), md.gid()), owner);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            TWO.replace("Text of A.", "New.")
+        );
+    }
+}

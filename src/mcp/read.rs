@@ -272,7 +272,9 @@ fn rpc_error(code: i32, message: String) -> ErrorData {
 fn file_rpc_error(e: &Error, path: &str) -> ErrorData {
     match e {
         Error::NotFound { .. } => rpc_error(-32001, format!("File not found: {path}")),
-        Error::PermissionDenied { .. } => rpc_error(-32002, format!("Permission denied: {path}")),
+        Error::PermissionDenied { .. } | Error::ReadOnly { .. } => {
+            rpc_error(-32002, format!("Permission denied: {path}"))
+        }
         Error::OutsideRoots { roots, .. } => rpc_error(
             -32002,
             format!("Permission denied: {path} is outside the allowed roots ({roots})"),

@@ -141,6 +141,10 @@ pub fn file_error_layout(e: &Error, provided: &str) -> ParamError {
             "Read it by lines (head, tail, start_line/end_line) or search it instead.",
         ),
         Error::Changed { .. } => ("File changed during read", "Retry the read."),
+        Error::ReadOnly { .. } => (
+            "File is read-only",
+            "Make the file writable first if it should be edited; the file was not changed.",
+        ),
         Error::Io { .. } => ("Read failed", "Retry; if it persists, check the file."),
     };
     ParamError {

@@ -1,7 +1,11 @@
 //! `doc_replace` through the MCP server: refused without `--allow-write`, with a stale hash,
-//! an ambiguous section or content that would break the outline (the file byte-for-byte
-//! unchanged each time); otherwise an atomic edit that keeps line endings, the blank line
-//! before the next heading and every other section.
+//! an ambiguous section, content that would break the outline (judged in the document as
+//! written) or holds a lone `\r`, or a read-only file (the file byte-for-byte unchanged each
+//! time); otherwise an atomic edit that keeps line endings, the blank line before the next
+//! heading, every other section, and the file's mode, owner and group. Concurrent edits from
+//! one read, through one server or two, have exactly one winner.
+
+use std::os::unix::fs::MetadataExt;
 
 use serde_json::{Value, json};
 
@@ -342,4 +346,249 @@ async fn doc_replace_is_listed_as_destructive_and_the_read_tools_as_read_only() 
     let ann = t.annotations.as_ref().unwrap();
     assert_eq!(ann.read_only_hint, Some(false));
     assert_eq!(ann.destructive_hint, Some(true));
+}
+
+/// One trial of the lost-update race: `n` replaces of the same section carrying the same hash,
+/// sent at once, spread over `servers`. Returns the winner's index.
+async fn race_once(servers: &[&Server], path: &std::path::Path, n: usize) -> usize {
+    std::fs::write(path, DOC).unwrap();
+    let hash = hash_of(servers[0], "usage", true).await;
+    let mut calls = tokio::task::JoinSet::new();
+    for i in 0..n {
+        let peer = servers[i % servers.len()].client().peer().clone();
+        let args = json!({"path": "doc.md", "section": "usage", "content": format!("Writer {i}."), "expected_hash": hash});
+        calls.spawn(async move {
+            let params = rmcp::model::CallToolRequestParams::new("doc_replace")
+                .with_arguments(args.as_object().unwrap().clone());
+            let r = tokio::time::timeout(crate::common::CALL_TIMEOUT, peer.call_tool(params))
+                .await
+                .expect("doc_replace answers in time")
+                .expect("doc_replace answers");
+            (i, r)
+        });
+    }
+    let mut winners = Vec::new();
+    let mut losers = Vec::new();
+    while let Some(done) = calls.join_next().await {
+        let (i, r) = done.expect("the call task ran");
+        if r.is_error == Some(true) {
+            losers.push(text_of(&r));
+        } else {
+            let hash = doc_view("doc_replace", &r)["hash"]
+                .as_str()
+                .expect("hash")
+                .to_string();
+            winners.push((i, hash));
+        }
+    }
+    assert_eq!(
+        winners.len(),
+        1,
+        "exactly one of {n} replaces with one hash succeeds: {winners:?}"
+    );
+    let (winner, new_hash) = winners.pop().unwrap();
+    for text in &losers {
+        assert!(text.starts_with("Error: Stale hash"), "{text}");
+        assert!(
+            text.contains(&new_hash),
+            "a loser is told the winner's hash {new_hash}: {text}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(path).unwrap(),
+        DOC.replace("Use it.\n", &format!("Writer {winner}.\n")),
+        "the file holds what the one winner wrote"
+    );
+    winner
+}
+
+/// `trials` races of 12 replaces with one hash against `servers` servers of one root.
+async fn race_trials(servers: usize, trials: usize) {
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", DOC);
+    let mut running = Vec::new();
+    for _ in 0..servers {
+        running.push(fx.serve_with(&["--allow-write"]).await);
+    }
+    let servers: Vec<&Server> = running.iter().collect();
+    let started = std::time::Instant::now();
+    let mut wins = [0usize; 12];
+    for _ in 0..trials {
+        wins[race_once(&servers, &path, 12).await] += 1;
+    }
+    eprintln!(
+        "{trials} trials of 12 concurrent replaces over {} server(s): exactly one winner each time, {:?}; wins by writer: {wins:?}",
+        servers.len(),
+        started.elapsed()
+    );
+    no_temp_files(&fx);
+}
+
+/// Lost updates: replaces of one file are serialized and each re-reads the file under the
+/// lock, so of 12 concurrent replaces carrying the same hash exactly one succeeds, the others
+/// are refused as stale with the winner's hash, and the file holds the winner's edit. (About
+/// a second for 100 trials in a debug build: only the winner writes.)
+#[tokio::test]
+async fn concurrent_replaces_with_one_hash_have_exactly_one_winner() {
+    race_trials(1, 100).await;
+}
+
+/// The same across processes: two servers of one root honour each other's `flock`.
+#[tokio::test]
+async fn concurrent_replaces_through_two_servers_have_exactly_one_winner() {
+    race_trials(2, 30).await;
+}
+
+const TWO: &str = "\
+# Top
+
+Intro.
+
+## A
+
+Text of A.
+
+## B
+
+Text of B.
+";
+
+/// Content is checked for the outline it makes in the document as written, not alone: front
+/// matter alone is a thematic break and a setext heading after a section's heading.
+#[tokio::test]
+async fn front_matter_like_content_cannot_add_a_sibling_heading() {
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", TWO);
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let hash = hash_of(&srv, "a", true).await;
+    let args = json!({"path": "doc.md", "section": "a", "content": "---\ntitle: x\n---\n", "expected_hash": hash});
+    let (err, text, _) = replace(&srv, args.clone()).await;
+    assert!(err, "not refused: {text}");
+    assert!(
+        text.starts_with("Error: Content would change the outline"),
+        "{text}"
+    );
+    assert!(
+        text.contains("title: x"),
+        "the refusal names the heading: {text}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), TWO);
+    // Asked for, the change is made: "title: x" becomes a sibling of A.
+    let mut allowed = args;
+    allowed["allow_outline_change"] = json!(true);
+    let (err, text, _) = replace(&srv, allowed).await;
+    assert!(!err, "{text}");
+    let r = srv
+        .call("doc_find", json!({"path": "doc.md", "level": 2}))
+        .await
+        .unwrap();
+    let found = text_of(&r);
+    assert!(found.contains("title: x"), "{found}");
+}
+
+/// A lone `\r` is a line ending to CommonMark but not to mapgrep's outline: content holding
+/// one is refused, so the outline check never vouches for a heading it cannot see.
+#[tokio::test]
+async fn content_with_a_lone_carriage_return_is_refused() {
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", TWO);
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let hash = hash_of(&srv, "a", true).await;
+    for content in ["## A\r\rx\r# Injected\r", "Text.\rMore.", "Text.\r"] {
+        let (err, text, _) = replace(
+            &srv,
+            json!({"path": "doc.md", "section": "a", "content": content, "expected_hash": hash}),
+        )
+        .await;
+        assert!(err, "{content:?} not refused: {text}");
+        let l = crate::common::layout(&text);
+        assert_eq!(l.short, "Lone carriage return in content", "{text}");
+        assert!(l.fix.contains("\\n or \\r\\n line endings"), "{text}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), TWO);
+    }
+    // CRLF is fine.
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "a", "content": "## A\r\n\r\nNew A.\r\n", "expected_hash": hash}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        TWO.replace("Text of A.", "New A.")
+    );
+}
+
+/// A file without write permission for its owner is not replaced (renaming over it would
+/// succeed: that needs only the directory's permission).
+#[tokio::test]
+async fn a_read_only_file_is_refused_and_unchanged() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", DOC);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before = std::fs::metadata(&path).unwrap();
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let hash = hash_of(&srv, "usage", true).await;
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "usage", "content": "New.", "expected_hash": hash}),
+    )
+    .await;
+    assert!(err, "not refused: {text}");
+    let l = crate::common::layout(&text);
+    assert_eq!(l.short, "File is read-only", "{text}");
+    assert!(l.problem.contains("0444"), "{text}");
+    assert!(l.fix.contains("writable"), "{text}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), DOC);
+    let after = std::fs::metadata(&path).unwrap();
+    assert_eq!(
+        (after.ino(), after.uid(), after.mode() & 0o7777),
+        (before.ino(), before.uid(), 0o444),
+        "the same file, owner and mode"
+    );
+    no_temp_files(&fx);
+    // Made writable, the same edit (same hash) goes through.
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "usage", "content": "New.", "expected_hash": hash}),
+    )
+    .await;
+    assert!(!err, "{text}");
+}
+
+/// A replace keeps the file's mode bits and, where the server may set them, its owner and
+/// group (when the tests run as root: a file given to another user stays that user's).
+#[tokio::test]
+async fn mode_owner_and_group_are_kept() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", DOC);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    // A file the tests created is owned by the tests' user.
+    let root = std::fs::metadata(&path).unwrap().uid() == 0;
+    let owner = if root {
+        std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+        (65534, 65534)
+    } else {
+        let md = std::fs::metadata(&path).unwrap();
+        (md.uid(), md.gid())
+    };
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let hash = hash_of(&srv, "usage", true).await;
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "usage", "content": "Kept.", "expected_hash": hash}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        DOC.replace("Use it.\n", "Kept.\n")
+    );
+    let md = std::fs::metadata(&path).unwrap();
+    assert_eq!(md.mode() & 0o7777, 0o640);
+    assert_eq!((md.uid(), md.gid()), owner, "owner and group kept");
+    no_temp_files(&fx);
 }
