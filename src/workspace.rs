@@ -168,11 +168,19 @@ impl WorkspaceBuilder {
 pub struct OpenFile {
     pub source: Source,
     pub index: Arc<LineIndex>,
+    /// When set, only this many first bytes are indexed and read (a read of the first lines
+    /// of a large file, see `read`).
+    pub prefix: Option<usize>,
 }
 
 impl OpenFile {
+    /// The bytes read: the file's, or the indexed prefix of them.
     pub fn bytes(&self) -> &[u8] {
-        self.source.bytes()
+        let bytes = self.source.bytes();
+        match self.prefix {
+            Some(n) => &bytes[..n.min(bytes.len())],
+            None => bytes,
+        }
     }
 
     pub fn total_lines(&self) -> u64 {
@@ -233,7 +241,21 @@ impl Workspace {
             });
         }
         let index = self.index(&source);
-        Ok(OpenFile { source, index })
+        Ok(OpenFile {
+            source,
+            index,
+            prefix: None,
+        })
+    }
+
+    /// Whether the line index of `source` (as it is now) is cached.
+    pub fn has_index(&self, source: &Source) -> bool {
+        let cached = self
+            .indexes
+            .lock()
+            .expect("index cache lock")
+            .get(source.path());
+        cached.is_some_and(|(id, _)| id == source.id())
     }
 
     /// The line index of an opened source: cached by file identity, extended when the file

@@ -353,11 +353,17 @@ fn render_excerpt(out: &mut String, e: &Excerpt) {
             let _ = writeln!(out, "Lines: none of {}", e.total_lines);
         }
     } else {
-        let _ = writeln!(
-            out,
-            "Lines: {}-{} of {}",
-            e.first_line, e.last_line, e.total_lines
-        );
+        let _ = write!(out, "Lines: {}-{} of ", e.first_line, e.last_line);
+        if e.total_counted {
+            let _ = writeln!(out, "{}", e.total_lines);
+        } else {
+            // A large file read at its start: its lines were counted only as far as needed.
+            let _ = writeln!(
+                out,
+                "more than {} (a large file: lines not counted past the read)",
+                e.total_lines
+            );
+        }
     }
     for note in &e.notes {
         let _ = writeln!(out, "{note}");

@@ -204,8 +204,12 @@ pub struct Excerpt {
     pub first_line: u64,
     /// Last line returned (inclusive).
     pub last_line: u64,
-    /// The file's total number of lines.
+    /// The file's total number of lines (with `total_counted` false: the lines counted, up
+    /// to the last one the read needed).
     pub total_lines: u64,
+    /// False when a read of the first lines of a very large file stopped counting lines
+    /// where it stopped reading.
+    pub total_counted: bool,
     /// The text of the lines, terminators as in the file, decoded lossily.
     pub text: String,
     pub notes: Vec<Note>,
@@ -247,7 +251,7 @@ pub fn read(ws: &Workspace, req: &ReadRequest, budget: usize) -> Result<Excerpt,
         }
         _ => None,
     };
-    let open = ws.open(&req.path)?;
+    let (open, total, counted) = open_for(ws, &req.path, &mode)?;
     if matches!(mode, ReadMode::Whole)
         && !req.large_file_passthrough
         && is_structured_data(&req.path)
@@ -258,13 +262,66 @@ pub fn read(ws: &Workspace, req: &ReadRequest, budget: usize) -> Result<Excerpt,
             open.source.id().len,
         )));
     }
-    let total = open.total_lines();
     let (range, mut notes) = resolve_lines(&open, req, &mode, regex.as_deref(), total)?;
-    let mut excerpt = excerpt_of(&open, &req.path, range, budget);
+    let mut excerpt = excerpt_of(&open, &req.path, range, budget, total);
+    excerpt.total_counted = counted;
     open.source.check_intact()?;
     notes.append(&mut excerpt.notes);
     excerpt.notes = notes;
     Ok(excerpt)
+}
+
+/// Files at least this large whose lines are not indexed yet are read by `head` and
+/// `start_line`/`end_line` without counting all their lines: such a read costs what it returns.
+pub const LAZY_INDEX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Opens `path` for a read in `mode`: its lines indexed, and their total. A head or bounded
+/// range read of a large file whose index is not cached indexes only the lines up to its last
+/// one (`false`: the total is then a lower bound).
+fn open_for(ws: &Workspace, path: &str, mode: &ReadMode) -> Result<(OpenFile, u64, bool), Error> {
+    let source = ws.open_source(path)?;
+    if source.is_binary() {
+        return Err(Error::Binary {
+            path: std::path::PathBuf::from(path),
+        });
+    }
+    let last_needed = match *mode {
+        ReadMode::Head(n) => Some(n),
+        ReadMode::Range { end: Some(e), .. } => Some(e),
+        _ => None,
+    };
+    if let Some(n) = last_needed
+        && source.id().len >= LAZY_INDEX_BYTES
+        && !ws.has_index(&source)
+    {
+        let bytes = source.bytes();
+        let end = usize::try_from(n)
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|k| memchr::memchr_iter(b'\n', bytes).nth(k))
+            .map_or(bytes.len(), |i| i + 1);
+        let prefix = &bytes[..end];
+        let index = LineIndex::build(prefix);
+        let total = index.total_lines(prefix);
+        let counted = end == bytes.len();
+        return Ok((
+            OpenFile {
+                source,
+                index: std::sync::Arc::new(index),
+                prefix: Some(end),
+            },
+            total,
+            counted,
+        ));
+    }
+    let index = ws.index(&source);
+    let open = OpenFile {
+        source,
+        index,
+        prefix: None,
+    };
+    let total = open.total_lines();
+    Ok((open, total, true))
 }
 
 /// The first and last line a mode selects (`last < first` when it selects nothing).
@@ -343,14 +400,20 @@ pub fn next_matching_line(re: &Regex, bytes: &[u8], index: &LineIndex, from: usi
 
 /// Slices lines `lines` (1-based, half-open) of `open` into an excerpt of at most `budget`
 /// bytes of text, cutting at a line boundary (or inside a single over-long line) and saying so.
-pub fn excerpt_of(open: &OpenFile, path: &str, lines: Range<u64>, budget: usize) -> Excerpt {
+pub fn excerpt_of(
+    open: &OpenFile,
+    path: &str,
+    lines: Range<u64>,
+    budget: usize,
+    total: u64,
+) -> Excerpt {
     let bytes = open.bytes();
-    let total = open.total_lines();
     let mut excerpt = Excerpt {
         path: path.to_string(),
         first_line: 0,
         last_line: 0,
         total_lines: total,
+        total_counted: true,
         text: String::new(),
         notes: Vec::new(),
     };
@@ -423,7 +486,8 @@ pub fn read_page(
         Some(l) => line.saturating_add(l),
         None => u64::MAX,
     };
-    let excerpt = excerpt_of(&open, path, line..end, budget);
+    let total = open.total_lines();
+    let excerpt = excerpt_of(&open, path, line..end, budget, total);
     open.source.check_intact()?;
     Ok(excerpt)
 }

@@ -255,3 +255,56 @@ async fn text_then_a_gigabyte_of_nul_keeps_every_tool_small() {
     );
     srv.shutdown().await;
 }
+
+/// The first lines of a 5 GB file cost what they return: its lines are not all counted
+/// first, and the answer says the total was not counted.
+#[tokio::test]
+async fn head_of_a_five_gigabyte_file_is_fast() {
+    let fx = Fixture::new();
+    // Text past the 64 KiB binary probe, then zeros (a sparse file: nothing on disk).
+    let text: String = (1..=10_000).map(|i| format!("line {i}\n")).collect();
+    let path = fx.write("huge.log", &text);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(5 << 30)
+        .unwrap();
+    let srv = fx.serve().await;
+    // Warm the process (first call costs the handshake's laziness, not the read).
+    srv.call(
+        "read_files",
+        json!({"files": [{"path": "huge.log", "head": 1}]}),
+    )
+    .await
+    .unwrap();
+    let t = Instant::now();
+    let r = srv
+        .call(
+            "read_files",
+            json!({"files": [{"path": "huge.log", "head": 3}]}),
+        )
+        .await
+        .expect("answer");
+    let took = t.elapsed();
+    let text = text_of(&r);
+    assert!(
+        text.starts_with("File: huge.log\nLines: 1-3 of more than 3 (a large file: lines not counted past the read)\n---\nline 1\nline 2\nline 3\n---\n"),
+        "{text}"
+    );
+    eprintln!("head 3 of a 5 GB file: {took:?}");
+    assert!(took < Duration::from_millis(50), "{took:?}");
+    let r = srv
+        .call(
+            "read_files",
+            json!({"files": [{"path": "huge.log", "start_line": 9, "end_line": 10}]}),
+        )
+        .await
+        .expect("answer");
+    assert!(
+        text_of(&r).contains("Lines: 9-10 of more than 10"),
+        "{}",
+        text_of(&r)
+    );
+    srv.shutdown().await;
+}
