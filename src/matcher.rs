@@ -49,35 +49,34 @@ pub fn build_line_regex(
         );
         b
     };
-    let hir = regex_syntax::ParserBuilder::new()
+    match line_hir(pattern, case_insensitive) {
+        Some(hir) => builder.build_from_hir(&hir).map_err(Box::new),
+        // The meta builder reports the same syntax error, in the type callers expect.
+        None => builder.build(pattern).map_err(Box::new),
+    }
+}
+
+/// `pattern` parsed for line search: multi-line, CRLF-aware anchors, `\n` out of every class.
+/// `None` for a syntax error (the regex builder reports it).
+fn line_hir(pattern: &str, case_insensitive: bool) -> Option<Hir> {
+    regex_syntax::ParserBuilder::new()
         .multi_line(true)
         .crlf(true)
         .case_insensitive(case_insensitive)
         .build()
-        .parse(pattern);
-    match hir {
-        Ok(hir) => builder
-            .build_from_hir(&strip_newlines(hir))
-            .map_err(Box::new),
-        // The meta builder reports the same syntax error, in the type callers expect.
-        Err(_) => builder.build(pattern).map_err(Box::new),
-    }
+        .parse(pattern)
+        .ok()
+        .map(strip_newlines)
 }
 
 /// Whether `pattern` can match inside a single line: false when every way it could match
 /// needs a literal newline (`foo\nbar`), which a line never contains. Syntax errors count as
 /// matching (the compiler reports them).
 pub fn can_match_within_a_line(pattern: &str, case_insensitive: bool) -> bool {
-    let Ok(hir) = regex_syntax::ParserBuilder::new()
-        .multi_line(true)
-        .crlf(true)
-        .case_insensitive(case_insensitive)
-        .build()
-        .parse(pattern)
-    else {
+    let Some(hir) = line_hir(pattern, case_insensitive) else {
         return true;
     };
-    without_newline_literals(strip_newlines(hir))
+    without_newline_literals(hir)
         .properties()
         .minimum_len()
         .is_some()
@@ -214,6 +213,118 @@ pub fn next_line_match(
     None
 }
 
+/// Automata at least this large are searched in slices ([`Sliced`]): a single regex call
+/// over a window can then take seconds (a{100}{100}b over a long line of `a`: 85 s per MiB),
+/// and only a search that stops between slices can be cancelled or run out of time promptly.
+pub const SLICED_MIN_AUTOMATON: usize = 256 * 1024;
+
+/// Bytes searched between two looks at the stop flag in a sliced search.
+const SLICE: usize = 1024;
+
+/// A pattern's lazy DFA, stepped byte by byte so that a search looks at its stop flag every
+/// [`SLICE`] bytes whatever the pattern costs. It never gives up (the cache is cleared and
+/// refilled instead), so a thrashing pattern costs time, not correctness; where it cannot
+/// search (a Unicode word boundary next to non-ASCII text) the caller falls back to the
+/// regex engine.
+pub struct Sliced {
+    dfa: regex_automata::hybrid::dfa::DFA,
+}
+
+/// What a sliced search found.
+enum Step {
+    /// The first match ends at this offset.
+    MatchEnd(usize),
+    NoMatch,
+    /// The stop flag was set.
+    Stopped,
+    /// The DFA cannot search this text: use the regex engine.
+    Quit,
+}
+
+impl Sliced {
+    /// The sliced searcher for `pattern` if its compiled form `re` is large enough to need one
+    /// (and it cannot match a newline, so every match lies within one line).
+    pub fn for_pattern(pattern: &str, case_insensitive: bool, re: &Regex) -> Option<Sliced> {
+        if re.memory_usage() < SLICED_MIN_AUTOMATON {
+            return None;
+        }
+        Sliced::build(pattern, case_insensitive)
+    }
+
+    /// The sliced searcher for `pattern`, whatever its size (`None` if it can match a newline
+    /// or does not compile).
+    fn build(pattern: &str, case_insensitive: bool) -> Option<Sliced> {
+        use regex_automata::{hybrid, nfa::thompson};
+        let hir = line_hir(pattern, case_insensitive)?;
+        if without_newline_literals(hir.clone()) != hir {
+            return None;
+        }
+        let nfa = thompson::Compiler::new()
+            .configure(thompson::Config::new().nfa_size_limit(Some(NFA_SIZE_LIMIT)))
+            .build_from_hir(&hir)
+            .ok()?;
+        let dfa = hybrid::dfa::DFA::builder()
+            .configure(
+                hybrid::dfa::DFA::config()
+                    .cache_capacity(8 * 1024 * 1024)
+                    .minimum_cache_clear_count(None)
+                    .unicode_word_boundary(true),
+            )
+            .build_from_nfa(nfa)
+            .ok()?;
+        Some(Sliced { dfa })
+    }
+
+    pub fn create_cache(&self) -> regex_automata::hybrid::dfa::Cache {
+        self.dfa.create_cache()
+    }
+
+    /// Where the first match in `bytes[from..]` ends.
+    fn first_match_end(
+        &self,
+        cache: &mut regex_automata::hybrid::dfa::Cache,
+        bytes: &[u8],
+        from: usize,
+        stop: Option<&AtomicBool>,
+    ) -> Step {
+        let input = Input::new(bytes).range(from..);
+        let Ok(mut sid) = self.dfa.start_state_forward(cache, &input) else {
+            return Step::Quit;
+        };
+        let mut at = from;
+        while at < bytes.len() {
+            let slice_end = (at + SLICE).min(bytes.len());
+            while at < slice_end {
+                sid = match self.dfa.next_state(cache, sid, bytes[at]) {
+                    Ok(sid) => sid,
+                    Err(_) => return Step::Quit,
+                };
+                at += 1;
+                if sid.is_tagged() {
+                    if sid.is_match() {
+                        // Match states come one byte late: the match ended before this one.
+                        return Step::MatchEnd(at - 1);
+                    }
+                    if sid.is_dead() {
+                        return Step::NoMatch;
+                    }
+                    if sid.is_quit() {
+                        return Step::Quit;
+                    }
+                }
+            }
+            if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                return Step::Stopped;
+            }
+        }
+        match self.dfa.next_eoi_state(cache, sid) {
+            Ok(sid) if sid.is_match() => Step::MatchEnd(bytes.len()),
+            Ok(_) => Step::NoMatch,
+            Err(_) => Step::Quit,
+        }
+    }
+}
+
 /// Counts `\n` bytes.
 pub fn count_newlines(bytes: &[u8]) -> u64 {
     memchr::memchr_iter(b'\n', bytes).count() as u64
@@ -236,6 +347,9 @@ pub struct MatchingLines<'a> {
     line: u64,
     window: usize,
     stop: Option<&'a AtomicBool>,
+    sliced: Option<(&'a Sliced, &'a mut regex_automata::hybrid::dfa::Cache)>,
+    /// The sliced search stopped on the flag: the iteration is over.
+    stopped: bool,
 }
 
 impl<'a> MatchingLines<'a> {
@@ -255,7 +369,50 @@ impl<'a> MatchingLines<'a> {
             line: first_line,
             window: SEARCH_WINDOW,
             stop: None,
+            sliced: None,
+            stopped: false,
         }
+    }
+
+    /// Searches with `sliced` (and its cache) where it can, so that the stop flag is seen
+    /// every few kilobytes, not only between windows.
+    pub fn sliced(
+        mut self,
+        sliced: Option<(&'a Sliced, &'a mut regex_automata::hybrid::dfa::Cache)>,
+    ) -> MatchingLines<'a> {
+        self.sliced = sliced;
+        self
+    }
+
+    /// The first matching line in `bytes[self.at..end]`: by the sliced DFA if there is one
+    /// (`Err` when the stop flag ended it), else (or where it cannot) by the regex.
+    fn find_in(&mut self, end: usize) -> Result<Option<LineMatch>, ()> {
+        let window = &self.bytes[..end];
+        if let Some((sliced, cache)) = self.sliced.as_mut() {
+            match sliced.first_match_end(cache, window, self.at, self.stop) {
+                Step::MatchEnd(e) => {
+                    // The match lies within the line holding its last byte (an empty match:
+                    // the line at its position).
+                    let p = if e > self.at && window[e - 1] != b'\n' {
+                        e - 1
+                    } else {
+                        e
+                    };
+                    if p >= window.len() {
+                        return Ok(None);
+                    }
+                    let start = memchr::memrchr(b'\n', &window[..p]).map_or(0, |i| i + 1);
+                    let start = start.max(self.at);
+                    let stop =
+                        memchr::memchr(b'\n', &window[start..]).map_or(window.len(), |i| start + i);
+                    return Ok(Some(LineMatch { start, end: stop }));
+                }
+                Step::NoMatch => return Ok(None),
+                Step::Stopped => return Err(()),
+                Step::Quit => {}
+            }
+        }
+        Ok(next_line_match(self.re, self.cache, window, self.at))
     }
 
     /// Stops the iteration (between windows) once `flag` is set.
@@ -275,6 +432,9 @@ impl Iterator for MatchingLines<'_> {
     type Item = (u64, LineMatch);
 
     fn next(&mut self) -> Option<(u64, LineMatch)> {
+        if self.stopped {
+            return None;
+        }
         let len = self.bytes.len();
         while self.at < len {
             let end = if len - self.at <= self.window {
@@ -283,7 +443,14 @@ impl Iterator for MatchingLines<'_> {
                 let want = self.at + self.window;
                 memchr::memchr(b'\n', &self.bytes[want..]).map_or(len, |i| want + i + 1)
             };
-            if let Some(m) = next_line_match(self.re, self.cache, &self.bytes[..end], self.at) {
+            let found = match self.find_in(end) {
+                Ok(found) => found,
+                Err(()) => {
+                    self.stopped = true;
+                    return None;
+                }
+            };
+            if let Some(m) = found {
                 self.line += count_newlines(&self.bytes[self.counted_to..m.start]);
                 self.counted_to = m.start;
                 self.at = m.end + 1;
@@ -365,6 +532,80 @@ mod tests {
                 assert_eq!(got, naive(p, text), "pattern {p} window {w}");
             }
         }
+    }
+
+    /// The matching lines with the sliced DFA (if the pattern allows one).
+    fn sliced_lines(pattern: &str, text: &str) -> Option<Vec<u64>> {
+        let re = build_line_regex(pattern, false).unwrap();
+        let sliced = Sliced::build(pattern, false)?;
+        let mut cache = re.create_cache();
+        let mut dfa_cache = sliced.create_cache();
+        Some(
+            MatchingLines::new(&re, &mut cache, text.as_bytes(), 0, 1)
+                .sliced(Some((&sliced, &mut dfa_cache)))
+                .window(7)
+                .map(|(n, _)| n)
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn the_sliced_search_agrees_with_a_line_by_line_search() {
+        let text =
+            "alpha beta\n\ngamma\n  delta\nbeta\r\nend\nxx beta yy\nκόσμε beta\n## h\nx\ry\n";
+        for p in [
+            "beta",
+            "^$",
+            "^",
+            "$",
+            r"\s+",
+            r"^\s",
+            "a$",
+            r"\bbeta\b",
+            "end$",
+            "^beta$",
+            "^## ",
+            "(?i)BETA",
+            r"\w+$",
+            "x.y",
+            "^y",
+            "κό",
+            r"[^a-z]+",
+            "a{1,3}",
+        ] {
+            let got = sliced_lines(p, text).unwrap_or_else(|| panic!("{p}: no sliced DFA"));
+            assert_eq!(got, naive(p, text), "pattern {p}");
+        }
+        // A pattern that may match a newline keeps the regex engine.
+        assert!(Sliced::build(r"a\n?b", false).is_none());
+    }
+
+    #[test]
+    fn a_sliced_search_stops_inside_a_long_line() {
+        let text = "a".repeat(1 << 20) + "\n";
+        let re = build_line_regex("a{100}{100}b", false).unwrap();
+        let sliced = Sliced::for_pattern("a{100}{100}b", false, &re).expect("a large automaton");
+        let mut cache = re.create_cache();
+        let mut dfa_cache = sliced.create_cache();
+        let stop = AtomicBool::new(false);
+        let t = std::time::Instant::now();
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                stop.store(true, Ordering::Relaxed);
+            });
+            let found: Vec<_> = MatchingLines::new(&re, &mut cache, text.as_bytes(), 0, 1)
+                .sliced(Some((&sliced, &mut dfa_cache)))
+                .stop_on(&stop)
+                .collect();
+            assert!(found.is_empty());
+        });
+        // The regex engine alone takes over a minute on this line.
+        assert!(
+            t.elapsed() < std::time::Duration::from_millis(500),
+            "{:?}",
+            t.elapsed()
+        );
     }
 
     #[test]

@@ -155,9 +155,11 @@ pub enum GrepError {
     File(#[from] Error),
 }
 
-/// A compiled search: the matcher and the section-hint patterns.
+/// A compiled search: the matcher (sliced for a large automaton) and the section-hint
+/// patterns.
 struct Compiled {
     re: std::sync::Arc<Regex>,
+    sliced: Option<crate::matcher::Sliced>,
     hints: Vec<(String, std::sync::Arc<Regex>)>,
 }
 
@@ -220,7 +222,7 @@ fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
         c.limit()
     };
     let mut buf = Vec::new();
-    let mut cache = ctx.compiled.re.create_cache();
+    let mut cache = ctx.compiled.caches();
     match source::load(path, &SourceOptions::default(), &mut buf) {
         Ok((_, hay)) if !hay.intact() => ctx.stats.error(changed(path)),
         Ok((id, hay)) if hay.len() >= PARALLEL_FILE_MIN => {
@@ -236,8 +238,7 @@ fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
                 };
                 let from_line = cursor_line(ctx.q, &name);
                 let start = index.line_start(&hay, from_line).unwrap_or(hay.len());
-                let lines =
-                    search_chunks(&hay, &ctx.compiled.re, limit, start, &index, ctx.progress);
+                let lines = search_chunks(&hay, ctx.compiled, limit, start, &index, ctx.progress);
                 finish(&hay, lines, ctx, &name)
             });
             match found {
@@ -284,7 +285,8 @@ fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {
             .map_err(|e| GrepError::Param(q.regex_error("section_patterns", &p, &e)))?;
         hints.push((p, r));
     }
-    Ok(Compiled { re, hints })
+    let sliced = crate::matcher::Sliced::for_pattern(&pattern, q.case_insensitive, &re);
+    Ok(Compiled { re, sliced, hints })
 }
 
 /// How walked paths are displayed: the caller's spelling of the search path, joined with the
@@ -398,15 +400,46 @@ fn record(collector: &Mutex<Collector>, stats: &Stats, name: &str, found: FileRe
 /// keeps the states it built across files).
 struct Scratch {
     buf: Vec<u8>,
-    cache: Cache,
+    cache: Caches,
 }
 
 impl Scratch {
     fn new(c: &Compiled) -> Scratch {
         Scratch {
             buf: Vec::new(),
-            cache: c.re.create_cache(),
+            cache: c.caches(),
         }
+    }
+}
+
+/// A search thread's caches: the regex engine's, and the sliced DFA's if there is one.
+struct Caches {
+    re: Cache,
+    sliced: Option<regex_automata::hybrid::dfa::Cache>,
+}
+
+impl Compiled {
+    fn caches(&self) -> Caches {
+        Caches {
+            re: self.re.create_cache(),
+            sliced: self.sliced.as_ref().map(|s| s.create_cache()),
+        }
+    }
+
+    /// The matching lines of `bytes[from..]` (`first_line` numbers the line at `from`),
+    /// stopping when `stop` is set.
+    fn lines<'a>(
+        &'a self,
+        caches: &'a mut Caches,
+        bytes: &'a [u8],
+        from: usize,
+        first_line: u64,
+        stop: &'a AtomicBool,
+    ) -> MatchingLines<'a> {
+        let sliced = self.sliced.as_ref().zip(caches.sliced.as_mut());
+        MatchingLines::new(&self.re, &mut caches.re, bytes, from, first_line)
+            .stop_on(stop)
+            .sliced(sliced)
     }
 }
 
@@ -479,7 +512,7 @@ impl Ctx<'_> {
                         Some(found) => found,
                         None => {
                             // A search cut short by a panic may leave its cache unusable.
-                            *cache = self.compiled.re.create_cache();
+                            *cache = self.compiled.caches();
                             self.stats.error(changed(path));
                             return;
                         }
@@ -623,7 +656,7 @@ fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
 /// cursor names this file).
 fn search_bytes(
     bytes: &[u8],
-    cache: &mut Cache,
+    cache: &mut Caches,
     ctx: &Ctx<'_>,
     name: &str,
     limit: usize,
@@ -636,8 +669,8 @@ fn search_bytes(
         return FileResult::Binary;
     }
     let from_line = cursor_line(q, name);
-    let mut lines: Vec<Hit> = MatchingLines::new(&c.re, cache, bytes, 0, 1)
-        .stop_on(&ctx.progress.cancelled)
+    let mut lines: Vec<Hit> = c
+        .lines(cache, bytes, 0, 1, &ctx.progress.cancelled)
         .skip_while(|(n, _)| *n < from_line)
         .take(limit)
         .map(|(n, m)| (n, m.start, m.end))
@@ -687,7 +720,7 @@ fn finish(bytes: &[u8], lines: Vec<Hit>, ctx: &Ctx<'_>, name: &str) -> FileResul
 /// each numbering its lines from the line index.
 fn search_chunks(
     bytes: &[u8],
-    re: &Regex,
+    c: &Compiled,
     limit: usize,
     start: usize,
     index: &crate::lines::LineIndex,
@@ -711,10 +744,9 @@ fn search_chunks(
                 return Vec::new();
             }
             let piece = &bytes[..w[1]];
-            let mut cache = re.create_cache();
+            let mut cache = c.caches();
             let first_line = index.line_of_offset(bytes, w[0]);
-            MatchingLines::new(re, &mut cache, piece, w[0], first_line)
-                .stop_on(&progress.cancelled)
+            c.lines(&mut cache, piece, w[0], first_line, &progress.cancelled)
                 .take(limit)
                 .map(|(n, m)| (n, m.start, m.end))
                 .collect()

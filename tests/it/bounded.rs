@@ -76,6 +76,18 @@ fn slow_fixture() -> (Fixture, &'static str) {
     (fx, "a{100}{100}b")
 }
 
+/// User plus system CPU time of process `pid`, in clock ticks (1/100 s).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
 /// A search that runs past the server's deadline is stopped, and says so and what to do.
 #[tokio::test]
 async fn a_search_past_the_deadline_ends_with_a_clear_error() {
@@ -99,53 +111,78 @@ async fn a_search_past_the_deadline_ends_with_a_clear_error() {
     assert!(text.contains("\nFix: Narrow the search"), "{text}");
     eprintln!("stopped after {took:?}");
     assert!(took < Duration::from_secs(4), "{took:?}");
+    // And the search itself has stopped: the server uses no CPU afterwards.
+    let pid = srv.pid().expect("pid");
+    std::thread::sleep(Duration::from_millis(100));
+    let before = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_millis(500));
+    let used = cpu_ticks(pid) - before;
+    assert!(
+        used <= 5,
+        "{used} ticks of CPU in the 500 ms after the answer"
+    );
     srv.shutdown().await;
+}
+
+/// A server on raw pipes, initialized, running the slow search as request 2.
+struct RawSearch {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    _fx: Fixture,
+}
+
+impl RawSearch {
+    fn start() -> RawSearch {
+        use std::io::BufRead;
+        use std::process::{Command, Stdio};
+        let (fx, slow) = slow_fixture();
+        let mut child = Command::new(crate::common::BIN)
+            .args(["serve", "--content-cache-bytes", "0"])
+            .arg(fx.base().join("repo"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut raw = RawSearch {
+            child,
+            stdin: Some(stdin),
+            _fx: fx,
+        };
+        raw.send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        );
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert!(line.contains("\"id\":1"), "{line}");
+        raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        raw.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "grep_content", "arguments": {"pattern": slow}}}));
+        std::thread::sleep(Duration::from_millis(500));
+        raw
+    }
+
+    fn send(&mut self, v: serde_json::Value) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    }
 }
 
 /// When the client closes the server's input, the process is gone within a second, even
 /// while a search runs.
 #[test]
 fn the_server_exits_when_its_input_closes_mid_search() {
-    use std::io::{BufRead, Write};
-    use std::process::{Command, Stdio};
-    let (fx, slow) = slow_fixture();
-    let mut child = Command::new(crate::common::BIN)
-        .args(["serve", "--content-cache-bytes", "0"])
-        .arg(fx.base().join("repo"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let send = |stdin: &mut std::process::ChildStdin, v: serde_json::Value| {
-        writeln!(stdin, "{v}").unwrap();
-        stdin.flush().unwrap();
-    };
-    send(
-        &mut stdin,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}}),
-    );
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    assert!(line.contains("\"id\":1"), "{line}");
-    send(
-        &mut stdin,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    );
-    send(
-        &mut stdin,
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-               "params": {"name": "grep_content", "arguments": {"pattern": slow}}}),
-    );
-    std::thread::sleep(Duration::from_millis(500));
-    drop(stdin);
+    let mut raw = RawSearch::start();
+    drop(raw.stdin.take());
     let t = Instant::now();
     loop {
-        if child.try_wait().unwrap().is_some() {
+        if raw.child.try_wait().unwrap().is_some() {
             break;
         }
         assert!(
@@ -156,6 +193,31 @@ fn the_server_exits_when_its_input_closes_mid_search() {
         std::thread::sleep(Duration::from_millis(10));
     }
     eprintln!("gone {:?} after the input closed", t.elapsed());
+}
+
+/// A cancelled search stops using the CPU within 100 ms, even inside one long line whose
+/// pattern costs seconds per megabyte.
+#[test]
+fn a_cancelled_search_stops_within_a_tenth_of_a_second() {
+    let mut raw = RawSearch::start();
+    let pid = raw.child.id();
+    let busy = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(cpu_ticks(pid) - busy >= 10, "the search should be running");
+    raw.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": 2, "reason": "test"}}),
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    let after = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_millis(500));
+    let used = cpu_ticks(pid) - after;
+    assert!(
+        used <= 3,
+        "{used} ticks of CPU from 100 ms after the cancel"
+    );
+    drop(raw.stdin.take());
+    let _ = raw.child.wait();
 }
 
 /// `mapgrep serve` whose input ends before any client spoke exits 0.
