@@ -98,8 +98,16 @@ pub struct ToolText {
 
 impl Server {
     pub async fn start(roots: &[&Path], extra: &[&str]) -> Server {
+        Server::start_env(roots, extra, &[]).await
+    }
+
+    /// [`Server::start`] with extra environment variables.
+    pub async fn start_env(roots: &[&Path], extra: &[&str], env: &[(&str, &Path)]) -> Server {
         let cmd = tokio::process::Command::new(BIN).configure(|cmd| {
             cmd.arg("serve").args(extra).args(roots);
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
         });
         let (transport, _stderr) = TokioChildProcess::builder(cmd)
             .stderr(Stdio::null())

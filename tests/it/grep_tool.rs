@@ -484,3 +484,51 @@ async fn markdown_hints_follow_heading_levels() {
     );
     srv.shutdown().await;
 }
+
+/// git's global excludes file is an ignore source like the others: a line added to it while
+/// the server runs hides the file from the next search.
+#[tokio::test]
+async fn a_running_server_honours_a_changed_global_excludes_file() {
+    let fx = Fixture::new();
+    std::fs::create_dir_all(fx.root.join(".git")).unwrap();
+    fx.write("a.txt", "needle\n");
+    fx.write("b.txt", "needle\n");
+    let config = fx.base().join("config");
+    std::fs::create_dir_all(config.join("git")).unwrap();
+    std::fs::write(config.join("git/ignore"), "").unwrap();
+    // Everything old: the server's file list is trusted, not rebuilt on every call.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let age = |p: &std::path::Path| {
+        std::fs::File::open(p).unwrap().set_modified(old).unwrap();
+    };
+    for p in [
+        fx.root.join("a.txt"),
+        fx.root.join("b.txt"),
+        fx.root.join(".git"),
+        fx.root.clone(),
+    ] {
+        age(&p);
+    }
+    age(&config.join("git/ignore"));
+    let srv = crate::common::Server::start_env(
+        &[fx.root.as_path()],
+        &[],
+        &[("XDG_CONFIG_HOME", config.as_path()), ("HOME", fx.base())],
+    )
+    .await;
+    let files = |g: &Grep| -> Vec<String> {
+        headers(&g.text)
+            .iter()
+            .map(|h| h.split(',').next().unwrap().to_string())
+            .collect()
+    };
+    let g = grep(&srv, json!({"pattern": "needle"})).await;
+    assert_eq!(files(&g), ["File: a.txt", "File: b.txt"]);
+    let g = grep(&srv, json!({"pattern": "needle"})).await;
+    assert_eq!(files(&g), ["File: a.txt", "File: b.txt"]);
+    std::fs::write(config.join("git/ignore"), "a.txt\n").unwrap();
+    age(&config.join("git/ignore"));
+    let g = grep(&srv, json!({"pattern": "needle"})).await;
+    assert_eq!(files(&g), ["File: b.txt"], "{}", g.text);
+    srv.shutdown().await;
+}
