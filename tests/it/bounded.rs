@@ -30,10 +30,10 @@ async fn distinct_heavy_patterns_keep_the_regex_cache_within_its_budget() {
         "heap (RssAnon) before {before} kB, peak {peak} kB over 256 patterns; regex budget {budget_kb} kB"
     );
     // Each pattern holds ~2 MB of automata: 256 of them kept would be over 500 MB. Beside
-    // the cache: the searches' own lazy-DFA caches and what the allocator keeps of freed
-    // memory.
+    // the cache: the searches' own lazy-DFA caches (up to 8 MiB a thread, for the regex and
+    // for the sliced search) and what the allocator keeps of freed memory.
     assert!(
-        peak - before < budget_kb + 128 * 1024,
+        peak - before < budget_kb + 192 * 1024,
         "heap grew by {} kB",
         peak - before
     );
