@@ -311,6 +311,20 @@ fn context_lines_surround_the_match() {
     );
 }
 
+/// A workspace over `root` that keeps file contents and walk lists, as a server does.
+fn caching_ws(root: &Path) -> Workspace {
+    crate::workspace::WorkspaceBuilder::new()
+        .content_budget(1 << 20)
+        .build(Roots::new([root]).unwrap())
+}
+
+/// A search for `needle` without section hints.
+fn needle() -> GrepQuery {
+    let mut q = GrepQuery::new("needle");
+    q.section_patterns = Some(vec![]);
+    q
+}
+
 #[test]
 fn a_caching_workspace_sees_every_change_between_calls() {
     use std::time::{Duration, SystemTime};
@@ -334,14 +348,8 @@ fn a_caching_workspace_sees_every_change_between_calls() {
         std::fs::write(p.join(name), text).unwrap();
         age(&p.join(name));
     }
-    let ws = crate::workspace::WorkspaceBuilder::new()
-        .content_budget(1 << 20)
-        .build(Roots::new([p]).unwrap());
-    let found = |ws: &Workspace| {
-        let mut q = GrepQuery::new("needle");
-        q.section_patterns = Some(vec![]);
-        keys(&run(ws, &q))
-    };
+    let ws = caching_ws(p);
+    let found = |ws: &Workspace| keys(&run(ws, &needle()));
     let want = |v: &[(&str, u64)]| {
         v.iter()
             .map(|(p, l)| (p.to_string(), *l))
@@ -414,13 +422,9 @@ fn a_caching_workspace_honours_every_ignore_source() {
     ] {
         age(&p.join(f));
     }
-    let ws = crate::workspace::WorkspaceBuilder::new()
-        .content_budget(1 << 20)
-        .build(Roots::new([p]).unwrap());
+    let ws = caching_ws(p);
     let found = |ws: &Workspace| {
-        let mut q = GrepQuery::new("needle");
-        q.section_patterns = Some(vec![]);
-        keys(&run(ws, &q))
+        keys(&run(ws, &needle()))
             .into_iter()
             .map(|(p, _)| p)
             .collect::<Vec<_>>()
