@@ -548,7 +548,7 @@ pub fn check_writable(path: &Path, md: &Metadata) -> Result<()> {
 /// `expected` is the identity of the file the new contents were computed from; if the file at
 /// `path` no longer has it just before the rename (another writer got there first), nothing is
 /// replaced and the error is [`Error::Changed`]. A file that may not be written
-/// ([`check_writable`]), or whose owner and group the new file could not be given (this
+/// ([`check_writable`]; unless `allow_read_only`), or whose owner and group the new file could not be given (this
 /// process is neither privileged nor its owner), is not replaced: [`Error::ReadOnly`]. The
 /// directory is opened without following symbolic links and every later step works relative
 /// to it, so swapping a symbolic link into the path during the write cannot redirect it
@@ -556,7 +556,12 @@ pub fn check_writable(path: &Path, md: &Metadata) -> Result<()> {
 ///
 /// Writers that must not lose each other's updates hold [`lock_file`] from before they read
 /// the file until this returns.
-pub fn replace_file(path: &Path, bytes: &[u8], expected: FileId) -> Result<FileId> {
+pub fn replace_file(
+    path: &Path,
+    bytes: &[u8],
+    expected: FileId,
+    allow_read_only: bool,
+) -> Result<FileId> {
     use std::io::Write;
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -592,7 +597,9 @@ pub fn replace_file(path: &Path, bytes: &[u8], expected: FileId) -> Result<FileI
             path: path.to_path_buf(),
         });
     }
-    check_writable(path, &md)?;
+    if !allow_read_only {
+        check_writable(path, &md)?;
+    }
     let mode = md.mode() & 0o7777;
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);

@@ -507,6 +507,8 @@ pub struct ReplaceRequest {
     /// Allow content whose headings change the outline beyond this section: a heading at or
     /// above the section's level, or a changed level of its own heading.
     pub allow_outline_change: bool,
+    /// Replace the file even if it is read-only (its mode bits stay as they are).
+    pub allow_read_only: bool,
 }
 
 /// A refused edit. The file is unchanged.
@@ -579,7 +581,7 @@ impl ReplaceError {
             ReplaceError::ReadOnlyFile(reason) => e(
                 "File is read-only",
                 format!("The file is read-only: {reason}. doc_replace does not replace it; nothing was written."),
-                "If the file should be edited, make it writable first (its owner can run `chmod u+w` on it; a file owned by another user is edited by that user or with another tool), then retry with the same expected_hash.",
+                "If the file should be edited, make it writable first (its owner can run `chmod u+w` on it; a file owned by another user is edited by that user or with another tool) and retry with the same expected_hash, or pass allow_read_only: true to replace it as it is (its mode stays read-only).",
             ),
             ReplaceError::Locked => e(
                 "File is locked",
@@ -676,7 +678,9 @@ pub fn replace(ws: &Workspace, path: &str, req: &ReplaceRequest) -> Result<Repla
     with_edit_lock(&canonical, || {
         let lock =
             crate::source::lock_file(&canonical, EDIT_LOCK_WAIT)?.ok_or(ReplaceError::Locked)?;
-        crate::source::check_writable(&canonical, lock.metadata())?;
+        if !req.allow_read_only {
+            crate::source::check_writable(&canonical, lock.metadata())?;
+        }
         let doc = Document::open_resolved(ws, path, &canonical)?;
         if !doc.id().same_file(&lock.id()) {
             // Replaced between the lock and the read by a writer that does not lock.
@@ -731,7 +735,7 @@ fn replace_locked(doc: &Document, req: &ReplaceRequest) -> Result<Replaced, Repl
     doc.check_intact()?;
     let canonical = doc.source().path().to_path_buf();
     let expected = doc.id();
-    crate::source::replace_file(&canonical, &written, expected)?;
+    crate::source::replace_file(&canonical, &written, expected, req.allow_read_only)?;
     let new_range = covered(&new_outline, edited, req.include_children);
     Ok(Replaced {
         old: Candidate::of(section),

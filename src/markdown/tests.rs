@@ -1068,6 +1068,7 @@ mod replace {
             expected_hash: hash.into(),
             include_children: true,
             allow_outline_change: false,
+            allow_read_only: false,
         }
     }
 

@@ -95,6 +95,9 @@ pub struct DocReplaceParams {
     /// Allow headings at or above the section's level.
     #[serde(default)]
     pub allow_outline_change: bool,
+    /// Replace a read-only file anyway (its mode is kept).
+    #[serde(default)]
+    pub allow_read_only: bool,
 }
 
 /// Why the sections of a `doc_read_many` batch from `first` (0-based) on were not read.
@@ -461,6 +464,7 @@ fn replace(ws: &Workspace, p: DocReplaceParams) -> Result<Answer, ParamError> {
         expected_hash: p.expected_hash,
         include_children,
         allow_outline_change: p.allow_outline_change,
+        allow_read_only: p.allow_read_only,
     };
     let r = doc::replace(ws, &p.path, &req).map_err(|e| e.to_param_error(&provided))?;
     let mut text = String::new();

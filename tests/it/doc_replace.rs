@@ -548,6 +548,16 @@ async fn a_read_only_file_is_refused_and_unchanged() {
         "the same file, owner and mode"
     );
     no_temp_files(&fx);
+    // Asked for, the edit is made and the file stays read-only.
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "usage", "content": "Asked.", "expected_hash": hash, "allow_read_only": true}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert!(std::fs::read_to_string(&path).unwrap().contains("Asked."));
+    assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o7777, 0o444);
+    let hash = hash_of(&srv, "usage", true).await;
     // Made writable, the same edit (same hash) goes through.
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
     let (err, text, _) = replace(
