@@ -3,10 +3,18 @@
 //! The engine (this library) opens files as [`Source`]s (mapped or read), indexes their lines
 //! with [`LineIndex`], and answers section reads ([`read`]) inside the allowed [`Roots`] of a
 //! long-lived [`Workspace`]. Front-ends live beside it: the MCP server ([`mcp`]) and the
-//! command line ([`cli`]); they parse parameters, call one engine function and render.
+//! command line ([`cli`]); they parse parameters, call one engine function and render. They
+//! are the `server` and `cli` features (on by default); without them the crate is the engine
+//! alone.
+//!
+//! `unsafe` code lives in one module, `source::sys`, and nowhere else (the compiler holds the
+//! rest of the crate to it).
+
+#![deny(unsafe_code)]
 
 pub mod annotate;
 pub mod cache;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod code;
 pub mod error;
@@ -14,6 +22,7 @@ pub mod grep;
 pub mod lines;
 pub mod markdown;
 pub mod matcher;
+#[cfg(feature = "server")]
 pub mod mcp;
 pub mod read;
 pub mod roots;

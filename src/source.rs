@@ -667,6 +667,7 @@ pub fn replace_file(
     }
 }
 
+#[allow(unsafe_code)]
 mod sys {
     //! System calls that need `unsafe`: the memory map (and the SIGBUS guard that keeps a
     //! truncated mapping from killing the process), `openat2`, the `*at` calls, `fchown` and

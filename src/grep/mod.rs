@@ -52,7 +52,7 @@ const WALK_MMAP_MIN: u64 = 64 * 1024 * 1024;
 const PARALLEL_FILE_MIN: usize = 32 * 1024 * 1024;
 
 /// One line of context.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ContextLine {
     pub line: u64,
     pub text: String,
@@ -87,7 +87,7 @@ pub struct EnclosingSection {
 }
 
 /// The symbol a match sits in: what to pass to `file_read { target }`.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct EnclosingSymbol {
     /// The name to pass to `file_read { target }` (`Class.method`).
     pub name: String,
