@@ -191,7 +191,7 @@ fn main() {
         );
         eprintln!(
             "outline cache: {} bytes for this document",
-            ws.outline_cache_bytes()
+            ws.parse_cache_bytes()
         );
     }
     let mut c = Criterion::default()

@@ -54,7 +54,7 @@ fn symbols(ws: &Workspace, group: &mut [GrepMatch]) {
     let Some(lang) = Lang::from_path(source.path()) else {
         return;
     };
-    let Ok(Some(s)) = ws.structure(&source, lang) else {
+    let Ok(Some(s)) = crate::code::structure_of(ws, &source, lang) else {
         return;
     };
     if source.check_intact().is_err() {

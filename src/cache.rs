@@ -28,6 +28,12 @@ impl KeyBytes for PathBuf {
     }
 }
 
+impl KeyBytes for (PathBuf, std::any::TypeId) {
+    fn key_bytes(&self) -> usize {
+        self.0.as_os_str().len()
+    }
+}
+
 impl KeyBytes for (String, bool) {
     fn key_bytes(&self) -> usize {
         self.0.len()

@@ -5,6 +5,7 @@
 //! from `fstat` (device, inode, length, modification time), so a changed file is never served
 //! stale; a regex by its pattern and flags.
 
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -12,11 +13,8 @@ use std::sync::{Arc, Mutex};
 use regex_automata::meta::Regex;
 
 use crate::cache::{FileCache, LruCache};
-use crate::code::{FileStructure, Lang};
 use crate::error::{Error, Result};
-use crate::grep::{WalkKey, WalkList};
 use crate::lines::LineIndex;
-use crate::markdown::Outline;
 use crate::roots::Roots;
 use crate::source::{FileId, Source, SourceOptions};
 
@@ -34,18 +32,11 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 80_000;
 /// Default deadline of one search in a server.
 pub const DEFAULT_SEARCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// The largest markdown document an outline is built for (the doc tools refuse larger ones,
-/// which stay readable by lines).
-pub const MAX_OUTLINE_BYTES: usize = 256 * 1024 * 1024;
-
 /// Default byte budget of the file-content cache (0 in the command line).
 pub const DEFAULT_CONTENT_BUDGET: usize = 0;
 
 /// Files larger than this are never kept in the content cache.
 pub const MAX_CACHED_FILE: u64 = 8 * 1024 * 1024;
-
-/// How many walk file lists are kept.
-const WALK_CACHE_ENTRIES: usize = 32;
 
 /// Bytes of compiled regexes kept (their automata as `Regex::memory_usage` counts them).
 pub const REGEX_CACHE_BYTES: usize = 64 * 1024 * 1024;
@@ -155,11 +146,10 @@ impl WorkspaceBuilder {
             indexes: Mutex::new(FileCache::new(self.index_budget)),
             contents: Mutex::new(FileCache::new(self.content_budget)),
             content_budget: self.content_budget,
-            outlines: Mutex::new(FileCache::new(self.outline_budget)),
-            structures: Mutex::new(FileCache::new(self.outline_budget)),
+            parses: Mutex::new(LruCache::new(self.outline_budget)),
             allow_write: self.allow_write,
             regexes: Mutex::new(LruCache::new(REGEX_CACHE_BYTES)),
-            walks: Mutex::new(HashMap::new()),
+            states: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -188,6 +178,9 @@ impl OpenFile {
     }
 }
 
+/// Parses of files by path and type, tagged with the identity of the bytes parsed.
+type ParseCache = LruCache<(PathBuf, TypeId), FileId, Arc<dyn Any + Send + Sync>>;
+
 /// Long-lived engine state; share it behind an `Arc`.
 pub struct Workspace {
     roots: Roots,
@@ -196,11 +189,13 @@ pub struct Workspace {
     indexes: Mutex<FileCache<Arc<LineIndex>>>,
     contents: Mutex<FileCache<Arc<[u8]>>>,
     content_budget: usize,
-    outlines: Mutex<FileCache<Arc<Outline>>>,
-    structures: Mutex<FileCache<Arc<FileStructure>>>,
+    /// Parses of files (markdown outlines, code structures), by path and type.
+    parses: Mutex<ParseCache>,
     allow_write: bool,
     regexes: Mutex<LruCache<(String, bool), (), Arc<Regex>>>,
-    walks: Mutex<HashMap<WalkKey, Arc<WalkList>>>,
+    /// State the engine's modules keep in the workspace, one value per type (grep's walk
+    /// lists).
+    states: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
 }
 
 impl Workspace {
@@ -292,52 +287,58 @@ impl Workspace {
         index
     }
 
-    /// The heading outline of an opened markdown source: cached by file identity (a changed
-    /// file is parsed again; files changed within the racy window are not cached).
+    /// A parse of `source` (`build` gives the value and its heap cost, or `None` if the file
+    /// is not to be parsed): cached by file identity and type within the parse budget (a
+    /// changed file is parsed again; files changed within the racy window are not cached).
     /// `Err(Changed)` if a mapped file was rewritten while it was parsed.
-    pub fn outline(&self, source: &Source) -> Result<Arc<Outline>, Error> {
-        // Refused before a byte is copied: the parse keeps a reduced copy of the document.
-        let unparsable = |reason: String| Error::Unparsable {
-            path: source.path().to_path_buf(),
-            reason,
-        };
-        let len = source.id().len;
-        if len > MAX_OUTLINE_BYTES as u64 {
-            return Err(unparsable(format!(
-                "the document is {len} bytes, over the {MAX_OUTLINE_BYTES} bytes an outline is built for"
-            )));
-        }
-        if let Some(at) = memchr::memchr(0, source.bytes()) {
-            return Err(unparsable(format!(
-                "it holds NUL bytes (the first at byte {at}), which a markdown document does not"
-            )));
-        }
-        let outline = cached_parse(&self.outlines, source, |bytes| {
-            let outline = Outline::build(bytes);
-            let cost = outline.heap_bytes();
-            Some((outline, cost))
-        })?;
-        Ok(outline.expect("an outline is always built"))
-    }
-
-    /// The code structure of an opened source in `lang` (cached like [`Workspace::outline`]);
-    /// `None` if the file is too large to parse or the grammar is not built in; `Err(Changed)`
-    /// if a mapped file was rewritten while it was parsed.
-    pub fn structure(
+    pub fn parsed<T: Any + Send + Sync>(
         &self,
         source: &Source,
-        lang: Lang,
-    ) -> Result<Option<Arc<FileStructure>>, Error> {
-        cached_parse(&self.structures, source, |bytes| {
-            let structure = FileStructure::build(lang, bytes)?;
-            let cost = structure.heap_bytes();
-            Some((structure, cost))
-        })
+        build: impl FnOnce(&[u8]) -> Option<(T, usize)>,
+    ) -> Result<Option<Arc<T>>, Error> {
+        let key = (source.path().to_path_buf(), TypeId::of::<T>());
+        let id = source.id();
+        if let Some((cached_id, value)) = self.parses.lock().expect("parse cache lock").get(&key)
+            && cached_id == id
+            && let Ok(value) = value.downcast::<T>()
+        {
+            return Ok(Some(value));
+        }
+        // Parsing reads every byte: map the whole file in one go.
+        source.prefault();
+        let built = crate::source::guard_mapped(source.is_mapped(), source.path(), || {
+            build(source.bytes())
+        })?;
+        let Some((value, cost)) = built else {
+            return Ok(None);
+        };
+        let value = Arc::new(value);
+        if (id.dev != 0 || id.ino != 0)
+            && !id.is_racy(std::time::SystemTime::now())
+            && source.check_intact().is_ok()
+        {
+            let shared: Arc<dyn Any + Send + Sync> = Arc::clone(&value) as _;
+            self.parses
+                .lock()
+                .expect("parse cache lock")
+                .insert(key, id, shared, cost);
+        }
+        Ok(Some(value))
     }
 
-    /// Bytes the outline cache holds now.
-    pub fn outline_cache_bytes(&self) -> usize {
-        self.outlines.lock().expect("outline cache lock").bytes()
+    /// Bytes the parse cache holds now.
+    pub fn parse_cache_bytes(&self) -> usize {
+        self.parses.lock().expect("parse cache lock").bytes()
+    }
+
+    /// The workspace's one value of type `T` (created empty on first use): state an engine
+    /// module keeps across calls without the workspace knowing its type.
+    pub fn state<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        let mut states = self.states.lock().expect("state lock");
+        let any = states
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Arc::new(T::default()) as Arc<dyn Any + Send + Sync>);
+        Arc::clone(any).downcast::<T>().expect("keyed by its type")
     }
 
     /// Whether edits may write files (`--allow-write`).
@@ -378,29 +379,6 @@ impl Workspace {
             .insert_if_room(path.to_path_buf(), id, value, bytes.len());
     }
 
-    /// The file list of a walk: the cached one if nothing it depends on changed, else a new
-    /// one from `walk` (kept for next time; a few dozen lists at most).
-    pub fn walk_list(&self, key: &WalkKey, walk: impl FnOnce() -> WalkList) -> Arc<WalkList> {
-        let cached = self
-            .walks
-            .lock()
-            .expect("walk cache lock")
-            .get(key)
-            .cloned();
-        if let Some(list) = cached
-            && list.is_fresh()
-        {
-            return list;
-        }
-        let list = Arc::new(walk());
-        let mut walks = self.walks.lock().expect("walk cache lock");
-        if walks.len() >= WALK_CACHE_ENTRIES {
-            walks.clear();
-        }
-        walks.insert(key.clone(), Arc::clone(&list));
-        list
-    }
-
     /// Bytes the content cache holds now.
     pub fn content_cache_bytes(&self) -> usize {
         self.contents.lock().expect("content cache lock").bytes()
@@ -435,42 +413,6 @@ impl Workspace {
     pub fn regex_cache_bytes(&self) -> usize {
         self.regexes.lock().expect("regex cache lock").bytes()
     }
-}
-
-/// A parse of `source`'s bytes from `cache` if the file's identity is unchanged, else built
-/// (`build` gives the value and its heap cost) and cached unless the file changed within the
-/// racy window or under its mapping.
-fn cached_parse<T>(
-    cache: &Mutex<FileCache<Arc<T>>>,
-    source: &Source,
-    build: impl FnOnce(&[u8]) -> Option<(T, usize)>,
-) -> Result<Option<Arc<T>>, Error> {
-    let key = source.path();
-    let id = source.id();
-    if let Some((cached_id, value)) = cache.lock().expect("parse cache lock").get(key)
-        && cached_id == id
-    {
-        return Ok(Some(value));
-    }
-    // Parsing reads every byte: map the whole file in one go.
-    source.prefault();
-    let built = crate::source::guard_mapped(source.is_mapped(), key, || build(source.bytes()))?;
-    let Some((value, cost)) = built else {
-        return Ok(None);
-    };
-    let value = Arc::new(value);
-    if (id.dev != 0 || id.ino != 0)
-        && !id.is_racy(std::time::SystemTime::now())
-        && source.check_intact().is_ok()
-    {
-        cache.lock().expect("parse cache lock").insert(
-            key.to_path_buf(),
-            id,
-            Arc::clone(&value),
-            cost,
-        );
-    }
-    Ok(Some(value))
 }
 
 #[cfg(test)]

@@ -63,8 +63,8 @@ pub struct ServeArgs {
     /// re-read whenever their size or modification time changes); 0 disables it.
     #[arg(long, default_value_t = DEFAULT_SERVER_CONTENT_CACHE)]
     pub content_cache_bytes: usize,
-    /// Byte budget of the markdown outline cache (heading trees of documents), and again of
-    /// the code structure cache (file_read).
+    /// Byte budget of the parse cache: markdown outlines (the doc tools) and code structures
+    /// (file_read), by file identity.
     #[arg(long, default_value_t = crate::workspace::DEFAULT_OUTLINE_BUDGET)]
     pub outline_cache_bytes: usize,
     /// Seconds one search may run before it is stopped with an error that says how to narrow

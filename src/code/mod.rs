@@ -1,4 +1,4 @@
-//! Structure-aware code reading (spec/003): a file's symbols, imports, exports, comments,
+//! Structure-aware code reading (docs/file_read.md): a file's symbols, imports, exports, comments,
 //! directives and gaps from a tree-sitter parse, and the reads `file_read` offers on them —
 //! a symbol by name, the skeleton of a file, and line ranges with symbols collapsed to stubs.
 
@@ -27,6 +27,21 @@ pub struct CodeFile {
     structure: Option<Arc<FileStructure>>,
 }
 
+/// The code structure of an opened source in `lang`, cached in the workspace by file
+/// identity; `None` if the file is too large to parse or the grammar is not built in;
+/// `Err(Changed)` if a mapped file was rewritten while it was parsed.
+pub fn structure_of(
+    ws: &Workspace,
+    source: &crate::source::Source,
+    lang: Lang,
+) -> Result<Option<Arc<FileStructure>>, Error> {
+    ws.parsed(source, |bytes| {
+        let structure = FileStructure::build(lang, bytes)?;
+        let cost = structure.heap_bytes();
+        Some((structure, cost))
+    })
+}
+
 impl CodeFile {
     /// Opens `path` inside the workspace's roots; parses it (cached by file identity) when
     /// its extension names a language of this build.
@@ -36,7 +51,7 @@ impl CodeFile {
             return Err(Error::Binary { path: path.into() });
         }
         let structure = match Lang::from_path(source.path()) {
-            Some(lang) => ws.structure(&source, lang)?,
+            Some(lang) => structure_of(ws, &source, lang)?,
             None => None,
         };
         let index = ws.index(&source);
@@ -107,7 +122,7 @@ pub struct ReadQuery {
     pub end_line: Option<i64>,
 }
 
-/// The mode a query selects (spec/003 Phase E).
+/// The mode a query selects (docs/file_read.md Phase E).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     Target,
@@ -147,7 +162,7 @@ pub enum QueryError {
 }
 
 impl ReadQuery {
-    /// The mode of the query, or why it is invalid (spec/003 Phase D/E).
+    /// The mode of the query, or why it is invalid (docs/file_read.md Phase D/E).
     pub fn mode(&self) -> Result<Mode, QueryError> {
         let ranged = self.start_line.is_some() || self.end_line.is_some();
         if !self.targets.is_empty() && ranged {

@@ -1,4 +1,4 @@
-//! Text of `file_read` results (spec/003's formats): stubs, structured ranges, the enhanced
+//! Text of `file_read` results (the file_read contract's formats): stubs, structured ranges, the enhanced
 //! skeleton and symbol reads. Shared by the MCP tool and the command line.
 
 use std::fmt::Write as _;
@@ -38,7 +38,7 @@ pub fn collapsed(out: &mut String, block: &Block) {
     };
 }
 
-/// Writes pieces with the spacing of spec/003: a symbol stub has a blank line above and
+/// Writes pieces with the spacing of docs/file_read.md: a symbol stub has a blank line above and
 /// below it (never two), raw lines are as in the file.
 pub struct PieceWriter<'a> {
     out: &'a mut String,
@@ -232,7 +232,7 @@ pub fn skeleton(out: &mut String, file: &CodeFile, s: &FileStructure) {
 
 fn symbol_line(out: &mut String, s: &FileStructure, i: u32, depth: usize) {
     let sym = s.symbol(i);
-    // Symbols always show both ends (`[10-10]`), as spec/003's skeleton does.
+    // Symbols always show both ends (`[10-10]`), as the file_read contract's skeleton does.
     let _ = writeln!(
         out,
         "{}[{}-{}] {}: {}",

@@ -34,7 +34,7 @@ use crate::workspace::Workspace;
 
 pub use hints::{DEFAULT_SECTION_PATTERNS, SectionHint, compute as section_hints};
 pub use query::{Cursor, GrepQuery};
-pub use walklist::{WalkKey, WalkList};
+pub use walklist::{WalkCache, WalkKey, WalkList};
 
 /// Longest line text returned for one match; longer lines are cut (and marked).
 pub const MAX_LINE_BYTES: usize = 1000;
@@ -592,7 +592,8 @@ fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
         };
         let list = ctx
             .ws
-            .walk_list(&key, || WalkList::build(&wb, &key, |p| ctx.display.of(p)));
+            .state::<WalkCache>()
+            .list(&key, || WalkList::build(&wb, &key, |p| ctx.display.of(p)));
         for e in &list.errors {
             ctx.stats.error(e.clone());
         }

@@ -1,4 +1,4 @@
-//! A search as the caller describes it, with its validation messages (spec/001's layout).
+//! A search as the caller describes it, with its validation messages (the Error/Problem/Fix layout).
 
 use crate::error::Error;
 use crate::read::ParamError;

@@ -44,6 +44,33 @@ fn stamp(path: &Path) -> Stamp {
         .map(|m| (m.len(), m.modified().ok()))
 }
 
+/// How many walk file lists a workspace keeps.
+const WALK_CACHE_ENTRIES: usize = 32;
+
+/// The walk lists a workspace keeps between searches ([`crate::workspace::Workspace::state`]).
+#[derive(Default)]
+pub struct WalkCache(Mutex<std::collections::HashMap<WalkKey, std::sync::Arc<WalkList>>>);
+
+impl WalkCache {
+    /// The file list of a walk: the cached one if nothing it depends on changed, else a new
+    /// one from `walk` (kept for next time; a few dozen lists at most).
+    pub fn list(&self, key: &WalkKey, walk: impl FnOnce() -> WalkList) -> std::sync::Arc<WalkList> {
+        let cached = self.0.lock().expect("walk cache lock").get(key).cloned();
+        if let Some(list) = cached
+            && list.is_fresh()
+        {
+            return list;
+        }
+        let list = std::sync::Arc::new(walk());
+        let mut walks = self.0.lock().expect("walk cache lock");
+        if walks.len() >= WALK_CACHE_ENTRIES {
+            walks.clear();
+        }
+        walks.insert(key.clone(), std::sync::Arc::clone(&list));
+        list
+    }
+}
+
 /// The files a walk found (sorted), and what must not change for them to stay valid.
 #[derive(Debug)]
 pub struct WalkList {

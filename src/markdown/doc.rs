@@ -1,4 +1,4 @@
-//! The document operations behind spec/004's tools, on a [`Workspace`]: open a markdown file
+//! The document operations behind the doc tools (docs/doc_tools.md), on a [`Workspace`]: open a markdown file
 //! with its (cached) [`Outline`], list it ([`toc`]), read sections by what the caller knows
 //! ([`read_section`]), find sections by title, level, size or content ([`find`]), and replace
 //! one section safely ([`replace`]).
@@ -42,7 +42,7 @@ impl Document {
         if source.is_binary() {
             return Err(Error::Binary { path: path.into() });
         }
-        let outline = ws.outline(&source)?;
+        let outline = super::outline_of(ws, &source)?;
         source.check_intact()?;
         Ok(Document { source, outline })
     }
@@ -182,7 +182,7 @@ pub fn candidate_line(c: &Candidate) -> String {
 }
 
 impl SectionError {
-    /// The error in spec/001's Error / You provided / Problem / Fix layout.
+    /// The error in the read_files contract's Error / You provided / Problem / Fix layout.
     pub fn to_param_error(&self, provided: &str) -> ParamError {
         match self {
             SectionError::Empty => ParamError::new(
@@ -536,7 +536,7 @@ pub enum ReplaceError {
 }
 
 impl ReplaceError {
-    /// The error in spec/001's layout.
+    /// The error in the Error/Problem/Fix layout.
     pub fn to_param_error(&self, provided: &str) -> ParamError {
         let e = |short: &str, problem: String, fix: &str| {
             ParamError::new(short, provided.into(), problem, fix)

@@ -1,6 +1,6 @@
 //! Markdown documents as sections: the heading [`Outline`], GitHub-compatible slugs, and
 //! [`resolve`], which finds a section by slug, index path, line or fuzzy (Unicode) title —
-//! the engine under spec/004's document tools.
+//! the engine under the doc tools contract's document tools.
 //!
 //! ```
 //! use mapgrep::markdown::{resolve, Outline, Resolution, Tier};
@@ -26,5 +26,43 @@ mod slug_table;
 mod tests;
 
 pub use outline::{Outline, Section, content_hash};
+
+use std::sync::Arc;
+
+use crate::error::Error;
+use crate::source::Source;
+use crate::workspace::Workspace;
+
+/// The largest markdown document an outline is built for (the doc tools refuse larger ones,
+/// which stay readable by lines).
+pub const MAX_OUTLINE_BYTES: usize = 256 * 1024 * 1024;
+
+/// The heading outline of an opened markdown source, cached in the workspace by file
+/// identity. A document over [`MAX_OUTLINE_BYTES`] or holding NUL bytes is refused before a
+/// byte is copied (the parse keeps a reduced copy of the document). `Err(Changed)` if a mapped
+/// file was rewritten while it was parsed.
+pub fn outline_of(ws: &Workspace, source: &Source) -> Result<Arc<Outline>, Error> {
+    let unparsable = |reason: String| Error::Unparsable {
+        path: source.path().to_path_buf(),
+        reason,
+    };
+    let len = source.id().len;
+    if len > MAX_OUTLINE_BYTES as u64 {
+        return Err(unparsable(format!(
+            "the document is {len} bytes, over the {MAX_OUTLINE_BYTES} bytes an outline is built for"
+        )));
+    }
+    if let Some(at) = memchr::memchr(0, source.bytes()) {
+        return Err(unparsable(format!(
+            "it holds NUL bytes (the first at byte {at}), which a markdown document does not"
+        )));
+    }
+    let outline = ws.parsed(source, |bytes| {
+        let outline = Outline::build(bytes);
+        let cost = outline.heap_bytes();
+        Some((outline, cost))
+    })?;
+    Ok(outline.expect("an outline is always built"))
+}
 pub use resolve::{Candidate, MAX_SUGGESTIONS, Resolution, Suggestion, Tier, fold, resolve};
 pub use slug::{Slugger, slug};

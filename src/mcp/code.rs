@@ -1,4 +1,4 @@
-//! The structure-aware code reading tool of spec/003: `file_read`.
+//! The structure-aware code reading tool of docs/file_read.md: `file_read`.
 
 use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, tool, tool_router};

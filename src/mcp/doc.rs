@@ -1,4 +1,4 @@
-//! The markdown document tools of spec/004: `doc_toc`, `doc_read`, `doc_read_many`,
+//! The markdown document tools of docs/doc_tools.md: `doc_toc`, `doc_read`, `doc_read_many`,
 //! `doc_find` and `doc_replace`.
 
 use rmcp::model::CallToolResult;

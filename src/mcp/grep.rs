@@ -1,4 +1,4 @@
-//! The `grep_content` tool (spec/000, spec/001): parallel search with section-end hints.
+//! The `grep_content` tool (docs/grep_content.md): parallel search with section-end hints.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -190,7 +190,7 @@ fn query(p: GrepContentParams) -> Result<(GrepQuery, Vec<String>), ParamError> {
     Ok((q, notes))
 }
 
-/// Renders a report as spec/000's text blocks within `budget` bytes (a cut moves the cursor
+/// Renders a report as the grep_content contract's text blocks within `budget` bytes (a cut moves the cursor
 /// back to the first match not shown).
 fn render(report: GrepReport, budget: usize, list_skipped: bool, notes: &[String]) -> Answer {
     let mut text = String::new();

@@ -1,4 +1,4 @@
-//! The read tools: `read_files` (spec/000, spec/001) and `read_text_file` (spec/002).
+//! The read tools: `read_files` (docs/read_files.md) and `read_text_file` (docs/read_text_file.md).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -59,7 +59,7 @@ pub struct ReadFilesParams {
     pub large_file_passthrough: bool,
 }
 
-/// Parameters of `read_text_file` (spec/002).
+/// Parameters of `read_text_file` (docs/read_text_file.md).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadTextFileParams {
@@ -90,7 +90,7 @@ pub struct ReadTextFileMeta {
     pub cut_line: Option<u64>,
 }
 
-/// Result of `read_text_file` (spec/002).
+/// Result of `read_text_file` (docs/read_text_file.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadTextFileResult {
     /// File content (with newlines preserved)
@@ -194,7 +194,7 @@ fn read_batch(ws: &Workspace, params: ReadFilesParams) -> Answer {
     Answer::ok(out).failed(failures == count)
 }
 
-/// spec/002's checks of `read_text_file`'s parameters: the path, first line and line limit.
+/// The read_text_file contract's checks of `read_text_file`'s parameters: the path, first line and line limit.
 fn page_params(p: ReadTextFileParams) -> Result<(String, u64, Option<u64>), ErrorData> {
     let ReadTextFileParams { path, line, limit } = p;
     let spelled = crate::roots::spelled_path(&path)
@@ -215,7 +215,7 @@ fn page_params(p: ReadTextFileParams) -> Result<(String, u64, Option<u64>), Erro
     Ok((path, line.unwrap_or(1) as u64, limit.map(|l| l as u64)))
 }
 
-/// A page as spec/002's result: the text view is the content and a summary line, the
+/// A page as the read_text_file contract's result: the text view is the content and a summary line, the
 /// structured view `{content, _meta}`.
 fn page_answer(result: ReadTextFileResult) -> Answer {
     let m = &result.meta;
@@ -239,7 +239,7 @@ fn page_answer(result: ReadTextFileResult) -> Answer {
         .trailer(summary)
 }
 
-/// Builds spec/002's result from an excerpt that started at line `start`.
+/// Builds the read_text_file contract's result from an excerpt that started at line `start`.
 fn page_result(excerpt: Excerpt, start: u64) -> ReadTextFileResult {
     let returned = excerpt.line_count();
     let next = if returned == 0 {
@@ -268,7 +268,7 @@ fn rpc_error(code: i32, message: String) -> ErrorData {
     ErrorData::new(ErrorCode(code), Cow::Owned(message), None)
 }
 
-/// spec/002's error table.
+/// The read_text_file contract's error table.
 fn file_rpc_error(e: &Error, path: &str) -> ErrorData {
     match e {
         Error::NotFound { .. } => rpc_error(-32001, format!("File not found: {path}")),

@@ -1,6 +1,6 @@
 //! Line-range reads: whole file, `head`, `tail`, `start_line`/`end_line`, and
-//! `start_line` + `read_to_next_pattern` (spec/000, spec/001), plus the paginated
-//! `line`/`limit` read of spec/002.
+//! `start_line` + `read_to_next_pattern` (docs/read_files.md), plus the paginated
+//! `line`/`limit` read of docs/read_text_file.md.
 //!
 //! A read resolves to a line range through the file's [`LineIndex`](crate::lines::LineIndex)
 //! and slices the bytes of that range; nothing else of the file is copied. The result is an
@@ -21,7 +21,7 @@ use crate::workspace::{OpenFile, Workspace};
 
 pub use params::{ReadMode, ReadRequest};
 
-/// A validation error, rendered in spec/001's layout:
+/// A validation error, rendered in the Error/Problem/Fix layout:
 ///
 /// ```text
 /// Error: [Short description]
@@ -103,7 +103,7 @@ pub enum ReadError {
 }
 
 impl ReadError {
-    /// The error in spec/001's layout, for a request echoed as `provided`.
+    /// The error in the Error/Problem/Fix layout, for a request echoed as `provided`.
     pub fn to_param_error(&self, provided: &str) -> ParamError {
         match self {
             ReadError::Param(p) => p.clone(),
@@ -112,7 +112,7 @@ impl ReadError {
     }
 }
 
-/// Renders a file-level error in spec/001's layout, with a fix for each kind.
+/// Renders a file-level error in the Error/Problem/Fix layout, with a fix for each kind.
 pub fn file_error_layout(e: &Error, provided: &str) -> ParamError {
     let (short, fix) = match e {
         Error::NotFound { .. } => (
@@ -472,7 +472,7 @@ fn is_structured_data(path: &str) -> bool {
         .any(|ext| lower.ends_with(ext))
 }
 
-/// The paginated read of spec/002: `limit` lines from `line` (both 1-based, validated by the
+/// The paginated read of docs/read_text_file.md: `limit` lines from `line` (both 1-based, validated by the
 /// caller), cut by `budget` bytes. Returns the excerpt; `has_more`/`next_line` derive from it.
 pub fn read_page(
     ws: &Workspace,

@@ -1,5 +1,5 @@
 //! A read request as a caller gives it, and its validation into a [`ReadMode`] with the
-//! messages of spec/000 and spec/001.
+//! messages of docs/read_files.md.
 
 use super::ParamError;
 
@@ -148,7 +148,7 @@ impl ReadRequest {
     }
 }
 
-/// `start_line` is past the last line (spec/001, with its tip).
+/// `start_line` is past the last line (docs/read_files.md, with its tip).
 pub(super) fn start_past_end(req: &ReadRequest, start: u64, total: u64) -> ParamError {
     let problem = if total == 0 {
         format!("start_line is {start}, but the file is empty (0 lines).")

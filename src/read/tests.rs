@@ -1,12 +1,12 @@
 //! Engine tests of the read modes against a naive reference (split the whole file into lines,
-//! slice, and scan line by line as spec/000's pseudocode does), over the mmap and the read
+//! slice, and scan line by line as the read_files contract's pseudocode does), over the mmap and the read
 //! code paths.
 
 use super::*;
 use crate::roots::Roots;
 use crate::workspace::WorkspaceBuilder;
 
-/// spec/000's pseudocode, generalised to "the regex matches somewhere in the line".
+/// the read_files contract's pseudocode, generalised to "the regex matches somewhere in the line".
 fn naive_to_next(text: &str, start: usize, pattern: &str) -> (usize, usize) {
     let re = regex_automata::meta::Regex::new(pattern).unwrap();
     let lines: Vec<&str> = text.lines().collect();

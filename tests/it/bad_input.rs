@@ -1,6 +1,6 @@
 //! Issue 6's bad-input catalogue, through the MCP server: every kind of bad input gets a
-//! clear, bounded answer of a known kind — a spec/001 layout error (`Error:` / `You provided:`
-//! / `Problem:` / `Fix:`), a spec/002 JSON-RPC error code for `read_text_file`, or a success
+//! clear, bounded answer of a known kind — a the Error/Problem/Fix layout error (`Error:` / `You provided:`
+//! / `Problem:` / `Fix:`), a docs/read_text_file.md JSON-RPC error code for `read_text_file`, or a success
 //! whose notes say what was cut or skipped — promptly, and the server keeps serving.
 //!
 //! Items already covered elsewhere are referenced and re-asserted briefly: invalid regexes and
@@ -88,7 +88,7 @@ async fn ok(srv: &Server, tool: &'static str, args: Value) -> Answer {
     a
 }
 
-/// A tool error in spec/001's layout; returns the layout.
+/// A tool error in the Error/Problem/Fix layout; returns the layout.
 async fn layout_err(srv: &Server, tool: &'static str, args: Value) -> Layout {
     let shown = args.to_string();
     let a = answer(srv, tool, args).await;
@@ -109,7 +109,7 @@ async fn rpc_err(srv: &Server, tool: &'static str, args: Value) -> (i32, String)
     }
 }
 
-/// spec/001's error layout, found anywhere in a tool answer (after an optional `File:` or
+/// the Error/Problem/Fix layout, found anywhere in a tool answer (after an optional `File:` or
 /// `[i/n] section:` line, before an optional closing `---`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Layout {
@@ -643,7 +643,7 @@ async fn zero_negative_and_huge_line_numbers_in_read_text_file() {
     let fx = base_fixture();
     let srv = fx.serve().await;
     let path = fx.abs("a.md");
-    // spec/002: -32600 (read_text_file.rs covers 0, -3 and -1; here the extremes).
+    // docs/read_text_file.md: -32600 (read_text_file.rs covers 0, -3 and -1; here the extremes).
     for line in [0, -1, i64::MIN] {
         let (code, message) =
             rpc_err(&srv, "read_text_file", json!({"path": path, "line": line})).await;
@@ -693,7 +693,7 @@ async fn zero_negative_and_huge_line_numbers_in_file_read_and_the_doc_tools() {
     let fx = base_fixture();
     let srv = fx.serve().await;
     let (max, min) = (i64::MAX, i64::MIN);
-    // file_read clamps startLine/endLine to 1..=total (spec/003 "Values clamped to valid
+    // file_read clamps startLine/endLine to 1..=total (docs/file_read.md "Values clamped to valid
     // range"), so 0, negatives and huge ends are read, not refused.
     for (args, first, last) in [
         (json!({"startLine": 0}), 1, 3),
@@ -1719,7 +1719,7 @@ async fn binary_files_are_refused_by_the_read_tools_and_counted_by_grep() {
         fx.write(n, b"needle\0\x01\x02 more\n".as_slice());
     }
     let srv = fx.serve().await;
-    // Read tools refuse (read_text_file with spec/002's -32004).
+    // Read tools refuse (read_text_file with the read_text_file contract's -32004).
     let e = layout_err(&srv, "read_files", json!({"files": [{"path": "b1.dat"}]})).await;
     assert_eq!(e.short, "Binary file");
     let (code, message) = rpc_err(&srv, "read_text_file", json!({"path": fx.abs("b1.dat")})).await;

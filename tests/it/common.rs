@@ -205,7 +205,7 @@ pub fn block(path: &str, lines: &str, notes: &[&str], content: &str) -> String {
     s
 }
 
-/// An error in spec/001's layout that is the whole text: `Error: short\n\nYou provided: ...\n
+/// An error in the Error/Problem/Fix layout that is the whole text: `Error: short\n\nYou provided: ...\n
 /// Problem: ...\nFix: ...` (the tools whose errors have no `File:` line, where
 /// [`parse_error_block`] does not apply).
 #[derive(Debug)]
@@ -240,7 +240,7 @@ pub fn layout(text: &str) -> Layout {
     }
 }
 
-/// An error in spec/001's layout.
+/// An error in the Error/Problem/Fix layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LayoutError {
     pub short: String,
@@ -251,7 +251,7 @@ pub struct LayoutError {
 }
 
 /// Parses a `read_files` error block (`File: ...\nError: ...\n\nYou provided: ...\n...---\n`),
-/// asserting spec/001's layout line by line.
+/// asserting the Error/Problem/Fix layout line by line.
 pub fn parse_error_block(text: &str) -> LayoutError {
     let lines: Vec<&str> = text.lines().collect();
     let at = lines

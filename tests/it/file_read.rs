@@ -1,4 +1,4 @@
-//! `file_read` (spec/003) on TypeScript and JavaScript through the MCP server: every row of
+//! `file_read` (docs/file_read.md) on TypeScript and JavaScript through the MCP server: every row of
 //! the spec's edge-case table, Phase D validation, non-symbol block snapping, stub spacing,
 //! skeleton + range, the enhanced skeleton, target reads and the structured content.
 //!
@@ -120,7 +120,7 @@ pub(crate) async fn read_text(srv: &Server, args: Value) -> String {
 }
 
 /// A failed `file_read` (a tool result flagged isError, not a JSON-RPC error), parsed as
-/// spec/001's layout.
+/// the Error/Problem/Fix layout.
 pub(crate) async fn read_err(srv: &Server, args: Value) -> Layout {
     let r = srv
         .call("file_read", args.clone())
@@ -332,7 +332,7 @@ export { logger };
 "#;
 
 /// Two functions with an import block, a blank line, a comment and a blank line between them:
-/// spec/003's "Line 6-10" example.
+/// the file_read contract's "Line 6-10" example.
 const SNAP: &str = "\
 function first() {
   const a = 1;
@@ -379,7 +379,7 @@ module.exports = { readIt, Store };
 ";
 
 // ---------------------------------------------------------------------------------------------
-// spec/003 "Edge Cases" table, one test per row
+// docs/file_read.md "Edge Cases" table, one test per row
 // ---------------------------------------------------------------------------------------------
 
 const PARTIAL: &str = "\

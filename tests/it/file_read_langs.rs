@@ -1,4 +1,4 @@
-//! `file_read` (spec/003) on Rust, Python and Go through the MCP server: targets with each
+//! `file_read` (docs/file_read.md) on Rust, Python and Go through the MCP server: targets with each
 //! language's qualified names, what grows into a symbol's range (docs, attributes,
 //! decorators), directives, comments and gaps, skeletons and structured ranges.
 

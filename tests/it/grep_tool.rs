@@ -1,4 +1,4 @@
-//! `grep_content` through the server: spec/000's hint format, spec/001's hint rules, the
+//! `grep_content` through the server: the grep_content contract's hint format, the grep_content contract's hint rules, the
 //! structured result, the cursor, bad input, and freshness between calls.
 
 use serde_json::{Value, json};
@@ -28,7 +28,7 @@ fn headers(text: &str) -> Vec<&str> {
     text.lines().filter(|l| l.starts_with("File: ")).collect()
 }
 
-/// spec/000's example: a [DECISION] entry at line 120, the next [LOG- at 145, no header after.
+/// the grep_content contract's example: a [DECISION] entry at line 120, the next [LOG- at 145, no header after.
 fn work_md() -> String {
     let mut lines = vec!["# Work".to_string(), "## Log".to_string()];
     let mut n = 0;
@@ -67,7 +67,7 @@ async fn spec_000_example_hint_format() {
     )
     .await;
     assert!(!g.is_error, "{}", g.text);
-    // spec/000's line, and (a markdown file) the heading section the entry sits in.
+    // the grep_content contract's line, and (a markdown file) the heading section the entry sits in.
     let want = "File: WORK.md, Line: 120, Section-End-Hint: 144 (next: ^\\[LOG-), Section: #log (lines 2-146)\n---\n[LOG-015] - [2026-01-27 10:00] - [DECISION] - Task: MODEL-A\n---\n";
     assert!(g.text.starts_with(want), "{}", g.text);
     let m = &g.structured["matches"][0];

@@ -1,5 +1,5 @@
-//! `read_files` through the MCP server: spec/000 (read_to_next_pattern and its Testing
-//! Checklist), spec/001 (scan start, note text, error layout), and the plain read modes.
+//! `read_files` through the MCP server: docs/read_files.md (read_to_next_pattern and its Testing
+//! Checklist), docs/read_files.md (scan start, note text, error layout), and the plain read modes.
 
 use serde_json::json;
 
@@ -49,7 +49,7 @@ async fn docs() -> (Fixture, Server) {
     (fx, srv)
 }
 
-// ---- spec/000 Testing Checklist ------------------------------------------------------------
+// ---- docs/read_files.md Testing Checklist ------------------------------------------------------------
 
 #[tokio::test]
 async fn pattern_found_stops_at_the_line_before_the_match() {
@@ -179,7 +179,7 @@ async fn error_when_pattern_is_used_with_head_or_tail() {
 #[tokio::test]
 async fn works_with_the_log_entry_pattern() {
     let (_fx, srv) = docs().await;
-    // spec/000 Example 1: grep found [DECISION] on line 8; read that whole entry.
+    // docs/read_files.md Example 1: grep found [DECISION] on line 8; read that whole entry.
     let out = srv
         .read_one(json!({"path": "WORK.md", "start_line": 6, "read_to_next_pattern": "^\\[LOG-"}))
         .await;
@@ -224,7 +224,7 @@ async fn works_with_the_any_header_pattern() {
     srv.shutdown().await;
 }
 
-// ---- spec/000 edge cases, spec/001 decisions -------------------------------------------------
+// ---- docs/read_files.md edge cases, docs/read_files.md decisions -------------------------------------------------
 
 #[tokio::test]
 async fn pattern_on_the_immediate_next_line_reads_a_single_line() {

@@ -1,4 +1,4 @@
-//! `read_text_file` through the MCP server: spec/002's TC1–TC6, its error table, and paging.
+//! `read_text_file` through the MCP server: the read_text_file contract's TC1–TC6, its error table, and paging.
 
 use rmcp::ErrorData;
 use rmcp::model::CallToolResult;
@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::common::{Fixture, numbered};
 
-/// The spec/002 result of a successful call: `(content, _meta)` from structuredContent, after
+/// The docs/read_text_file.md result of a successful call: `(content, _meta)` from structuredContent, after
 /// checking that the call is not flagged as an error and that a text block carries the content.
 fn page(result: Result<CallToolResult, ErrorData>) -> (String, Value) {
     let result = result.unwrap_or_else(|e| panic!("read_text_file failed: {e:?}"));

@@ -13,7 +13,7 @@ use crate::common::{CALL_TIMEOUT, Fixture, Server, text_of};
 
 const SECRET: &str = "TOP SECRET outside the root";
 
-/// The headings of `file_read`'s path refusals (spec/001 layout, shared with `read_files` and
+/// The headings of `file_read`'s path refusals (the Error/Problem/Fix layout, shared with `read_files` and
 /// the document tools). "Read failed" is the answer to a trailing slash on a file (ENOTDIR)
 /// and to an over-long path (ENAMETOOLONG), as for the other tools.
 const FILE_READ_REFUSALS: [&str; 5] = [
@@ -242,7 +242,7 @@ async fn run(srv: &Server, fx: &Fixture, tool: &str, path: &str) -> (bool, Strin
                     let layout = ["\nYou provided: file=", "\nProblem: ", "\nFix: "]
                         .iter()
                         .all(|s| text.contains(s));
-                    // Refused only with a path error in the spec/001 layout: any other error
+                    // Refused only with a path error in the the Error/Problem/Fix layout: any other error
                     // (or a success) on an attack is a failure.
                     let refused = r.is_error == Some(true)
                         && layout

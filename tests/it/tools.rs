@@ -61,7 +61,7 @@ async fn list_tools_shows_both_read_tools_read_only_with_schemas() {
             .contains("read_to_next_pattern")
     );
 
-    // read_text_file: spec/002's inputs and an output schema with `_meta`.
+    // read_text_file: the read_text_file contract's inputs and an output schema with `_meta`.
     let props = read_text_file
         .input_schema
         .get("properties")

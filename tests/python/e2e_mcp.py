@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 RESULTS = []
 
-# A small TypeScript file for file_read (spec/003).
+# A small TypeScript file for file_read (docs/file_read.md).
 APP_TS = [
     'import { readFile } from "fs";',
     "",
@@ -130,7 +130,7 @@ async def run_checks(binary, root, log, mode):
                 """The answer as a client showing only structuredContent gives it to the model."""
                 return (res.structured_content or {}).get("content", "")
 
-            # read_files: section read (spec/000): [LOG-003] is line 7; the next [LOG- is line 10.
+            # read_files: section read (docs/read_files.md): [LOG-003] is line 7; the next [LOG- is line 10.
             start = log.index(next(l for l in log if l.startswith("[LOG-003]"))) + 1
             end = log.index(next(l for l in log if l.startswith("[LOG-004]")))
             r = await call("read_files", {"files": [
@@ -152,7 +152,7 @@ async def run_checks(binary, root, log, mode):
             t = text_of(r)
             layout = all(s in t for s in ("Error: start_line is required when using read_to_next_pattern",
                                           "You provided:", "Problem:", "Fix:"))
-            check(tag + "validation error in spec/001 layout, batch survives",
+            check(tag + "validation error in the Error/Problem/Fix layout, batch survives",
                   layout and "Hello\n" in t and not r.is_error, t)
 
             # grep_content with a section-end hint.
@@ -161,7 +161,7 @@ async def run_checks(binary, root, log, mode):
             check(tag + "grep_content gives the Section-End-Hint",
                   f"File: WORK.md, Line: {start}, Section-End-Hint: {end} (next: ^\\[LOG-)" in t, t)
 
-            # read_text_file, spec/002 TC1-TC6.
+            # read_text_file, docs/read_text_file.md TC1-TC6.
             def meta_of(res):
                 return (res.structured_content or {}).get("_meta", {}), (res.structured_content or {}).get("content")
 
@@ -195,7 +195,7 @@ async def run_checks(binary, root, log, mode):
             check(tag + "TC5 binary -32004", await rpc_error({"path": png}) == (-32004, f"Cannot read binary file: {png}"))
             check(tag + "line < 1 is -32600", await rpc_error({"path": png, "line": 0}) == (-32600, "Line number must be >= 1: 0"))
 
-            # spec/004 §4.1 through the official client: Unicode fuzzy titles and multi-read.
+            # docs/doc_tools.md §4.1 through the official client: Unicode fuzzy titles and multi-read.
             r = await call("doc_read", {"path": "plan.md", "section": "验证计划"})
             check(tag + "doc_read finds 验证计划",
                   "\nSection: 1.3 ## 6.2 Phase B 验证计划 (#62-phase-b-验证计划)\n" in sc_text(r)
@@ -213,7 +213,7 @@ async def run_checks(binary, root, log, mode):
             check(tag + "doc_replace refused without --allow-write",
                   r.is_error and "Editing is disabled" in text_of(r), text_of(r))
 
-            # file_read, spec/003: skeleton, target, structured range, and the target/range error.
+            # file_read, docs/file_read.md: skeleton, target, structured range, and the target/range error.
             fn_lines = (app_line("/** Starts"), app_line("}"))  # doc comment to closing brace
             fn_stub = f"--- symbol: initializeApp (function, lines {fn_lines[0]}-{fn_lines[1]}) ---"
             start_lines = (app_line("  start()"), app_line("  }"))
