@@ -14,6 +14,8 @@
 
 pub mod annotate;
 pub mod cache;
+#[cfg(test)]
+mod changing_files_tests;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod code;

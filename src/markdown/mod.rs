@@ -53,6 +53,8 @@ pub fn outline_of(ws: &Workspace, source: &Source) -> Result<Arc<Outline>, Error
         )));
     }
     if let Some(at) = memchr::memchr(0, source.bytes()) {
+        // A mapped file truncated under the scan reads as zeros: that is a change, not NULs.
+        source.check_intact()?;
         return Err(unparsable(format!(
             "it holds NUL bytes (the first at byte {at}), which a markdown document does not"
         )));
