@@ -79,21 +79,24 @@ impl MapgrepServer {
         Parameters(p): Parameters<GrepContentParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let list_skipped = p.list_skipped;
-        let default_sections = p.section_patterns.is_none();
+        let (list_skipped, default_sections) = (p.list_skipped, p.section_patterns.is_none());
         let (q, notes) = match query(p) {
             Ok(q) => q,
             Err(e) => return Ok(Answer::param_error(e).into()),
         };
+        let limits = self.workspace().limits().clone();
+        let ending = Ending {
+            provided: q.provided(),
+            notes,
+            list_skipped,
+            limits,
+        };
         let progress = Arc::new(Progress::default());
         let worker = Arc::clone(&progress);
-        let counter = Arc::clone(&progress);
-        let deadline = self.workspace().limits().search_timeout;
-        let provided = q.provided();
-        let report = with_progress(
+        let outcome = with_progress(
             &context,
-            progress,
-            deadline,
+            Arc::clone(&progress),
+            ending.limits.search_timeout,
             self.blocking(move |ws| {
                 let mut report = grep::search(ws, &q, &worker)?;
                 crate::annotate::annotate(ws, &mut report, default_sections);
@@ -101,35 +104,48 @@ impl MapgrepServer {
             }),
         )
         .await;
-        let limit = deadline.unwrap_or_default();
-        let answer = match report {
-            // Still searching past the grace: answered now, from the progress counters.
-            None => timed_out(
-                counter
-                    .files_searched
-                    .load(std::sync::atomic::Ordering::Relaxed),
-                &provided,
-                limit,
+        let searched = progress
+            .files_searched
+            .load(std::sync::atomic::Ordering::Relaxed);
+        Ok(ending.answer(outcome.transpose()?, searched)?.into())
+    }
+}
+
+/// What a search's answer is made from besides its report.
+struct Ending {
+    provided: String,
+    notes: Vec<String>,
+    list_skipped: bool,
+    limits: crate::workspace::Limits,
+}
+
+impl Ending {
+    /// The answer to a search that ended with `outcome` (`None`: still running past its
+    /// deadline, after `searched` files).
+    fn answer(
+        self,
+        outcome: Option<Result<GrepReport, GrepError>>,
+        searched: u64,
+    ) -> Result<Answer, ErrorData> {
+        let limit = self.limits.search_timeout.unwrap_or_default();
+        Ok(match outcome {
+            None => timed_out(searched, &self.provided, limit),
+            Some(Ok(r)) if r.timed_out => timed_out(r.files_searched, &self.provided, limit),
+            Some(Ok(r)) if r.cancelled => {
+                return Err(ErrorData::internal_error(
+                    "grep_content was cancelled",
+                    None,
+                ));
+            }
+            Some(Ok(r)) => render(
+                r,
+                self.limits.max_output_bytes,
+                self.list_skipped,
+                &self.notes,
             ),
-            Some(r) => match r? {
-                Ok(r) if r.timed_out => timed_out(r.files_searched, &provided, limit),
-                Ok(r) if r.cancelled => {
-                    return Err(ErrorData::internal_error(
-                        "grep_content was cancelled",
-                        None,
-                    ));
-                }
-                Ok(r) => render(
-                    r,
-                    self.workspace().limits().max_output_bytes,
-                    list_skipped,
-                    &notes,
-                ),
-                Err(GrepError::Param(e)) => Answer::param_error(e),
-                Err(GrepError::File(e)) => Answer::error(e.to_string()),
-            },
-        };
-        Ok(answer.into())
+            Some(Err(GrepError::Param(e))) => Answer::param_error(e),
+            Some(Err(GrepError::File(e))) => Answer::error(e.to_string()),
+        })
     }
 }
 
