@@ -1,5 +1,5 @@
 //! One `file_read` answer, as both front-ends give it: the mode chosen from the query
-//! (docs/file_read.md Phase E), its text, the symbols it shows, or an error in the Error/Problem/Fix layout.
+//! (docs/file_read.md, "Choosing the mode"), its text, the symbols it shows, or an error in the Error/Problem/Fix layout.
 
 use std::fmt::Write as _;
 

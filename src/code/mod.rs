@@ -122,7 +122,7 @@ pub struct ReadQuery {
     pub end_line: Option<i64>,
 }
 
-/// The mode a query selects (docs/file_read.md Phase E).
+/// The mode a query selects (docs/file_read.md, "Choosing the mode").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     Target,
@@ -162,7 +162,7 @@ pub enum QueryError {
 }
 
 impl ReadQuery {
-    /// The mode of the query, or why it is invalid (docs/file_read.md Phase D/E).
+    /// The mode of the query, or why it is invalid (docs/file_read.md, "Choosing the mode").
     pub fn mode(&self) -> Result<Mode, QueryError> {
         let ranged = self.start_line.is_some() || self.end_line.is_some();
         if !self.targets.is_empty() && ranged {

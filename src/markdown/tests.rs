@@ -838,7 +838,7 @@ fn not_found_suggests_similar_titles() {
     assert!(matches!(resolve(&o, "   "), Resolution::NotFound(s) if s.is_empty()));
 }
 
-/// docs/doc_tools.md §4.1: the acceptance asserts of the fuzzy matching, on the table of contents
+/// docs/doc_tools.md, "Addressing a section": the acceptance asserts of the fuzzy matching, on the table of contents
 /// they imply.
 #[test]
 fn spec_004_acceptance() {

@@ -1,4 +1,4 @@
-//! The document read tools through the MCP server: docs/doc_tools.md §4.1's assertions, every
+//! The document read tools through the MCP server: docs/doc_tools.md, "Addressing a section"'s assertions, every
 //! addressing tier, Unicode titles (Chinese, Japanese, Cyrillic, full-width), duplicate,
 //! setext and code-fenced headings, include_children, doc_read_many, doc_find and doc_toc.
 
@@ -104,7 +104,7 @@ async fn spec_004_acceptance_and_every_addressing_tier() {
     fx.write("plan.md", DOC);
     let srv = fx.serve().await;
 
-    // docs/doc_tools.md §4.1.
+    // docs/doc_tools.md, "Addressing a section".
     let (slug, _) = read(&srv, "验证计划").await.unwrap();
     assert_eq!(slug, "62-phase-b-验证计划");
     assert_eq!(read(&srv, "phase b").await.unwrap().0, "phase-b");

@@ -1,7 +1,7 @@
 //! The read-only document tools through the MCP server.
 //!
 //! `doc_toc`, `doc_read`, `doc_read_many` and `doc_find` on small fixtures whose line numbers
-//! and byte sizes the tests work out from the fixture text itself: docs/doc_tools.md §4.1's
+//! and byte sizes the tests work out from the fixture text itself: docs/doc_tools.md, "Addressing a section"'s
 //! acceptance checks, every addressing tier with its `matched_by`, Unicode titles and slugs,
 //! duplicate headings, setext headings and `#` lines that are not headings, line ranges and
 //! include_children, content hashes across file changes (outline cache included), the batch
@@ -125,7 +125,7 @@ fn listed(fix: &str) -> Vec<&str> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 1. docs/doc_tools.md §4.1
+// 1. docs/doc_tools.md, "Addressing a section"
 // ---------------------------------------------------------------------------------------------
 
 const PLAN: &str = "\

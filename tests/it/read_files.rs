@@ -49,7 +49,7 @@ async fn docs() -> (Fixture, Server) {
     (fx, srv)
 }
 
-// ---- docs/read_files.md Testing Checklist ------------------------------------------------------------
+// ---- docs/read_files.md, section reads ------------------------------------------------------------
 
 #[tokio::test]
 async fn pattern_found_stops_at_the_line_before_the_match() {
@@ -179,7 +179,7 @@ async fn error_when_pattern_is_used_with_head_or_tail() {
 #[tokio::test]
 async fn works_with_the_log_entry_pattern() {
     let (_fx, srv) = docs().await;
-    // docs/read_files.md Example 1: grep found [DECISION] on line 8; read that whole entry.
+    // docs/read_files.md, section reads: grep found [DECISION] on line 8; read that whole entry.
     let out = srv
         .read_one(json!({"path": "WORK.md", "start_line": 6, "read_to_next_pattern": "^\\[LOG-"}))
         .await;

@@ -195,7 +195,7 @@ async def run_checks(binary, root, log, mode):
             check(tag + "TC5 binary -32004", await rpc_error({"path": png}) == (-32004, f"Cannot read binary file: {png}"))
             check(tag + "line < 1 is -32600", await rpc_error({"path": png, "line": 0}) == (-32600, "Line number must be >= 1: 0"))
 
-            # docs/doc_tools.md §4.1 through the official client: Unicode fuzzy titles and multi-read.
+            # docs/doc_tools.md, "Addressing a section" through the official client: Unicode fuzzy titles and multi-read.
             r = await call("doc_read", {"path": "plan.md", "section": "验证计划"})
             check(tag + "doc_read finds 验证计划",
                   "\nSection: 1.3 ## 6.2 Phase B 验证计划 (#62-phase-b-验证计划)\n" in sc_text(r)
