@@ -1,0 +1,375 @@
+//! System calls that need `unsafe`: the memory map (and the SIGBUS guard that keeps a
+//! truncated mapping from killing the process), `openat2`, the `*at` calls, `fchown` and
+//! `faccessat` of [`super::replace_file`], and the `flock` of [`super::lock_file`]. The
+//! crate's only `unsafe` code.
+
+use std::ffi::CString;
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use memmap2::{Advice, Mmap};
+
+/// Opens `path` with `flags`, failing with ELOOP if any component is a symbolic link.
+/// `None` when the kernel has no `openat2` (before Linux 5.6).
+pub(super) fn open_no_symlinks(path: &Path, flags: i32) -> Option<io::Result<File>> {
+    let Ok(c_path) = CString::new(path.as_os_str().as_bytes()) else {
+        return Some(Err(io::Error::from(io::ErrorKind::InvalidInput)));
+    };
+    // SAFETY: `open_how` is a plain C struct of integers, for which all-zero is valid.
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags = flags as u64;
+    how.resolve = libc::RESOLVE_NO_SYMLINKS;
+    // SAFETY: the path is a NUL-terminated string and `how` a valid `open_how` that both
+    // outlive the call; the size passed is the size of that struct.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            libc::AT_FDCWD,
+            c_path.as_ptr(),
+            &how as *const libc::open_how,
+            std::mem::size_of::<libc::open_how>(),
+        )
+    };
+    if fd < 0 {
+        let e = io::Error::last_os_error();
+        return match e.raw_os_error() {
+            Some(libc::ENOSYS) | Some(libc::EPERM) => None,
+            _ => Some(Err(e)),
+        };
+    }
+    // SAFETY: `fd` is a new descriptor that nothing else owns.
+    Some(Ok(unsafe { File::from_raw_fd(fd as i32) }))
+}
+
+fn c_name(name: &std::ffi::OsStr) -> io::Result<CString> {
+    CString::new(name.as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
+}
+
+/// `openat(dir, name, flags, mode)`: opens a name inside an opened directory.
+pub(super) fn open_at(
+    dir: &File,
+    name: &std::ffi::OsStr,
+    flags: i32,
+    mode: u32,
+) -> io::Result<File> {
+    let c_name = c_name(name)?;
+    // SAFETY: `dir` is an open descriptor and `c_name` a NUL-terminated string, both alive
+    // for the call; `mode` is passed as the variadic `mode_t` argument openat expects.
+    let fd = unsafe {
+        libc::openat(
+            dir.as_raw_fd(),
+            c_name.as_ptr(),
+            flags,
+            mode as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a new descriptor that nothing else owns.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+/// `renameat(dir, from, dir, to)`: atomically replaces `to` with `from` in one directory.
+pub(super) fn rename_at(
+    dir: &File,
+    from: &std::ffi::OsStr,
+    to: &std::ffi::OsStr,
+) -> io::Result<()> {
+    let (c_from, c_to) = (c_name(from)?, c_name(to)?);
+    // SAFETY: `dir` is an open descriptor and both names NUL-terminated strings alive for
+    // the call.
+    let rc = unsafe {
+        libc::renameat(
+            dir.as_raw_fd(),
+            c_from.as_ptr(),
+            dir.as_raw_fd(),
+            c_to.as_ptr(),
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// `flock(file, LOCK_EX | LOCK_NB)`: `Ok(true)` if the exclusive lock is now held through
+/// this descriptor, `Ok(false)` if another descriptor holds a lock on the file.
+pub(super) fn try_lock_exclusive(file: &File) -> io::Result<bool> {
+    loop {
+        // SAFETY: `file` is an open descriptor for the duration of the call; flock takes
+        // no pointers.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc == 0 {
+            return Ok(true);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EWOULDBLOCK) => return Ok(false),
+            Some(libc::EINTR) => {}
+            _ => return Err(e),
+        }
+    }
+}
+
+/// `fchown(file, uid, gid)`.
+pub(super) fn fchown(file: &File, uid: u32, gid: u32) -> io::Result<()> {
+    // SAFETY: `file` is an open descriptor for the duration of the call; fchown takes no
+    // pointers.
+    let rc = unsafe { libc::fchown(file.as_raw_fd(), uid, gid) };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// `faccessat(AT_FDCWD, path, W_OK, AT_EACCESS)`: whether this process (its effective
+/// user and groups) may write the file at `path`.
+pub(super) fn access_write(path: &Path) -> io::Result<()> {
+    let c_path = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: `c_path` is a NUL-terminated string alive for the call.
+    let rc = unsafe {
+        libc::faccessat(
+            libc::AT_FDCWD,
+            c_path.as_ptr(),
+            libc::W_OK,
+            libc::AT_EACCESS,
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// `unlinkat(dir, name, 0)`: removes a file from an opened directory.
+pub(super) fn unlink_at(dir: &File, name: &std::ffi::OsStr) -> io::Result<()> {
+    let c_name = c_name(name)?;
+    // SAFETY: `dir` is an open descriptor and `c_name` a NUL-terminated string alive for
+    // the call.
+    let rc = unsafe { libc::unlinkat(dir.as_raw_fd(), c_name.as_ptr(), 0) };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// How many mappings may be alive at once; beyond that files are read instead.
+const SLOTS: usize = 1024;
+
+/// One live mapping's address range, and whether a truncation hit it.
+struct Slot {
+    start: AtomicUsize,
+    end: AtomicUsize,
+    faulted: AtomicBool,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const EMPTY: Slot = Slot {
+    start: AtomicUsize::new(0),
+    end: AtomicUsize::new(0),
+    faulted: AtomicBool::new(false),
+};
+
+/// The live mappings, read by the SIGBUS handler (atomics only: async-signal-safe).
+static MAPPINGS: [Slot; SLOTS] = [EMPTY; SLOTS];
+static PAGE: AtomicUsize = AtomicUsize::new(4096);
+static INSTALL: Once = Once::new();
+/// The SIGBUS disposition before ours, to hand faults that are not ours to.
+static mut PREVIOUS: Option<libc::sigaction> = None;
+
+/// A read-only file mapping registered with the SIGBUS guard.
+///
+/// If the file is truncated while mapped, reading a page past its new end raises SIGBUS.
+/// The guard's handler checks that the faulting address lies in a registered mapping,
+/// maps an anonymous zero page over that page (so the read retries and sees zeros), marks
+/// the mapping as faulted and returns; [`Mapping::faulted`] tells the reader to discard
+/// what it computed. A fault anywhere else goes to the previous handler (or the default
+/// action), as if the guard were not there.
+pub struct Mapping {
+    // Field order matters: the map is unmapped before its slot is released.
+    map: Mmap,
+    slot: SlotGuard,
+    /// The mapped file and its identity when mapped, to see whether it changed.
+    file: File,
+    id: super::FileId,
+}
+
+struct SlotGuard(usize);
+
+impl Drop for SlotGuard {
+    fn drop(&mut self) {
+        let slot = &MAPPINGS[self.0];
+        slot.end.store(0, Ordering::Release);
+        slot.faulted.store(false, Ordering::Release);
+        slot.start.store(0, Ordering::Release);
+    }
+}
+
+impl Mapping {
+    /// Whether the file changed under this mapping since it was made: a page past a new
+    /// end was read (caught by the guard), or the file's identity (size, modification and
+    /// change time) is no longer the one it had when mapped — a shrink that did not fault
+    /// shows up as zeros in the tail of the last page.
+    pub fn faulted(&self) -> bool {
+        MAPPINGS[self.slot.0].faulted.load(Ordering::Acquire)
+            || self
+                .file
+                .metadata()
+                .map_or(true, |md| super::FileId::from_metadata(&md) != self.id)
+    }
+
+    /// Populates the page tables of the whole mapping in one call (see
+    /// [`super::Source::prefault`]).
+    pub fn populate(&self) {
+        let _ = self.map.advise(Advice::PopulateRead);
+    }
+}
+
+impl std::ops::Deref for Mapping {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.map
+    }
+}
+
+extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo for a handler installed with SA_SIGINFO.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    let page = PAGE.load(Ordering::Relaxed);
+    for slot in &MAPPINGS {
+        let start = slot.start.load(Ordering::Acquire);
+        if start == 0 || addr < start || addr >= slot.end.load(Ordering::Acquire) {
+            continue;
+        }
+        let at = addr & !(page - 1);
+        // SAFETY: `at` is a page inside a live read-only mapping of ours (the slot is
+        // released only after the map is unmapped); replacing that page with an anonymous
+        // zero page changes what the reader sees, never memory anything else owns. mmap is
+        // a plain system call, safe to make in a signal handler.
+        let p = unsafe {
+            libc::mmap(
+                at as *mut libc::c_void,
+                page,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                -1,
+                0,
+            )
+        };
+        if p != libc::MAP_FAILED {
+            slot.faulted.store(true, Ordering::Release);
+            return;
+        }
+    }
+    // Not ours: behave as if we were not installed.
+    // SAFETY: PREVIOUS is written once, before the handler is installed.
+    let previous = unsafe { *std::ptr::addr_of!(PREVIOUS) };
+    match previous {
+        Some(prev) if prev.sa_sigaction != libc::SIG_DFL && prev.sa_sigaction != libc::SIG_IGN => {
+            if prev.sa_flags & libc::SA_SIGINFO != 0 {
+                // SAFETY: a handler installed with SA_SIGINFO has this signature.
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                    unsafe { std::mem::transmute(prev.sa_sigaction) };
+                f(sig, info, ctx);
+            } else {
+                // SAFETY: a plain handler takes the signal number.
+                let f: extern "C" fn(libc::c_int) =
+                    unsafe { std::mem::transmute(prev.sa_sigaction) };
+                f(sig);
+            }
+        }
+        _ => {
+            // Restore the default action; returning re-runs the access, which now kills
+            // the process as a SIGBUS would have.
+            // SAFETY: a zeroed sigaction with SIG_DFL is a valid disposition.
+            unsafe {
+                let mut dfl: libc::sigaction = std::mem::zeroed();
+                dfl.sa_sigaction = libc::SIG_DFL;
+                libc::sigaction(libc::SIGBUS, &dfl, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
+fn install() -> bool {
+    static OK: AtomicBool = AtomicBool::new(false);
+    INSTALL.call_once(|| {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        if page > 0 {
+            PAGE.store(page as usize, Ordering::Relaxed);
+        }
+        // SAFETY: a zeroed sigaction is a valid starting value; the handler has the
+        // SA_SIGINFO signature; `old` receives the previous disposition, stored before
+        // any fault can reach our handler that reads it (Once orders the writes).
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut old) != 0 {
+                return;
+            }
+            *std::ptr::addr_of_mut!(PREVIOUS) = Some(old);
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = on_sigbus as *const () as usize;
+            act.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_NODEFER;
+            libc::sigemptyset(&mut act.sa_mask);
+            if libc::sigaction(libc::SIGBUS, &act, std::ptr::null_mut()) == 0 {
+                OK.store(true, Ordering::Release);
+            }
+        }
+    });
+    OK.load(Ordering::Acquire)
+}
+
+/// Maps `file` read-only, registered with the SIGBUS guard (see [`Mapping`]). Fails (and
+/// the caller reads the file instead) if the guard cannot be installed or every slot is
+/// taken.
+///
+/// # Safety
+///
+/// This function is safe to call, but it wraps `Mmap::map`, whose contract is that the
+/// mapped file must not be modified or truncated while the map is alive: a write shows up
+/// in the slice (the bytes are not a snapshot) and a truncation makes access past the new
+/// end raise SIGBUS. mapgrep accepts the first (every reader re-checks the file identity
+/// and tolerates arbitrary bytes) and turns the second into zeros plus a "changed" flag
+/// with the guard; it maps only regular files, for the duration of one call.
+pub(super) fn map(file: &File) -> io::Result<Mapping> {
+    let file = file.try_clone()?;
+    let id = super::FileId::from_metadata(&file.metadata()?);
+    if !install() {
+        return Err(io::Error::other("no SIGBUS guard"));
+    }
+    // SAFETY: `file` is an open regular file (checked by the caller with fstat) and the
+    // map is read-only and private to this process; see the function docs for the
+    // concurrent-modification contract.
+    let map = unsafe { Mmap::map(&file)? };
+    let _ = map.advise(Advice::Sequential);
+    let start = map.as_ptr() as usize;
+    let end = start + map.len();
+    for (i, slot) in MAPPINGS.iter().enumerate() {
+        if slot
+            .start
+            .compare_exchange(0, usize::MAX, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+        {
+            // Claimed (start = MAX matches no address); publish the range.
+            slot.faulted.store(false, Ordering::Release);
+            slot.end.store(end, Ordering::Release);
+            slot.start.store(start, Ordering::Release);
+            return Ok(Mapping {
+                map,
+                slot: SlotGuard(i),
+                file,
+                id,
+            });
+        }
+    }
+    Err(io::Error::other("too many live mappings"))
+}
