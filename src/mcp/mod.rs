@@ -215,6 +215,12 @@ impl ServerHandler for MapgrepServer {
     }
 }
 
+/// Logs a line on stderr (stdout is the protocol).
+fn log(message: impl std::fmt::Display) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "mapgrep: {message}");
+}
+
 /// Serves `ws` over stdin/stdout until the client closes its end. Calls still running
 /// then get a moment to answer; the caller should not wait for more ([`transport`] says when
 /// the input ended, rmcp alone would wait seconds for them).
@@ -226,7 +232,7 @@ pub async fn serve_stdio(ws: Arc<Workspace>) -> anyhow::Result<()> {
         Ok(running) => running,
         // The input ended before a client said hello: nothing to serve, nothing went wrong.
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
-            eprintln!("mapgrep: the input closed before an MCP client connected");
+            log("the input closed before an MCP client connected");
             return Ok(());
         }
         Err(e) => return Err(e.into()),

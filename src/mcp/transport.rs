@@ -102,12 +102,14 @@ async fn pump_in<R, W>(
             Ok(Some(r)) => r,
             Ok(None) => break,
             Err(e) => {
-                eprintln!("mapgrep: reading the client's input: {e}");
+                super::log(format_args!("reading the client's input: {e}"));
                 break;
             }
         };
         let refusal = if over {
-            eprintln!("mapgrep: refused a request line of {read} bytes (limit {limit} bytes)");
+            super::log(format_args!(
+                "refused a request line of {read} bytes (limit {limit} bytes)"
+            ));
             Some(error(
                 -32600,
                 &format!(
@@ -122,7 +124,7 @@ async fn pump_in<R, W>(
             match serde_json::from_slice::<serde_json::Value>(text) {
                 Ok(_) => None,
                 Err(e) => {
-                    eprintln!("mapgrep: a request line is not JSON: {e}");
+                    super::log(format_args!("a request line is not JSON: {e}"));
                     Some(error(-32700, &format!("Parse error: {e}")))
                 }
             }
