@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use super::file::PARALLEL_FILE_MIN;
 use super::*;
 use crate::roots::Roots;
 

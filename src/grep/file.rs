@@ -1,0 +1,374 @@
+//! Searching one file: loading it (read, mapped or from the content cache), the binary
+//! test, the regex over its bytes (in parallel chunks for one large file), and turning its
+//! matching lines into matches with context and section hints.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::Ordering;
+
+use bstr::ByteSlice;
+use rayon::prelude::*;
+
+use super::collect::{Collector, Display, FileResult, Stats, record};
+use super::{
+    Caches, Compiled, ContextLine, GrepMatch, GrepQuery, Hit, MAX_LINE_BYTES, Progress, hints,
+};
+use crate::source::{self, FileId, SourceOptions};
+use crate::workspace::Workspace;
+
+/// Bytes checked for a NUL before a file is searched.
+pub(super) const BINARY_PROBE: usize = source::BINARY_PROBE_LEN;
+
+/// A worker's read buffer is dropped after a file that grew it past this.
+pub(super) const SCRATCH_KEEP: usize = 4 << 20;
+
+/// Files at least this large are mapped during a walk; smaller ones are read.
+pub(super) const WALK_MMAP_MIN: u64 = 64 * 1024 * 1024;
+
+/// A file this large, searched on its own, is split into chunks searched in parallel.
+pub(super) const PARALLEL_FILE_MIN: usize = 32 * 1024 * 1024;
+
+/// A search path that names one file: mapped if large, and split into parallel chunks.
+pub(super) fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
+    let name = ctx.display.of(path);
+    let limit = {
+        let c = ctx.collector.lock().expect("collector");
+        if !c.wants(&name) {
+            return;
+        }
+        c.limit()
+    };
+    let mut buf = Vec::new();
+    let mut cache = ctx.compiled.caches();
+    match source::load(path, &SourceOptions::default(), &mut buf) {
+        Ok((_, hay)) if !hay.intact() => ctx.stats.error(changed(path)),
+        Ok((id, hay)) if hay.len() >= PARALLEL_FILE_MIN => {
+            // One large file: chunks searched in parallel, numbered through the line index
+            // (cached in a server, so paging with a cursor jumps straight to its line).
+            let found = search_loaded(path, &hay, || {
+                if memchr::memchr(0, &hay[..BINARY_PROBE]).is_some() {
+                    return FileResult::Binary;
+                }
+                let index = match id {
+                    Some(id) => ctx.ws.index_bytes(path, id, &hay),
+                    None => std::sync::Arc::new(crate::lines::LineIndex::build(&hay)),
+                };
+                let from_line = cursor_line(ctx.q, &name);
+                let start = index.line_start(&hay, from_line).unwrap_or(hay.len());
+                let lines = search_chunks(&hay, ctx.compiled, limit, start, &index, ctx.progress);
+                finish(&hay, lines, ctx, &name)
+            });
+            match found {
+                Some(found) => record(ctx.collector, ctx.stats, &name, found),
+                None => ctx.stats.error(changed(path)),
+            }
+        }
+        Ok((_, hay)) => {
+            let found = search_loaded(path, &hay, || {
+                search_bytes(&hay, &mut cache, ctx, &name, limit, Mode::Walk)
+            });
+            match found {
+                Some(found) => record(ctx.collector, ctx.stats, &name, found),
+                None => ctx.stats.error(changed(path)),
+            }
+        }
+        Err(e) => ctx.stats.error(e.to_string()),
+    }
+    ctx.progress.files_searched.fetch_add(1, Ordering::Relaxed);
+    ctx.stats.searched.fetch_add(1, Ordering::Relaxed);
+}
+
+/// How a file reaches [`search_bytes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// Just read (found by a walk, or the one file a search path named).
+    Walk,
+    /// From the content cache, which holds only files whose first 64 KiB have no NUL.
+    CachedText,
+}
+
+/// A worker thread's reusable state: the read buffer and the regex cache (whose lazy DFA
+/// keeps the states it built across files).
+pub(super) struct Scratch {
+    pub(super) buf: Vec<u8>,
+    pub(super) cache: Caches,
+}
+
+impl Scratch {
+    pub(super) fn new(c: &Compiled) -> Scratch {
+        Scratch {
+            buf: Vec::new(),
+            cache: c.caches(),
+        }
+    }
+}
+
+/// Everything a search of one file needs besides the file.
+pub(super) struct Ctx<'a> {
+    pub(super) ws: &'a Workspace,
+    pub(super) q: &'a GrepQuery,
+    pub(super) compiled: &'a Compiled,
+    pub(super) display: &'a Display,
+    pub(super) collector: &'a Mutex<Collector>,
+    pub(super) stats: &'a Stats,
+    pub(super) progress: &'a Progress,
+}
+
+impl Ctx<'_> {
+    /// Searches one walked file, from the content cache when it is unchanged.
+    pub(super) fn search_file(&self, path: &Path, name: Option<&str>, scratch: &mut Scratch) {
+        self.search_file_in(path, name, scratch);
+        // A buffer grown by one large file (up to the 64 MiB read limit) is not kept: many
+        // concurrent searches, each with a worker per core, would each hold one.
+        if scratch.buf.capacity() > SCRATCH_KEEP {
+            scratch.buf = Vec::new();
+        }
+    }
+
+    pub(super) fn search_file_in(&self, path: &Path, name: Option<&str>, scratch: &mut Scratch) {
+        let Scratch { buf, cache } = scratch;
+        let owned;
+        let name = match name {
+            Some(n) => n,
+            None => {
+                owned = self.display.of(path);
+                &owned
+            }
+        };
+        let limit = {
+            let c = self.collector.lock().expect("collector");
+            if !c.wants(name) {
+                return;
+            }
+            c.limit()
+        };
+        // A warm server searches unchanged files from its content cache: one stat instead
+        // of open + read + close.
+        let ws = self.ws;
+        let cached = ws.caches_contents().then(|| {
+            std::fs::metadata(path)
+                .ok()
+                .map(|md| FileId::from_metadata(&md))
+                .and_then(|id| ws.cached_content(path, &id))
+        });
+        let found = if let Some(Some(bytes)) = cached {
+            // Only text files (no NUL in the first 64 KiB) are cached: skip that probe.
+            search_bytes(&bytes, cache, self, name, limit, Mode::CachedText)
+        } else {
+            // Reading beats mapping for the many small files of a walk (no map/unmap, no
+            // page faults); only very large files are mapped.
+            let opts = SourceOptions::for_search(WALK_MMAP_MIN, ws.caches_contents());
+            match source::load(path, &opts, buf) {
+                Ok((id, hay)) => {
+                    if let Some(id) = id
+                        && memchr::memchr(0, &hay[..hay.len().min(BINARY_PROBE)]).is_none()
+                    {
+                        ws.cache_content(path, id, &hay);
+                    }
+                    let found = search_loaded(path, &hay, || {
+                        search_bytes(&hay, cache, self, name, limit, Mode::Walk)
+                    });
+                    match found {
+                        Some(found) => found,
+                        None => {
+                            // A search cut short by a panic may leave its cache unusable.
+                            *cache = self.compiled.caches();
+                            self.stats.error(changed(path));
+                            return;
+                        }
+                    }
+                }
+                Err(e) => {
+                    self.stats.error(e.to_string());
+                    return;
+                }
+            }
+        };
+        record(self.collector, self.stats, name, found);
+        self.stats.searched.fetch_add(1, Ordering::Relaxed);
+        self.progress.files_searched.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// `search` over a loaded file, guarded against a mapping that a concurrent rewrite tears
+/// (see [`source::guard_mapped`]): `None` when the file changed during the search.
+pub(super) fn search_loaded(
+    path: &Path,
+    hay: &source::Haystack<'_>,
+    search: impl FnOnce() -> FileResult,
+) -> Option<FileResult> {
+    match source::guard_mapped(hay.is_mapped(), path, search) {
+        Ok(found) if hay.intact() => Some(found),
+        _ => None,
+    }
+}
+
+/// The error of a file that shrank under its mapping during the search.
+pub(super) fn changed(path: &Path) -> String {
+    crate::error::Error::Changed {
+        path: path.to_path_buf(),
+    }
+    .to_string()
+}
+
+/// Searches one file's bytes for up to `limit` matching lines (from the cursor line if the
+/// cursor names this file).
+pub(super) fn search_bytes(
+    bytes: &[u8],
+    cache: &mut Caches,
+    ctx: &Ctx<'_>,
+    name: &str,
+    limit: usize,
+    mode: Mode,
+) -> FileResult {
+    let (c, q) = (ctx.compiled, ctx.q);
+    // Binary: a NUL in the first 64 KiB, as `source` classifies files for the read tools.
+    let head = &bytes[..bytes.len().min(BINARY_PROBE)];
+    if mode != Mode::CachedText && memchr::memchr(0, head).is_some() {
+        return FileResult::Binary;
+    }
+    let from_line = cursor_line(q, name);
+    let mut lines: Vec<Hit> = c
+        .lines(cache, bytes, 0, 1, &ctx.progress.cancelled)
+        .skip_while(|(n, _)| *n < from_line)
+        .take(limit)
+        .map(|(n, m)| (n, m.start, m.end))
+        .collect();
+    lines.truncate(limit);
+    if lines.is_empty() {
+        return FileResult::Matches(Vec::new());
+    }
+    finish(bytes, lines, ctx, name)
+}
+
+/// The line where the cursor resumes in file `name` (1 when the cursor is elsewhere).
+pub(super) fn cursor_line(q: &GrepQuery, name: &str) -> u64 {
+    q.cursor
+        .as_ref()
+        .filter(|cur| cur.path == name)
+        .map_or(1, |cur| cur.line)
+}
+
+/// Turns a file's matching lines into matches: text, context and section hints.
+pub(super) fn finish(bytes: &[u8], lines: Vec<Hit>, ctx: &Ctx<'_>, name: &str) -> FileResult {
+    let (c, q) = (ctx.compiled, ctx.q);
+    let hints = hints::compute(bytes, &c.hints, &lines);
+    let matches = lines
+        .iter()
+        .zip(hints)
+        .map(|(&(line, start, end), hint)| {
+            let (text, text_cut) = line_text(&bytes[start..end]);
+            let (before, after) = context(bytes, line, start, end, q.before(), q.after());
+            GrepMatch {
+                path: name.to_string(),
+                line,
+                text,
+                text_cut,
+                section_end_hint: hint,
+                symbol: None,
+                section: None,
+                before,
+                after,
+            }
+        })
+        .collect();
+    FileResult::Matches(matches)
+}
+
+/// Splits `bytes[start..]` (a line start) at newlines and searches the pieces in parallel,
+/// each numbering its lines from the line index.
+pub(super) fn search_chunks(
+    bytes: &[u8],
+    c: &Compiled,
+    limit: usize,
+    start: usize,
+    index: &crate::lines::LineIndex,
+    progress: &Progress,
+) -> Vec<Hit> {
+    let pieces = (rayon::current_num_threads() * 8).max(2);
+    let target = (bytes.len() - start) / pieces + 1;
+    let mut bounds = vec![start];
+    while let Some(&last) = bounds.last() {
+        if last >= bytes.len() {
+            break;
+        }
+        let want = (last + target).min(bytes.len());
+        let cut = memchr::memchr(b'\n', &bytes[want..]).map_or(bytes.len(), |i| want + i + 1);
+        bounds.push(cut);
+    }
+    let results: Vec<Vec<Hit>> = bounds
+        .par_windows(2)
+        .map(|w| {
+            if progress.is_cancelled() {
+                return Vec::new();
+            }
+            let piece = &bytes[..w[1]];
+            let mut cache = c.caches();
+            let first_line = index.line_of_offset(bytes, w[0]);
+            c.lines(&mut cache, piece, w[0], first_line, &progress.cancelled)
+                .take(limit)
+                .map(|(n, m)| (n, m.start, m.end))
+                .collect()
+        })
+        .collect();
+    let mut out: Vec<Hit> = results.into_iter().flatten().collect();
+    out.truncate(limit);
+    out
+}
+
+pub(super) fn line_text(line: &[u8]) -> (String, bool) {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.len() <= MAX_LINE_BYTES {
+        (line.to_str_lossy().into_owned(), false)
+    } else {
+        let mut cut = MAX_LINE_BYTES;
+        while cut > 0 && (line[cut] & 0xC0) == 0x80 {
+            cut -= 1;
+        }
+        (line[..cut].to_str_lossy().into_owned(), true)
+    }
+}
+
+pub(super) fn context(
+    bytes: &[u8],
+    line: u64,
+    start: usize,
+    end: usize,
+    before: usize,
+    after: usize,
+) -> (Vec<ContextLine>, Vec<ContextLine>) {
+    let mut b = Vec::new();
+    let mut s = start;
+    for k in 1..=before {
+        if s == 0 {
+            break;
+        }
+        let prev_end = s - 1;
+        let prev_start = memchr::memrchr(b'\n', &bytes[..prev_end]).map_or(0, |i| i + 1);
+        b.push(ContextLine {
+            line: line - k as u64,
+            text: line_text(&bytes[prev_start..prev_end]).0,
+        });
+        s = prev_start;
+    }
+    b.reverse();
+    let mut a = Vec::new();
+    let mut e = end;
+    for k in 1..=after {
+        if e >= bytes.len() {
+            break;
+        }
+        let next_start = e + 1;
+        if next_start >= bytes.len() {
+            break;
+        }
+        let next_end =
+            memchr::memchr(b'\n', &bytes[next_start..]).map_or(bytes.len(), |i| next_start + i);
+        a.push(ContextLine {
+            line: line + k as u64,
+            text: line_text(&bytes[next_start..next_end]).0,
+        });
+        e = next_end;
+    }
+    (b, a)
+}
