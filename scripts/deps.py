@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Which top-level modules of src/ each module uses (`crate::NAME` or `super::` leaving its
-directory), and any import circle between them. Test code (`#[cfg(test)]` modules and the
-files only tests include) is left out: it may use anything.
+directory), and any import circle between them; then, inside each module directory, which
+sibling files each file uses, and any circle between files. A directory's `mod.rs` is its
+facade (it declares and re-exports the files) and is not a sibling. Test code (`#[cfg(test)]`
+modules and the files only tests include) is left out: it may use anything.
 
 Usage: python3 scripts/deps.py   (exit status 1 when a circle is found)
 """
@@ -57,4 +59,29 @@ def cycles():
 cs = cycles()
 for c in sorted(cs):
     print("circle:", c)
+
+# File level: siblings inside each module directory.
+top_edges = edges
+for d in sorted(os.listdir(SRC)):
+    dpath = os.path.join(SRC, d)
+    if not os.path.isdir(dpath):
+        continue
+    files = sorted(f[:-3] for f in os.listdir(dpath) if f.endswith(".rs") and f not in ("mod.rs", "tests.rs"))
+    edges = {}
+    for f in files:
+        text = strip_tests(open(os.path.join(dpath, f + ".rs"), encoding="utf-8").read())
+        text = "\n".join(l for l in text.split("\n") if not l.lstrip().startswith("//"))
+        used = set(re.findall(r"super::([a-z_]+)", text))
+        used |= set(re.findall(r"crate::" + d + r"::([a-z_]+)", text))
+        for group in re.findall(r"super::\{([^}]*)\}", text):
+            used |= set(re.findall(r"\b([a-z_]+)::", group))
+            used |= {x.strip() for x in group.split(",")}
+        edges[f] = {u for u in used if u in files and u != f}
+    for f in files:
+        if edges[f]:
+            print(f"{d + '/' + f:22} -> {', '.join(sorted(edges[f]))}")
+    file_cs = cycles()
+    for c in sorted(file_cs):
+        print(f"circle in {d}/:", c)
+    cs |= file_cs
 sys.exit(1 if cs else 0)

@@ -66,5 +66,5 @@ pub fn outline_of(ws: &Workspace, source: &Source) -> Result<Arc<Outline>, Error
     })?;
     Ok(outline.expect("an outline is always built"))
 }
-pub use resolve::{Candidate, MAX_SUGGESTIONS, Resolution, Suggestion, Tier, fold, resolve};
-pub use slug::{Slugger, slug};
+pub use resolve::{Candidate, MAX_SUGGESTIONS, Resolution, Suggestion, Tier, resolve};
+pub use slug::{Slugger, fold, slug};

@@ -13,9 +13,8 @@ use std::sync::OnceLock;
 use pulldown_cmark::{BrokenLink, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 use rayon::prelude::*;
 
-use super::resolve::fold;
 use super::skeleton::{self, Prepared};
-use super::slug::{Slugger, slug};
+use super::slug::{Slugger, fold, slug};
 
 /// One heading and the lines it governs: from its own line to the line before the next
 /// heading of the same or a higher level (a lower number), or to the end of the file.

@@ -18,10 +18,8 @@
 //! 7. [`Tier::TitleTokens`]: every whitespace-separated word of the query, folded, inside the
 //!    folded title, in any order.
 
-use caseless::Caseless;
-use unicode_normalization::UnicodeNormalization;
-
 use super::outline::{Outline, Section};
+use super::slug::fold;
 
 /// How many suggestions a [`Resolution::NotFound`] carries at most.
 pub const MAX_SUGGESTIONS: usize = 5;
@@ -137,23 +135,6 @@ pub fn resolve<'a>(outline: &'a Outline, query: &str) -> Resolution<'a> {
         }
     }
     Resolution::NotFound(suggest(outline, q))
-}
-
-/// Folds text for fuzzy title matching: NFKC, full Unicode case folding (`ß` → `ss`), NFKC
-/// again, then only letters and digits.
-pub fn fold(text: &str) -> String {
-    if text.is_ascii() {
-        return text
-            .bytes()
-            .filter(u8::is_ascii_alphanumeric)
-            .map(|b| char::from(b.to_ascii_lowercase()))
-            .collect();
-    }
-    text.nfkc()
-        .default_case_fold()
-        .nfkc()
-        .filter(|c| c.is_alphanumeric())
-        .collect()
 }
 
 fn by_slug(outline: &Outline, q: &str) -> Vec<usize> {
@@ -344,19 +325,6 @@ fn dice(a: &[(char, char)], b: &[(char, char)]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn folding() {
-        assert_eq!(fold("Phase B"), "phaseb");
-        assert_eq!(fold("PhaseB"), "phaseb");
-        assert_eq!(fold("6.2 Phase B 验证计划"), "62phaseb验证计划");
-        assert_eq!(fold("Straße"), "strasse");
-        assert_eq!(fold("STRASSE"), "strasse");
-        assert_eq!(fold("ＰＨＡＳＥ　Ｂ"), "phaseb");
-        assert_eq!(fold("Ⅻ ﬁle"), "xiifile");
-        assert_eq!(fold("ΣΊΣΥΦΟΣ"), fold("σίσυφος"));
-        assert_eq!(fold("!!!"), "");
-    }
 
     #[test]
     fn index_paths_and_title_numbers() {

@@ -11,6 +11,9 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use caseless::Caseless;
+use unicode_normalization::UnicodeNormalization;
+
 use super::slug_table::KEPT;
 
 /// The slug of one heading text, without de-duplication.
@@ -125,9 +128,40 @@ impl Slugger {
     }
 }
 
+/// Folds text for fuzzy title matching: NFKC, full Unicode case folding (`ß` → `ss`), NFKC
+/// again, then only letters and digits.
+pub fn fold(text: &str) -> String {
+    if text.is_ascii() {
+        return text
+            .bytes()
+            .filter(u8::is_ascii_alphanumeric)
+            .map(|b| char::from(b.to_ascii_lowercase()))
+            .collect();
+    }
+    text.nfkc()
+        .default_case_fold()
+        .nfkc()
+        .filter(|c| c.is_alphanumeric())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folding() {
+        assert_eq!(fold("Phase B"), "phaseb");
+        assert_eq!(fold("PhaseB"), "phaseb");
+        assert_eq!(fold("6.2 Phase B 验证计划"), "62phaseb验证计划");
+        assert_eq!(fold("Straße"), "strasse");
+        assert_eq!(fold("STRASSE"), "strasse");
+        assert_eq!(fold("ＰＨＡＳＥ　Ｂ"), "phaseb");
+        assert_eq!(fold("Ⅻ ﬁle"), "xiifile");
+        assert_eq!(fold("ΣΊΣΥΦΟΣ"), fold("σίσυφος"));
+        assert_eq!(fold("!!!"), "");
+    }
+
 
     #[derive(serde::Deserialize)]
     struct Case {
