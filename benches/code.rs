@@ -73,7 +73,15 @@ fn outline(ws: &Workspace, name: &str) -> usize {
         skeleton: true,
         ..ReadQuery::default()
     };
-    let a = answer(&file, name, &query, "bench", ws.limits().max_output_bytes).unwrap();
+    let a = answer(
+        &file,
+        name,
+        &query,
+        "bench",
+        ws.limits().max_output_bytes,
+        ws.words(),
+    )
+    .unwrap();
     a.text.len()
 }
 

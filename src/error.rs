@@ -1,8 +1,11 @@
 //! Typed errors of the engine, carrying the path they are about. Messages are lowercase and
 //! say what went wrong; front-ends turn them into the specs' formats.
 
+use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
+
+use crate::words::{Term, Words};
 
 /// An engine error.
 #[derive(Debug, thiserror::Error)]
@@ -59,3 +62,132 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A validation error, rendered in the Error/Problem/Fix layout:
+///
+/// ```text
+/// Error: [Short description]
+///
+/// You provided: [echo back the parameters]
+/// Problem: [why this is invalid]
+/// Fix: [how to correct it]
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamError {
+    pub short: String,
+    pub provided: String,
+    pub problem: String,
+    pub fix: String,
+    pub tip: Option<String>,
+}
+
+impl ParamError {
+    /// An error without a tip.
+    pub fn new(short: &str, provided: String, problem: String, fix: &str) -> ParamError {
+        ParamError {
+            short: short.into(),
+            provided,
+            problem,
+            fix: fix.into(),
+            tip: None,
+        }
+    }
+}
+
+/// Longest echo of a caller's value (a path, a pattern, a section name) in an answer: as long
+/// as the longest path Linux takes, so real values are never cut.
+pub const MAX_ECHO: usize = 4096;
+
+/// `value` as an answer echoes it: whole up to [`MAX_ECHO`] bytes, else its first bytes and
+/// how long it was (a 2 MB parameter must not come back two or three times over).
+pub fn clip(value: &str) -> std::borrow::Cow<'_, str> {
+    clip_to(value, MAX_ECHO)
+}
+
+/// [`clip`] at `max` bytes (messages that may list many names get more room).
+pub fn clip_to(value: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if value.len() <= max {
+        return value.into();
+    }
+    let mut end = max;
+    while !value.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… [cut: {} bytes in all]", &value[..end], value.len()).into()
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Error: {}\n\nYou provided: {}\nProblem: {}\nFix: {}",
+            self.short,
+            clip(&self.provided),
+            clip_to(&self.problem, 4 * MAX_ECHO),
+            clip_to(&self.fix, 4 * MAX_ECHO)
+        )?;
+        if let Some(tip) = &self.tip {
+            write!(f, "\n{}", clip_to(tip, 4 * MAX_ECHO))?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+/// Renders a file-level error in the Error/Problem/Fix layout, with a fix for each kind.
+pub fn file_error_layout(e: &Error, provided: &str, w: &dyn Words) -> ParamError {
+    let by_lines;
+    let (short, fix): (&str, &str) = match e {
+        Error::NotFound { .. } => (
+            "File not found",
+            &format!(
+                "Check the path: relative paths resolve against the first root. Use {} to find files.",
+                w.name(Term::Search)
+            ),
+        ),
+        Error::PermissionDenied { .. } => (
+            "Permission denied",
+            "Pick a file the server's user may read.",
+        ),
+        Error::NotAFile { .. } => (
+            "Not a regular file",
+            "Give the path of a regular file; directories, FIFOs, sockets and devices are not read.",
+        ),
+        Error::Binary { .. } => (
+            "Binary file",
+            &format!(
+                "Only text files are read. Use {} to search text files instead.",
+                w.name(Term::Search)
+            ),
+        ),
+        Error::OutsideRoots { .. } | Error::NoRoots => (
+            "Path outside the allowed roots",
+            "Use a path inside the roots the server was started with (relative paths resolve against the first root).",
+        ),
+        Error::InvalidPath { .. } => ("Invalid path", "Give a plain file path."),
+        Error::Unparsable { .. } => {
+            by_lines = format!(
+                "Read it by lines ({}, {}, {}/{}) or search it instead.",
+                w.name(Term::Head),
+                w.name(Term::Tail),
+                w.name(Term::StartLine),
+                w.name(Term::EndLine)
+            );
+            ("File not parsed", by_lines.as_str())
+        }
+        Error::Changed { .. } => ("File changed during read", "Retry the read."),
+        Error::ReadOnly { .. } => (
+            "File is read-only",
+            "Make the file writable first if it should be edited; the file was not changed.",
+        ),
+        Error::Io { .. } => ("Read failed", "Retry; if it persists, check the file."),
+    };
+    ParamError {
+        short: short.into(),
+        provided: provided.into(),
+        problem: e.to_string(),
+        fix: fix.into(),
+        tip: None,
+    }
+}

@@ -29,6 +29,7 @@ pub mod mcp;
 pub mod read;
 pub mod roots;
 pub mod source;
+pub mod words;
 pub mod workspace;
 
 pub use error::{Error, Result};

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::lines::LineIndex;
 use crate::roots::Roots;
 use crate::source::{FileId, Source, SourceOptions};
+use crate::words::{NEUTRAL, Words};
 
 /// Default byte budget of the line-index cache.
 pub const DEFAULT_INDEX_BUDGET: usize = 64 * 1024 * 1024;
@@ -73,6 +74,7 @@ pub struct WorkspaceBuilder {
     content_budget: usize,
     outline_budget: usize,
     allow_write: bool,
+    words: &'static dyn Words,
 }
 
 impl Default for WorkspaceBuilder {
@@ -84,6 +86,7 @@ impl Default for WorkspaceBuilder {
             content_budget: DEFAULT_CONTENT_BUDGET,
             outline_budget: DEFAULT_OUTLINE_BUDGET,
             allow_write: false,
+            words: &NEUTRAL,
         }
     }
 }
@@ -91,6 +94,13 @@ impl Default for WorkspaceBuilder {
 impl WorkspaceBuilder {
     pub fn new() -> WorkspaceBuilder {
         WorkspaceBuilder::default()
+    }
+
+    /// The front-end's words for operations and fields, used in the engine's messages
+    /// (default: [`NEUTRAL`]).
+    pub fn words(&mut self, words: &'static dyn Words) -> &mut WorkspaceBuilder {
+        self.words = words;
+        self
     }
 
     /// Files at least this large are memory-mapped; smaller ones are read.
@@ -148,6 +158,7 @@ impl WorkspaceBuilder {
             content_budget: self.content_budget,
             parses: Mutex::new(LruCache::new(self.outline_budget)),
             allow_write: self.allow_write,
+            words: self.words,
             regexes: Mutex::new(LruCache::new(REGEX_CACHE_BYTES)),
             states: Mutex::new(HashMap::new()),
         }
@@ -192,6 +203,7 @@ pub struct Workspace {
     /// Parses of files (markdown outlines, code structures), by path and type.
     parses: Mutex<ParseCache>,
     allow_write: bool,
+    words: &'static dyn Words,
     regexes: Mutex<LruCache<(String, bool), (), Arc<Regex>>>,
     /// State the engine's modules keep in the workspace, one value per type (grep's walk
     /// lists).
@@ -209,6 +221,11 @@ impl Workspace {
 
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// The words the engine's messages use for operations and fields.
+    pub fn words(&self) -> &'static dyn Words {
+        self.words
     }
 
     /// Resolves a caller's path inside the roots (see [`Roots::resolve`]).

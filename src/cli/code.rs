@@ -4,11 +4,11 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use super::errors::CLI_WORDS;
 use crate::code::answer::answer;
 use crate::code::{CodeFile, ReadQuery};
 use crate::read::file_error_layout;
 use crate::roots::Roots;
-use crate::workspace::Workspace;
 
 #[derive(Debug, clap::Args)]
 pub struct OutlineArgs {
@@ -48,16 +48,16 @@ pub fn symbol(args: SymbolArgs) -> anyhow::Result<ExitCode> {
 
 /// A workspace for a person at a shell (everything their user may read), one answer.
 fn run(path: &str, query: &ReadQuery, provided: &str) -> anyhow::Result<ExitCode> {
-    let ws = Workspace::new(Roots::new(["/"])?);
+    let ws = super::errors::workspace(Roots::new(["/"])?);
     let full = std::env::current_dir()?.join(path);
     let file = match CodeFile::open(&ws, &full.to_string_lossy()) {
         Ok(file) => file,
         Err(e) => {
-            eprintln!("{}", file_error_layout(&e, provided));
+            eprintln!("{}", file_error_layout(&e, provided, &CLI_WORDS));
             return Ok(ExitCode::from(2));
         }
     };
-    match answer(&file, path, query, provided, usize::MAX) {
+    match answer(&file, path, query, provided, usize::MAX, &CLI_WORDS) {
         Ok(a) => {
             std::io::stdout().lock().write_all(a.text.as_bytes())?;
             Ok(ExitCode::SUCCESS)

@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use super::errors::CLI_WORDS;
 use crate::markdown::doc::{self, Document};
 use crate::markdown::render;
 use crate::read::file_error_layout;
@@ -39,13 +40,16 @@ pub struct SectionArgs {
 
 /// A workspace for a person at a shell: everything their user may read.
 fn open(path: &str) -> anyhow::Result<Result<(Workspace, Document, String), ExitCode>> {
-    let ws = Workspace::new(Roots::new(["/"])?);
+    let ws = super::errors::workspace(Roots::new(["/"])?);
     let full = std::env::current_dir()?.join(path);
     let full = full.to_string_lossy().into_owned();
     match Document::open(&ws, &full) {
         Ok(doc) => Ok(Ok((ws, doc, full))),
         Err(e) => {
-            eprintln!("{}", file_error_layout(&e, &format!("path={path:?}")));
+            eprintln!(
+                "{}",
+                file_error_layout(&e, &format!("path={path:?}"), &CLI_WORDS)
+            );
             Ok(Err(ExitCode::from(2)))
         }
     }
@@ -61,7 +65,10 @@ pub fn toc(args: TocArgs) -> anyhow::Result<ExitCode> {
         Some(q) => match doc::find_section(outline, q) {
             Ok((s, _)) => Some(s),
             Err(e) => {
-                eprintln!("{}", e.to_param_error(&format!("section={q:?}")));
+                eprintln!(
+                    "{}",
+                    e.to_param_error(&format!("section={q:?}"), &CLI_WORDS)
+                );
                 return Ok(ExitCode::from(2));
             }
         },
@@ -95,13 +102,16 @@ pub fn section(args: SectionArgs) -> anyhow::Result<ExitCode> {
             Ok(r) if args.quiet => out.write_all(r.text.as_bytes())?,
             Ok(r) => {
                 let mut text = String::new();
-                render::section_block(&mut text, &args.path, &r);
+                render::section_block(&mut text, &args.path, &r, &CLI_WORDS);
                 out.write_all(text.as_bytes())?;
             }
             Err(e) => {
                 failed = true;
                 out.flush()?;
-                eprintln!("{}", e.to_param_error(&format!("section={q:?}")));
+                eprintln!(
+                    "{}",
+                    e.to_param_error(&format!("section={q:?}"), &CLI_WORDS)
+                );
             }
         }
     }

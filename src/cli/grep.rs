@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use crate::grep::{self, GrepError, GrepMatch, GrepQuery, Progress};
 use crate::roots::Roots;
-use crate::workspace::Workspace;
 
 #[derive(Debug, clap::Args)]
 pub struct GrepArgs {
@@ -89,7 +88,7 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir()?;
     // People at a shell search whatever their user may read: relative paths resolve against
     // the current directory, and `/` is a root too.
-    let ws = Workspace::new(Roots::new([cwd.as_path(), std::path::Path::new("/")])?);
+    let ws = super::errors::workspace(Roots::new([cwd.as_path(), std::path::Path::new("/")])?);
     let q = query(&args);
     let report = match grep::search(&ws, &q, &Progress::default()) {
         Ok(r) => r,
@@ -210,7 +209,7 @@ pub struct BenchGrepArgs {
 
 pub fn bench(args: BenchGrepArgs) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir()?;
-    let ws = crate::workspace::WorkspaceBuilder::new()
+    let ws = super::errors::builder()
         .content_budget(args.content_cache_bytes)
         .build(Roots::new([cwd.as_path(), std::path::Path::new("/")])?);
     let q = query(&args.grep);

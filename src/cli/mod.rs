@@ -3,6 +3,7 @@
 
 mod code;
 mod doc;
+mod errors;
 mod grep;
 mod read;
 
@@ -103,6 +104,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     };
     let roots = Roots::new(&roots).context("checking the roots")?;
     let ws = WorkspaceBuilder::new()
+        .words(&crate::mcp::words::MCP_WORDS)
         .max_output_bytes(args.max_output_bytes)
         .index_budget(args.index_cache_bytes)
         .content_budget(args.content_cache_bytes)

@@ -3,9 +3,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use super::errors::CLI_WORDS;
 use crate::read::{self, ReadError, ReadRequest};
 use crate::roots::Roots;
-use crate::workspace::Workspace;
 
 #[derive(Debug, clap::Args)]
 pub struct ReadArgs {
@@ -34,7 +34,7 @@ pub struct ReadArgs {
 pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     // People at a shell may read whatever their user may read: the root is `/`, and relative
     // paths are taken from the current directory.
-    let ws = Workspace::new(Roots::new(["/"])?);
+    let ws = super::errors::workspace(Roots::new(["/"])?);
     let path = std::env::current_dir()?.join(&args.path);
     let req = ReadRequest {
         path: path.to_string_lossy().into_owned(),
@@ -71,7 +71,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     for note in &excerpt.notes {
-        eprintln!("{note}");
+        eprintln!("{}", note.text(&CLI_WORDS));
     }
     Ok(ExitCode::SUCCESS)
 }

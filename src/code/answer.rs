@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 
 use super::render::{self, PieceWriter};
 use super::{CodeFile, Mode, QueryError, ReadQuery, TargetMatch, lang};
-use crate::read::ParamError;
+use crate::error::ParamError;
+use crate::words::{Term, Words};
 
 /// A rendered `file_read` result.
 #[derive(Clone, Debug)]
@@ -28,10 +29,11 @@ pub fn answer(
     query: &ReadQuery,
     provided: &str,
     budget: usize,
+    words: &dyn Words,
 ) -> Result<Answer, ParamError> {
-    let mode = query.mode().map_err(|e| query_error(&e, provided))?;
+    let mode = query.mode().map_err(|e| query_error(&e, provided, words))?;
     let mut text = String::new();
-    render::header(&mut text, shown);
+    render::header(&mut text, shown, words);
     let total = file.total_lines();
     let structure = file.structure();
     let mut answer = Answer {
@@ -41,12 +43,12 @@ pub fn answer(
         symbols: Vec::new(),
         truncated: false,
     };
-    let hint;
+    let hint: String;
     let mut cut_line = false;
     match mode {
         Mode::Target => {
             let Some(s) = structure else {
-                return Err(query_error(&QueryError::NoStructure, provided));
+                return Err(query_error(&QueryError::NoStructure, provided, words));
             };
             let matches: Vec<(String, TargetMatch)> = query
                 .targets
@@ -58,14 +60,14 @@ pub fn answer(
                 .filter(|(_, m)| matches!(m, TargetMatch::Found(_)))
                 .count();
             if found == 0 {
-                return Err(target_error(s, &matches, provided));
+                return Err(target_error(s, &matches, provided, words));
             }
             for (n, (target, m)) in matches.iter().enumerate() {
                 if n > 0 {
                     text.push('\n');
                 }
                 let TargetMatch::Found(hits) = m else {
-                    render::target_problem(&mut text, s, target, m);
+                    render::target_problem(&mut text, s, target, m, words);
                     continue;
                 };
                 for (k, &hit) in hits.iter().enumerate() {
@@ -75,29 +77,36 @@ pub fn answer(
                     let sym = s.symbol(hit);
                     let _ = writeln!(text, "### {}\n", render::describe(sym));
                     let pieces = super::symbol_pieces(s, hit, query.recursive);
-                    let mut w = PieceWriter::new(&mut text, budget);
+                    let mut w = PieceWriter::new(&mut text, budget, words);
                     w.pieces(file, s, &pieces);
                     cut_line |= w.cut_line;
                     answer.symbols.push(hit);
                 }
             }
-            hint = "Read fewer targets per call, or members one by one (`Class.method`).";
+            hint = "Read fewer targets per call, or members one by one (`Class.method`).".into();
         }
         Mode::Skeleton => match structure {
             Some(s) => {
                 render::skeleton(&mut text, file, s);
                 answer.symbols = (0..s.symbols.len() as u32).collect();
-                hint = "Read a part with startLine/endLine and skeleton: true.";
+                hint = format!(
+                    "Read a part with {}/{} and {}.",
+                    words.name(Term::CodeStartLine),
+                    words.name(Term::CodeEndLine),
+                    words.set(Term::Skeleton)
+                );
             }
             None => {
                 raw_note(&mut text);
-                cut_line |= whole(&mut text, file, total, budget);
+                cut_line |= whole(&mut text, file, total, budget, words);
                 answer.range = (total > 0).then_some((1, total));
-                hint = "Read the rest with startLine.";
+                hint = format!("Read the rest with {}.", words.name(Term::CodeStartLine));
             }
         },
         Mode::Range => {
-            let (first, last) = query.range(total).map_err(|e| query_error(&e, provided))?;
+            let (first, last) = query
+                .range(total)
+                .map_err(|e| query_error(&e, provided, words))?;
             match structure {
                 Some(s) => {
                     let read = super::structured_range(s, first, last, query.skeleton);
@@ -106,37 +115,51 @@ pub fn answer(
                         "**Range:** lines {}-{} of {total}\n\n",
                         read.first, read.last
                     );
-                    let mut w = PieceWriter::new(&mut text, budget);
+                    let mut w = PieceWriter::new(&mut text, budget, words);
                     answer.symbols = w.pieces(file, s, &read.pieces);
                     cut_line |= w.cut_line;
                     answer.range = Some((read.first, read.last));
                 }
                 None => {
                     let _ = write!(text, "**Range:** lines {first}-{last} of {total}\n\n");
-                    let mut w = PieceWriter::new(&mut text, budget);
+                    let mut w = PieceWriter::new(&mut text, budget, words);
                     w.raw_lines(file, first, last);
                     cut_line |= w.cut_line;
                     answer.range = Some((first, last));
                 }
             }
-            hint = "Read a smaller range, or symbols with target.";
+            hint = format!(
+                "Read a smaller range, or symbols with {}.",
+                words.name(Term::Target)
+            );
         }
         Mode::Whole => {
-            cut_line |= whole(&mut text, file, total, budget);
+            cut_line |= whole(&mut text, file, total, budget, words);
             answer.range = (total > 0).then_some((1, total));
+            let (start, end) = (
+                words.name(Term::CodeStartLine),
+                words.name(Term::CodeEndLine),
+            );
             hint = if structure.is_some() {
-                "See the file's map with skeleton: true, then read symbols with target or parts with startLine/endLine."
+                format!(
+                    "See the file's map with {}, then read symbols with {} or parts with {start}/{end}.",
+                    words.set(Term::Skeleton),
+                    words.name(Term::Target)
+                )
             } else {
-                "Read the rest with startLine/endLine."
+                format!("Read the rest with {start}/{end}.")
             };
         }
     }
     file.check_intact()
-        .map_err(|e| crate::read::file_error_layout(&e, provided))?;
-    answer.truncated = render::fit(&mut text, budget, hint);
+        .map_err(|e| crate::error::file_error_layout(&e, provided, words))?;
+    answer.truncated = render::fit(&mut text, budget, &hint);
     if cut_line && !answer.truncated {
-        text.push_str(
-            "\n[cut: a line longer than the response size limit is shown in part and nothing after it. Search inside it with grep_content, or read the lines after it with startLine.]\n",
+        let _ = writeln!(
+            text,
+            "\n[cut: a line longer than the response size limit is shown in part and nothing after it. Search inside it with {}, or read the lines after it with {}.]",
+            words.name(Term::Search),
+            words.name(Term::CodeStartLine)
         );
         answer.truncated = true;
     }
@@ -145,13 +168,13 @@ pub fn answer(
 }
 
 /// The whole file, raw; true if a line had to be cut.
-fn whole(text: &mut String, file: &CodeFile, total: u32, budget: usize) -> bool {
+fn whole(text: &mut String, file: &CodeFile, total: u32, budget: usize, words: &dyn Words) -> bool {
     if total == 0 {
         text.push_str("(empty file)\n");
         return false;
     }
     let _ = write!(text, "**Range:** lines 1-{total} of {total}\n\n");
-    let mut w = PieceWriter::new(text, budget);
+    let mut w = PieceWriter::new(text, budget, words);
     w.raw_lines(file, 1, total);
     w.cut_line
 }
@@ -186,42 +209,65 @@ pub fn supported() -> String {
     }
 }
 
-fn query_error(e: &QueryError, provided: &str) -> ParamError {
+fn query_error(e: &QueryError, provided: &str, w: &dyn Words) -> ParamError {
+    let (sl, el, target) = (
+        w.name(Term::CodeStartLine),
+        w.name(Term::CodeEndLine),
+        w.name(Term::Target),
+    );
     let (short, problem, fix) = match e {
         QueryError::TargetWithRange => (
-            "target and startLine/endLine together",
-            "target reads symbols by name; startLine/endLine read a range. They are mutually exclusive.".to_string(),
-            "Pass either target (e.g. { target: \"initializeApp\" }) or startLine/endLine, not both.".to_string(),
+            format!("{target} and {sl}/{el} together"),
+            format!(
+                "{target} reads symbols by name; {sl}/{el} read a range. They are mutually exclusive."
+            ),
+            format!(
+                "Pass either {target} (e.g. {}) or {sl}/{el}, not both.",
+                w.inline(Term::Target, "\"initializeApp\"")
+            ),
         ),
         QueryError::StartAfterEnd { start, end } => (
-            "startLine after endLine",
-            format!("startLine ({start}) is greater than endLine ({end})."),
-            "Give startLine <= endLine, or leave one out (startLine alone reads to the end, endLine alone from line 1).".to_string(),
+            format!("{sl} after {el}"),
+            format!("{sl} ({start}) is greater than {el} ({end})."),
+            format!(
+                "Give {sl} <= {el}, or leave one out ({sl} alone reads to the end, {el} alone from line 1)."
+            ),
         ),
         QueryError::StartPastEnd { start, total } => (
-            "startLine past the end of the file",
-            format!("startLine ({start}) is greater than the file's {total} lines."),
-            format!("Give a startLine from 1 to {total}."),
+            format!("{sl} past the end of the file"),
+            format!("{sl} ({start}) is greater than the file's {total} lines."),
+            format!("Give a {sl} from 1 to {total}."),
         ),
         QueryError::EmptyFile => (
-            "Empty file",
+            "Empty file".to_string(),
             "The file has no lines, so no range can be read.".to_string(),
-            "Read it without startLine/endLine (or pick another file).".to_string(),
+            format!("Read it without {sl}/{el} (or pick another file)."),
         ),
         QueryError::NoStructure => (
-            "No symbols in this file type",
-            format!("target needs a parsed code file; structure is parsed for {}.", supported()),
-            "Read the file with startLine/endLine (or without parameters); for markdown sections use doc_read.".to_string(),
+            "No symbols in this file type".to_string(),
+            format!(
+                "{target} needs a parsed code file; structure is parsed for {}.",
+                supported()
+            ),
+            format!(
+                "Read the file with {sl}/{el} (or without parameters); for markdown sections use {}.",
+                w.name(Term::ReadSection)
+            ),
         ),
     };
-    ParamError::new(short, provided.into(), problem, &fix)
+    ParamError::new(&short, provided.into(), problem, &fix)
 }
 
 fn target_error(
     s: &super::FileStructure,
     matches: &[(String, TargetMatch)],
     provided: &str,
+    w: &dyn Words,
 ) -> ParamError {
+    let use_names = format!(
+        "Use one of these names, or {} to list every symbol.",
+        w.set(Term::Skeleton)
+    );
     if let [(target, m)] = matches {
         return match m {
             TargetMatch::Ambiguous(hits) => ParamError::new(
@@ -233,8 +279,8 @@ fn target_error(
                     render::list(s, hits)
                 ),
                 &format!(
-                    "Use a qualified name, e.g. {{ target: \"{}\" }}.",
-                    s.symbol(hits[0]).address
+                    "Use a qualified name, e.g. {}.",
+                    w.inline(Term::Target, &format!("\"{}\"", s.symbol(hits[0]).address))
                 ),
             ),
             TargetMatch::NotFound(similar) if !similar.is_empty() => ParamError::new(
@@ -244,24 +290,30 @@ fn target_error(
                     "No symbol named '{target}'. Did you mean:\n{}",
                     render::list(s, similar)
                 ),
-                "Use one of these names, or skeleton: true to list every symbol.",
+                &use_names,
             ),
             _ => ParamError::new(
                 "Symbol not found",
                 provided.into(),
-                format!("No symbol named '{target}'. {}", render::top_level_hint(s)),
-                "Use one of these names, or skeleton: true to list every symbol.",
+                format!(
+                    "No symbol named '{target}'. {}",
+                    render::top_level_hint(s, w)
+                ),
+                &use_names,
             ),
         };
     }
     let mut problem = String::from("None of the targets resolved to one symbol:\n");
     for (target, m) in matches {
-        render::target_problem(&mut problem, s, target, m);
+        render::target_problem(&mut problem, s, target, m, w);
     }
     ParamError::new(
         "No target found",
         provided.into(),
         problem.trim_end().to_string(),
-        "Use names from skeleton: true (qualified names like `Class.method` pick one of several).",
+        &format!(
+            "Use names from {} (qualified names like `Class.method` pick one of several).",
+            w.set(Term::Skeleton)
+        ),
     )
 }

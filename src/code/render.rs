@@ -5,18 +5,20 @@ use std::fmt::Write as _;
 
 use super::{CodeFile, FileStructure, GapKind, Item, Piece, Symbol, TargetMatch};
 use crate::code::Block;
+use crate::words::{Term, Words};
 
-/// `## file_read: PATH` and the blank line after it.
-pub fn header(out: &mut String, path: &str) {
-    let _ = write!(out, "## file_read: {path}\n\n");
+/// `## NAME: PATH` (the operation's name in the front-end's words) and the blank line after it.
+pub fn header(out: &mut String, path: &str, w: &dyn Words) {
+    let _ = write!(out, "## {}: {path}\n\n", w.name(Term::CodeAnswer));
 }
 
 /// `--- symbol: NAME (KIND, lines X-Y) ---` and the line telling how to read it.
-pub fn stub(out: &mut String, sym: &Symbol) {
+pub fn stub(out: &mut String, sym: &Symbol, w: &dyn Words) {
     let _ = write!(
         out,
-        "--- symbol: {name} ({kind}, lines {a}-{b}) ---\nUse {{ target: \"{name}\" }} to read this symbol\n",
+        "--- symbol: {name} ({kind}, lines {a}-{b}) ---\nUse {call} to read this symbol\n",
         name = sym.address,
+        call = w.inline(Term::Target, &format!("\"{}\"", sym.address)),
         kind = sym.kind,
         a = sym.start_line,
         b = sym.end_line
@@ -42,6 +44,8 @@ pub fn collapsed(out: &mut String, block: &Block) {
 /// below it (never two), raw lines are as in the file.
 pub struct PieceWriter<'a> {
     out: &'a mut String,
+    /// The front-end's words, for the stubs' "how to read this" lines.
+    words: &'a dyn Words,
     /// Stop writing lines once the text is longer than this (the response size limit: the
     /// caller cuts and says so).
     limit: usize,
@@ -54,9 +58,10 @@ pub struct PieceWriter<'a> {
 }
 
 impl<'a> PieceWriter<'a> {
-    pub fn new(out: &'a mut String, limit: usize) -> PieceWriter<'a> {
+    pub fn new(out: &'a mut String, limit: usize, words: &'a dyn Words) -> PieceWriter<'a> {
         PieceWriter {
             out,
+            words,
             limit,
             after_blank: true,
             pending: false,
@@ -112,7 +117,7 @@ impl<'a> PieceWriter<'a> {
         if self.pending || !self.after_blank {
             self.out.push('\n');
         }
-        stub(self.out, sym);
+        stub(self.out, sym, self.words);
         self.pending = true;
         self.after_blank = false;
     }
@@ -256,22 +261,28 @@ pub fn describe(sym: &Symbol) -> String {
 }
 
 /// The text of one target that did not resolve to a read (for a multi-target read).
-pub fn target_problem(out: &mut String, s: &FileStructure, target: &str, m: &TargetMatch) {
+pub fn target_problem(
+    out: &mut String,
+    s: &FileStructure,
+    target: &str,
+    m: &TargetMatch,
+    w: &dyn Words,
+) {
     match m {
         TargetMatch::Found(_) => {}
         TargetMatch::Ambiguous(hits) => {
             let _ = writeln!(
                 out,
-                "### {target}: ambiguous ({} symbols)\n{}\nUse a qualified name, e.g. {{ target: \"{}\" }}.",
+                "### {target}: ambiguous ({} symbols)\n{}\nUse a qualified name, e.g. {}.",
                 hits.len(),
                 list(s, hits),
-                s.symbol(hits[0]).address
+                w.inline(Term::Target, &format!("\"{}\"", s.symbol(hits[0]).address))
             );
         }
         TargetMatch::NotFound(similar) => {
             let _ = writeln!(out, "### {target}: not found");
             if similar.is_empty() {
-                let _ = writeln!(out, "{}", top_level_hint(s));
+                let _ = writeln!(out, "{}", top_level_hint(s, w));
             } else {
                 let _ = writeln!(out, "Did you mean:\n{}", list(s, similar));
             }
@@ -289,7 +300,7 @@ pub fn list(s: &FileStructure, symbols: &[u32]) -> String {
 }
 
 /// The file's top-level symbol names (up to 20), to pick a target from.
-pub fn top_level_hint(s: &FileStructure) -> String {
+pub fn top_level_hint(s: &FileStructure, w: &dyn Words) -> String {
     if s.roots.is_empty() {
         return "The file has no symbols.".into();
     }
@@ -301,8 +312,9 @@ pub fn top_level_hint(s: &FileStructure) -> String {
         .collect();
     let more = if s.roots.len() > 20 {
         format!(
-            " and {} more (skeleton: true lists all)",
-            s.roots.len() - 20
+            " and {} more ({} lists all)",
+            s.roots.len() - 20,
+            w.set(Term::Skeleton)
         )
     } else {
         String::new()

@@ -13,9 +13,16 @@ fn read(name: &str, src: &str, query: ReadQuery) -> Result<String, String> {
     std::fs::write(dir.path().join(name), src).unwrap();
     let ws = Workspace::new(Roots::new([dir.path()]).unwrap());
     let file = CodeFile::open(&ws, name).map_err(|e| e.to_string())?;
-    answer(&file, name, &query, "test", usize::MAX)
-        .map(|a| a.text)
-        .map_err(|e| e.to_string())
+    answer(
+        &file,
+        name,
+        &query,
+        "test",
+        usize::MAX,
+        &crate::words::Neutral,
+    )
+    .map(|a| a.text)
+    .map_err(|e| e.to_string())
 }
 
 fn structure(name: &str, src: &str) -> FileStructure {
@@ -54,7 +61,7 @@ fn structured_range_of_the_spec_example() {
     let text = read("config.ts", CONFIG_TS, range(Some(1), Some(15), false)).unwrap();
     assert_eq!(
         text,
-        "## file_read: config.ts
+        "## code: config.ts
 
 **Range:** lines 1-15 of 15
 
@@ -77,7 +84,7 @@ export default app;
     let text = read("config.ts", CONFIG_TS, range(Some(1), Some(15), true)).unwrap();
     assert_eq!(
         text,
-        "## file_read: config.ts
+        "## code: config.ts
 
 **Range:** lines 1-15 of 15
 
@@ -344,7 +351,15 @@ fn whole_and_range_reads_stop_at_the_response_limit() {
         let file = CodeFile::open(&ws, name).unwrap();
         for query in [ReadQuery::default(), range(Some(10), None, false)] {
             let started = std::time::Instant::now();
-            let a = answer(&file, name, &query, "test", 64 << 10).unwrap();
+            let a = answer(
+                &file,
+                name,
+                &query,
+                "test",
+                64 << 10,
+                &crate::words::Neutral,
+            )
+            .unwrap();
             assert!(a.truncated, "{name} {query:?}");
             assert!(a.text.len() <= 64 << 10, "{name}: {} bytes", a.text.len());
             assert!(a.text.contains("[cut: "), "{name}");

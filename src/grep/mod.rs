@@ -31,9 +31,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use regex_automata::meta::{Cache, Regex};
 
 use crate::error::Error;
+use crate::error::ParamError;
 use crate::matcher::MatchingLines;
-use crate::read::ParamError;
 use crate::source;
+use crate::words::Term;
 use crate::workspace::Workspace;
 
 pub use collect::MAX_NAMED;
@@ -163,21 +164,22 @@ struct Compiled {
 /// Runs `query` in `ws`.
 pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<GrepReport, GrepError> {
     let compiled = compile(ws, q)?;
+    let w = ws.words();
     let mut targets = Vec::new();
     for given in q.paths() {
         let resolved = ws
             .resolve(&given)
-            .map_err(|e| GrepError::Param(q.path_error(&given, &e)))?;
+            .map_err(|e| GrepError::Param(q.path_error(w, &given, &e)))?;
         let md = std::fs::metadata(&resolved).map_err(|e| {
             let e = Error::io(Path::new(&given), e);
-            GrepError::Param(q.path_error(&given, &e))
+            GrepError::Param(q.path_error(w, &given, &e))
         })?;
         if !md.is_dir() && !md.is_file() {
             let e = Error::NotAFile {
                 path: resolved.clone(),
                 kind: source::file_kind(&md),
             };
-            return Err(GrepError::Param(q.path_error(&given, &e)));
+            return Err(GrepError::Param(q.path_error(w, &given, &e)));
         }
         targets.push((given, resolved, md.is_dir()));
     }
@@ -209,19 +211,20 @@ pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<Grep
 }
 
 fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {
-    let pattern = q.regex_source().map_err(GrepError::Param)?;
+    let w = ws.words();
+    let pattern = q.regex_source(w).map_err(GrepError::Param)?;
     let re = ws
         .regex(&pattern, q.case_insensitive)
-        .map_err(|e| GrepError::Param(q.regex_error("pattern", &q.pattern, &e)))?;
+        .map_err(|e| GrepError::Param(q.regex_error(w, Term::Pattern, &q.pattern, &e)))?;
     if !crate::matcher::can_match_within_a_line(&pattern, q.case_insensitive) {
-        return Err(GrepError::Param(q.multiline_error()));
+        return Err(GrepError::Param(q.multiline_error(w)));
     }
     let mut hints = Vec::new();
     for p in q.section_patterns() {
         if p.is_empty() {
             return Err(GrepError::Param(ParamError::new(
-                "Empty pattern in section_patterns",
-                q.provided(),
+                &format!("Empty pattern in {}", w.name(Term::SectionPatterns)),
+                q.provided(w),
                 "An empty boundary pattern matches every line, so every section would end at once."
                     .into(),
                 "Remove the empty entry; pass [] to disable Section-End-Hint.",
@@ -229,7 +232,7 @@ fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {
         }
         let r = ws
             .regex(&p, false)
-            .map_err(|e| GrepError::Param(q.regex_error("section_patterns", &p, &e)))?;
+            .map_err(|e| GrepError::Param(q.regex_error(w, Term::SectionPatterns, &p, &e)))?;
         hints.push((p, r));
     }
     let sliced = crate::matcher::Sliced::for_pattern(&pattern, q.case_insensitive, &re);

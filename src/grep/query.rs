@@ -1,7 +1,8 @@
 //! A search as the caller describes it, with its validation messages (the Error/Problem/Fix layout).
 
 use crate::error::Error;
-use crate::read::ParamError;
+use crate::error::ParamError;
+use crate::words::{Term, Words};
 
 use super::hints::DEFAULT_SECTION_PATTERNS;
 
@@ -115,12 +116,16 @@ impl GrepQuery {
     }
 
     /// The regex to compile: the pattern escaped (`fixed_strings`) and bounded (`word`).
-    pub(super) fn regex_source(&self) -> Result<String, ParamError> {
+    pub(super) fn regex_source(&self, w: &dyn Words) -> Result<String, ParamError> {
         if self.pattern.is_empty() {
             return Err(self.error(
+                w,
                 "Empty pattern",
                 "An empty pattern matches every line of every file.".into(),
-                "Give a regex or a literal (with fixed_strings: true) to search for.",
+                &format!(
+                    "Give a regex or a literal (with {}) to search for.",
+                    w.set(Term::FixedStrings)
+                ),
             ));
         }
         let mut p = if self.fixed_strings {
@@ -134,43 +139,52 @@ impl GrepQuery {
         Ok(p)
     }
 
-    pub fn provided(&self) -> String {
-        let mut parts = vec![format!("pattern={:?}", self.pattern)];
+    /// Echoes the query's main fields, for the `You provided:` line.
+    pub fn provided(&self, w: &dyn Words) -> String {
+        let mut parts = vec![w.given(Term::Pattern, &format!("{:?}", self.pattern))];
         if !self.search_paths.is_empty() {
-            parts.push(format!("search_path={:?}", self.search_paths.join(", ")));
+            let paths = format!("{:?}", self.search_paths.join(", "));
+            parts.push(w.given(Term::SearchPath, &paths));
         }
         if let Some(s) = &self.section_patterns {
-            parts.push(format!("section_patterns={s:?}"));
+            parts.push(w.given(Term::SectionPatterns, &format!("{s:?}")));
         }
         if !self.globs.is_empty() {
-            parts.push(format!("glob={:?}", self.globs));
+            parts.push(w.given(Term::Glob, &format!("{:?}", self.globs)));
         }
         if let Some(c) = &self.cursor {
-            parts.push(format!("cursor={:?}", c.encode()));
+            parts.push(w.given(Term::Cursor, &format!("{:?}", c.encode())));
         }
         parts.join(", ")
     }
 
-    fn error(&self, short: &str, problem: String, fix: &str) -> ParamError {
-        ParamError::new(short, self.provided(), problem, fix)
+    fn error(&self, w: &dyn Words, short: &str, problem: String, fix: &str) -> ParamError {
+        ParamError::new(short, self.provided(w), problem, fix)
     }
 
     pub(super) fn regex_error(
         &self,
-        what: &str,
+        w: &dyn Words,
+        what: Term,
         pattern: &str,
         e: &regex_automata::meta::BuildError,
     ) -> ParamError {
+        let what = w.name(what);
         match e.syntax_error() {
             Some(s) => self.error(
+                w,
                 &format!("Invalid regex in {what}"),
                 format!(
                     "'{pattern}' is not a valid regular expression: {}",
                     crate::matcher::syntax_error_summary(s)
                 ),
-                "Fix the regex (Rust regex syntax: escape literal ( [ { . * + ? with a backslash), or pass fixed_strings: true to search for the text literally.",
+                &format!(
+                    "Fix the regex (Rust regex syntax: escape literal ( [ {{ . * + ? with a backslash), or pass {} to search for the text literally.",
+                    w.set(Term::FixedStrings)
+                ),
             ),
             None => self.error(
+                w,
                 &format!("Regex too large in {what}"),
                 format!("'{pattern}' compiles to more than the size limit: {e}"),
                 "Simplify the regex: fewer alternatives, smaller repetition counts ({n} bounds), or split it into several searches.",
@@ -179,8 +193,9 @@ impl GrepQuery {
     }
 
     /// The pattern can only match across a line break: a search line by line never finds it.
-    pub(super) fn multiline_error(&self) -> ParamError {
+    pub(super) fn multiline_error(&self, w: &dyn Words) -> ParamError {
         self.error(
+            w,
             "Pattern needs a line break",
             format!(
                 "'{}' can only match text that contains a newline, but the search matches within single lines: it would never match.",
@@ -190,34 +205,36 @@ impl GrepQuery {
         )
     }
 
-    pub(super) fn glob_error(&self, glob: &str, e: &str) -> ParamError {
+    pub(super) fn glob_error(&self, w: &dyn Words, glob: &str, e: &str) -> ParamError {
         self.error(
+            w,
             "Invalid glob",
             format!("'{glob}' is not a valid glob: {e}"),
             "Use globs like \"*.rs\", \"src/**/*.ts\" or \"!target/**\" (a leading ! excludes).",
         )
     }
 
-    pub(super) fn path_error(&self, given: &str, e: &Error) -> ParamError {
+    pub(super) fn path_error(&self, w: &dyn Words, given: &str, e: &Error) -> ParamError {
+        let name = w.name(Term::SearchPath);
         let (short, fix) = match e {
             Error::NotFound { .. } => (
-                "search_path not found",
-                "Check the path: relative paths resolve against the first root; omit search_path to search every file under it.",
+                format!("{name} not found"),
+                format!("Check the path: relative paths resolve against the first root; omit {name} to search every file under it."),
             ),
             Error::OutsideRoots { .. } | Error::NoRoots => (
-                "search_path outside the allowed roots",
-                "Search inside the roots the server was started with (relative paths resolve against the first root).",
+                format!("{name} outside the allowed roots"),
+                "Search inside the roots the server was started with (relative paths resolve against the first root).".into(),
             ),
             _ => (
-                "search_path cannot be searched",
-                "Give a file or directory inside the roots.",
+                format!("{name} cannot be searched"),
+                "Give a file or directory inside the roots.".into(),
             ),
         };
         ParamError {
-            short: short.into(),
-            provided: format!("search_path={given:?}"),
+            short,
+            provided: w.given(Term::SearchPath, &format!("{given:?}")),
             problem: e.to_string(),
-            fix: fix.into(),
+            fix,
             tip: None,
         }
     }
@@ -275,7 +292,11 @@ mod tests {
             fixed_strings: true,
             ..GrepQuery::new("a.b(c)[d]{1}")
         };
-        let re = crate::matcher::build_line_regex(&q.regex_source().unwrap(), false).unwrap();
+        let re = crate::matcher::build_line_regex(
+            &q.regex_source(&crate::words::Neutral).unwrap(),
+            false,
+        )
+        .unwrap();
         assert!(re.is_match("xa.b(c)[d]{1}y"));
         assert!(!re.is_match("aXb(c)[d]{1}"));
     }

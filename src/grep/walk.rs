@@ -9,7 +9,11 @@ use ignore::{WalkBuilder, WalkState};
 use super::file::{Ctx, Scratch};
 use super::{GrepError, GrepQuery, WalkCache, WalkKey, WalkList};
 
-pub(super) fn walk_builder(q: &GrepQuery, dir: &Path) -> Result<WalkBuilder, GrepError> {
+pub(super) fn walk_builder(
+    q: &GrepQuery,
+    dir: &Path,
+    w: &dyn crate::words::Words,
+) -> Result<WalkBuilder, GrepError> {
     let mut wb = WalkBuilder::new(dir);
     let standard = !q.include_ignored;
     wb.hidden(!q.include_hidden)
@@ -25,11 +29,11 @@ pub(super) fn walk_builder(q: &GrepQuery, dir: &Path) -> Result<WalkBuilder, Gre
         let mut ob = ignore::overrides::OverrideBuilder::new(dir);
         for g in &q.globs {
             ob.add(g)
-                .map_err(|e| GrepError::Param(q.glob_error(g, &e.to_string())))?;
+                .map_err(|e| GrepError::Param(q.glob_error(w, g, &e.to_string())))?;
         }
         let ov = ob
             .build()
-            .map_err(|e| GrepError::Param(q.glob_error(&q.globs.join(", "), &e.to_string())))?;
+            .map_err(|e| GrepError::Param(q.glob_error(w, &q.globs.join(", "), &e.to_string())))?;
         wb.overrides(ov);
     }
     Ok(wb)
@@ -38,7 +42,7 @@ pub(super) fn walk_builder(q: &GrepQuery, dir: &Path) -> Result<WalkBuilder, Gre
 /// Searches every file under `dir`: inline with the parallel walk, or — in a server that
 /// keeps file lists — over the cached, revalidated list with rayon.
 pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
-    let wb = walk_builder(ctx.q, dir)?;
+    let wb = walk_builder(ctx.q, dir, ctx.ws.words())?;
     if ctx.ws.caches_contents() {
         let key = WalkKey {
             dir: dir.to_path_buf(),

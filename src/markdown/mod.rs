@@ -16,6 +16,8 @@
 //! ```
 
 pub mod doc;
+pub mod edit;
+pub mod find;
 mod outline;
 pub mod render;
 mod resolve;

@@ -1,9 +1,12 @@
 //! Plain-text renderings of document results, shared by the MCP tools and the command line:
 //! table-of-contents lines, section blocks and their notes.
 
+use crate::words::{Term, Words};
 use std::fmt::Write as _;
 
-use super::doc::{FindHit, Replaced, SectionRead, candidate_line, tier_name};
+use super::doc::{SectionRead, candidate_line, tier_name};
+use super::edit::Replaced;
+use super::find::FindHit;
 use super::outline::Section;
 
 /// One outline line: `  1.2 ## Title  (#slug, lines 9-20, 1.2 KB)`, indented by depth.
@@ -58,7 +61,7 @@ fn push_size(out: &mut String, bytes: usize) {
 
 /// A section read as a block: where it is, how it was found, its hash, notes, then the text
 /// between dashes.
-pub fn section_block(out: &mut String, path: &str, r: &SectionRead) {
+pub fn section_block(out: &mut String, path: &str, r: &SectionRead, w: &dyn Words) {
     let s = &r.section;
     let _ = writeln!(out, "File: {path}");
     let _ = writeln!(
@@ -81,8 +84,9 @@ pub fn section_block(out: &mut String, path: &str, r: &SectionRead) {
     if !r.omitted_children.is_empty() {
         let _ = writeln!(
             out,
-            "Note: {} subsection(s) not included (include_children: false):",
-            r.omitted_children.len()
+            "Note: {} subsection(s) not included ({}):",
+            r.omitted_children.len(),
+            w.pair(Term::IncludeChildren, "false")
         );
         for c in &r.omitted_children {
             let _ = writeln!(out, "  - {}", candidate_line(c));
@@ -91,9 +95,11 @@ pub fn section_block(out: &mut String, path: &str, r: &SectionRead) {
     if let Some(end) = r.cut_of {
         let _ = writeln!(
             out,
-            "Note: Cut at line {} (response size limit); the section runs to line {end}. Read the rest with read_files start_line: {}, end_line: {end}, or read its subsections one by one.",
+            "Note: Cut at line {} (response size limit); the section runs to line {end}. Read the rest with {} {}, {}, or read its subsections one by one.",
             r.last_line,
-            r.last_line + 1
+            w.name(Term::ReadLines),
+            w.pair(Term::StartLine, &(r.last_line + 1).to_string()),
+            w.pair(Term::EndLine, &end.to_string())
         );
     }
     out.push_str("---\n");

@@ -162,7 +162,6 @@ mod tests {
         assert_eq!(fold("!!!"), "");
     }
 
-
     #[derive(serde::Deserialize)]
     struct Case {
         name: String,

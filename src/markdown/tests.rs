@@ -1038,7 +1038,8 @@ mod replace {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     use std::path::PathBuf;
 
-    use crate::markdown::doc::{self, Document, ReplaceError, ReplaceRequest};
+    use crate::markdown::doc::{self, Document};
+    use crate::markdown::edit::{self, ReplaceError, ReplaceRequest};
     use crate::roots::Roots;
     use crate::workspace::{Workspace, WorkspaceBuilder};
 
@@ -1080,7 +1081,7 @@ mod replace {
         let (_dir, ws, path) = editable(TWO);
         let h = hash(&ws, "a");
         let mut req = request("a", "---\ntitle: x\n---\n", &h);
-        match doc::replace(&ws, "doc.md", &req) {
+        match edit::replace(&ws, "doc.md", &req) {
             Err(ReplaceError::Outline(problem)) => {
                 assert!(
                     problem.contains("\"title: x\" a level-2 heading"),
@@ -1100,7 +1101,7 @@ mod replace {
             req.content = content.into();
             assert!(
                 matches!(
-                    doc::replace(&ws, "doc.md", &req),
+                    edit::replace(&ws, "doc.md", &req),
                     Err(ReplaceError::Outline(_))
                 ),
                 "{content:?}"
@@ -1108,11 +1109,11 @@ mod replace {
         }
         // Deeper headings are fine, and asked for, the sibling is made.
         req.content = "Text.\n\n### Deeper\n\nx".into();
-        let r = doc::replace(&ws, "doc.md", &req).unwrap();
+        let r = edit::replace(&ws, "doc.md", &req).unwrap();
         req.content = "---\ntitle: x\n---\n".into();
         req.expected_hash = r.hash;
         req.allow_outline_change = true;
-        doc::replace(&ws, "doc.md", &req).unwrap();
+        edit::replace(&ws, "doc.md", &req).unwrap();
         let d = Document::open(&ws, "doc.md").unwrap();
         let level2: Vec<&str> = d
             .outline()
@@ -1135,13 +1136,13 @@ mod replace {
             ("## A\r\n\r\nx\r# Injected\r\n", 3),
             ("Text.\n\nMore.\r", 3),
         ] {
-            match doc::replace(&ws, "doc.md", &request("a", content, &h)) {
+            match edit::replace(&ws, "doc.md", &request("a", content, &h)) {
                 Err(ReplaceError::LoneCr { line: l }) => assert_eq!(l, line, "{content:?}"),
                 other => panic!("{content:?}: expected a refusal, got {other:?}"),
             }
         }
         assert_eq!(std::fs::read_to_string(&path).unwrap(), TWO);
-        doc::replace(&ws, "doc.md", &request("a", "## A\r\n\r\nNew.\r\n", &h)).unwrap();
+        edit::replace(&ws, "doc.md", &request("a", "## A\r\n\r\nNew.\r\n", &h)).unwrap();
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             TWO.replace("Text of A.", "New.")
@@ -1164,7 +1165,7 @@ mod replace {
                         let (ws, h, start) = (&ws, &h, &start);
                         s.spawn(move || {
                             start.wait();
-                            doc::replace(ws, "doc.md", &request("a", &format!("Writer {i}."), h))
+                            edit::replace(ws, "doc.md", &request("a", &format!("Writer {i}."), h))
                         })
                     })
                     .collect();
@@ -1196,7 +1197,7 @@ mod replace {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
         let ino = std::fs::metadata(&path).unwrap().ino();
         let h = hash(&ws, "a");
-        match doc::replace(&ws, "doc.md", &request("a", "New.", &h)) {
+        match edit::replace(&ws, "doc.md", &request("a", "New.", &h)) {
             Err(ReplaceError::ReadOnlyFile(reason)) => assert!(reason.contains("0444"), "{reason}"),
             other => panic!("expected a read-only refusal, got {other:?}"),
         }
@@ -1219,7 +1220,7 @@ mod replace {
             (md.uid(), md.gid())
         };
         let h = hash(&ws, "a");
-        doc::replace(&ws, "doc.md", &request("a", "New.", &h)).unwrap();
+        edit::replace(&ws, "doc.md", &request("a", "New.", &h)).unwrap();
         let md = std::fs::metadata(&path).unwrap();
         assert_eq!(md.mode() & 0o7777, 0o640);
         assert_eq!((md.uid(), md.gid()), owner);

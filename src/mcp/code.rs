@@ -8,6 +8,7 @@ use serde::Deserialize;
 use super::MapgrepServer;
 use super::answer::{Answer, TRUNCATED, output_schema};
 use super::params::Parameters;
+use super::words::MCP_WORDS;
 use crate::code::answer::answer;
 use crate::code::{CodeFile, ReadQuery};
 use crate::read::file_error_layout;
@@ -87,7 +88,7 @@ impl MapgrepServer {
             let provided = p.provided(&query);
             let file = match CodeFile::open(ws, &p.file) {
                 Ok(file) => file,
-                Err(e) => return Answer::param_error(file_error_layout(&e, &provided)),
+                Err(e) => return Answer::param_error(file_error_layout(&e, &provided, &MCP_WORDS)),
             };
             match answer(
                 &file,
@@ -95,6 +96,7 @@ impl MapgrepServer {
                 &query,
                 &provided,
                 ws.limits().max_output_bytes,
+                &MCP_WORDS,
             ) {
                 Ok(a) => Answer::ok(a.text).field("truncated", a.truncated),
                 Err(e) => Answer::param_error(e),

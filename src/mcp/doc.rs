@@ -9,7 +9,10 @@ use serde::Deserialize;
 use super::MapgrepServer;
 use super::answer::{Answer, TRUNCATED, output_schema};
 use super::params::Parameters;
-use crate::markdown::doc::{self, Document, FindQuery, ReplaceRequest};
+use super::words::MCP_WORDS;
+use crate::markdown::doc::{self, Document};
+use crate::markdown::edit::{self, ReplaceRequest};
+use crate::markdown::find::{self, FindQuery};
 use crate::markdown::render;
 use crate::read::{ParamError, clip, file_error_layout};
 use crate::workspace::Workspace;
@@ -160,11 +163,11 @@ fn count_param(
 /// The "file changed during read, retry" error if the document shrank while it was read.
 fn intact(doc: &Document, provided: &str) -> Result<(), ParamError> {
     doc.check_intact()
-        .map_err(|e| file_error_layout(&e, provided))
+        .map_err(|e| file_error_layout(&e, provided, &MCP_WORDS))
 }
 
 fn open(ws: &Workspace, path: &str, provided: &str) -> Result<Document, ParamError> {
-    Document::open(ws, path).map_err(|e| file_error_layout(&e, provided))
+    Document::open(ws, path).map_err(|e| file_error_layout(&e, provided, &MCP_WORDS))
 }
 
 #[tool_router(router = doc_router, vis = "pub(super)")]
@@ -264,7 +267,7 @@ fn toc(ws: &Workspace, p: &DocTocParams) -> Result<Answer, ParamError> {
     let under = match &p.section {
         Some(q) => Some(
             doc::find_section(outline, q)
-                .map_err(|e| e.to_param_error(&provided))?
+                .map_err(|e| e.to_param_error(&provided, &MCP_WORDS))?
                 .0,
         ),
         None => None,
@@ -304,10 +307,10 @@ fn read_one(ws: &Workspace, p: &DocReadParams) -> Result<Answer, ParamError> {
     let doc = open(ws, &p.path, &provided)?;
     let limit = ws.limits().max_output_bytes;
     let r = doc::read_section(&doc, &p.section, include_children, limit)
-        .map_err(|e| e.to_param_error(&provided))?;
+        .map_err(|e| e.to_param_error(&provided, &MCP_WORDS))?;
     intact(&doc, &provided)?;
     let mut text = String::new();
-    render::section_block(&mut text, &p.path, &r);
+    render::section_block(&mut text, &p.path, &r, &MCP_WORDS);
     Ok(Answer::ok(text)
         .field("hash", &r.hash)
         .field("truncated", r.cut_of.is_some()))
@@ -348,10 +351,10 @@ fn read_many(ws: &Workspace, p: &DocReadManyParams) -> Result<Answer, ParamError
         text.push_str(&format!("[{}/{count}] section: {:?}\n", i + 1, clip(query)));
         let entry_provided = format!("path={:?}, section={query:?}", p.path);
         match doc::read_section(&doc, query, include_children, budget) {
-            Ok(r) => render::section_block(&mut text, &p.path, &r),
+            Ok(r) => render::section_block(&mut text, &p.path, &r, &MCP_WORDS),
             Err(e) => {
                 failures += 1;
-                error_block(&mut text, &e.to_param_error(&entry_provided));
+                error_block(&mut text, &e.to_param_error(&entry_provided, &MCP_WORDS));
             }
         }
     }
@@ -385,7 +388,8 @@ fn find(ws: &Workspace, p: &DocFindParams) -> Result<Answer, ParamError> {
         min_size: min_size.map(|m| m as usize),
         max_depth: max_depth.map(|d| d as usize),
     };
-    let hits = doc::find(&doc, &query).map_err(|e| file_error_layout(&e, &provided))?;
+    let hits =
+        find::find(&doc, &query).map_err(|e| file_error_layout(&e, &provided, &MCP_WORDS))?;
     intact(&doc, &provided)?;
     let mut text = format!(
         "File: {} · {} of {} sections match\n",
@@ -466,7 +470,8 @@ fn replace(ws: &Workspace, p: DocReplaceParams) -> Result<Answer, ParamError> {
         allow_outline_change: p.allow_outline_change,
         allow_read_only: p.allow_read_only,
     };
-    let r = doc::replace(ws, &p.path, &req).map_err(|e| e.to_param_error(&provided))?;
+    let r =
+        edit::replace(ws, &p.path, &req).map_err(|e| e.to_param_error(&provided, &MCP_WORDS))?;
     let mut text = String::new();
     render::replaced(&mut text, &p.path, &r);
     Ok(Answer::ok(text).field("hash", &r.hash))

@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use super::answer::{Answer, TRUNCATED, output_schema};
 use super::params::Parameters;
+use super::words::MCP_WORDS;
 use super::{MapgrepServer, with_progress};
 use crate::grep::{self, Cursor, GrepError, GrepQuery, GrepReport, Progress};
 use crate::read::ParamError;
@@ -86,7 +87,7 @@ impl MapgrepServer {
         };
         let limits = self.workspace().limits().clone();
         let ending = Ending {
-            provided: q.provided(),
+            provided: q.provided(&MCP_WORDS),
             notes,
             list_skipped,
             limits,

@@ -11,6 +11,7 @@ mod params;
 mod read;
 pub mod schema;
 pub mod transport;
+pub mod words;
 
 use std::future::Future;
 use std::sync::Arc;

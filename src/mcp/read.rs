@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::MapgrepServer;
 use super::answer::{Answer, output_schema};
 use super::params::Parameters;
+use super::words::MCP_WORDS;
 use crate::error::Error;
 use crate::read::{self, Excerpt, ReadRequest, clip};
 use crate::workspace::Workspace;
@@ -186,7 +187,7 @@ fn read_batch(ws: &Workspace, params: ReadFilesParams) -> Answer {
                     out,
                     "File: {}\n{}\n---\n",
                     clip(&req.path),
-                    e.to_param_error(&req.provided())
+                    e.to_param_error(&req.provided(&MCP_WORDS), &MCP_WORDS)
                 );
             }
         }
@@ -366,7 +367,7 @@ fn render_excerpt(out: &mut String, e: &Excerpt) {
         }
     }
     for note in &e.notes {
-        let _ = writeln!(out, "{note}");
+        let _ = writeln!(out, "{}", note.text(&MCP_WORDS));
     }
     out.push_str("---\n");
     out.push_str(&e.text);

@@ -9,7 +9,6 @@
 
 mod params;
 
-use std::fmt;
 use std::ops::Range;
 
 use bstr::ByteSlice;
@@ -17,81 +16,11 @@ use regex_automata::meta::Regex;
 
 use crate::error::Error;
 use crate::lines::LineIndex;
+use crate::words::{Term, Words};
 use crate::workspace::{OpenFile, Workspace};
 
+pub use crate::error::{MAX_ECHO, ParamError, clip, clip_to, file_error_layout};
 pub use params::{ReadMode, ReadRequest};
-
-/// A validation error, rendered in the Error/Problem/Fix layout:
-///
-/// ```text
-/// Error: [Short description]
-///
-/// You provided: [echo back the parameters]
-/// Problem: [why this is invalid]
-/// Fix: [how to correct it]
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParamError {
-    pub short: String,
-    pub provided: String,
-    pub problem: String,
-    pub fix: String,
-    pub tip: Option<String>,
-}
-
-impl ParamError {
-    /// An error without a tip.
-    pub fn new(short: &str, provided: String, problem: String, fix: &str) -> ParamError {
-        ParamError {
-            short: short.into(),
-            provided,
-            problem,
-            fix: fix.into(),
-            tip: None,
-        }
-    }
-}
-
-/// Longest echo of a caller's value (a path, a pattern, a section name) in an answer: as long
-/// as the longest path Linux takes, so real values are never cut.
-pub const MAX_ECHO: usize = 4096;
-
-/// `value` as an answer echoes it: whole up to [`MAX_ECHO`] bytes, else its first bytes and
-/// how long it was (a 2 MB parameter must not come back two or three times over).
-pub fn clip(value: &str) -> std::borrow::Cow<'_, str> {
-    clip_to(value, MAX_ECHO)
-}
-
-/// [`clip`] at `max` bytes (messages that may list many names get more room).
-pub fn clip_to(value: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    if value.len() <= max {
-        return value.into();
-    }
-    let mut end = max;
-    while !value.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… [cut: {} bytes in all]", &value[..end], value.len()).into()
-}
-
-impl fmt::Display for ParamError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Error: {}\n\nYou provided: {}\nProblem: {}\nFix: {}",
-            self.short,
-            clip(&self.provided),
-            clip_to(&self.problem, 4 * MAX_ECHO),
-            clip_to(&self.fix, 4 * MAX_ECHO)
-        )?;
-        if let Some(tip) = &self.tip {
-            write!(f, "\n{}", clip_to(tip, 4 * MAX_ECHO))?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for ParamError {}
 
 /// Why a read failed: the caller's parameters, or the file.
 #[derive(Debug, thiserror::Error)]
@@ -104,55 +33,11 @@ pub enum ReadError {
 
 impl ReadError {
     /// The error in the Error/Problem/Fix layout, for a request echoed as `provided`.
-    pub fn to_param_error(&self, provided: &str) -> ParamError {
+    pub fn to_param_error(&self, provided: &str, w: &dyn Words) -> ParamError {
         match self {
             ReadError::Param(p) => p.clone(),
-            ReadError::File(e) => file_error_layout(e, provided),
+            ReadError::File(e) => file_error_layout(e, provided, w),
         }
-    }
-}
-
-/// Renders a file-level error in the Error/Problem/Fix layout, with a fix for each kind.
-pub fn file_error_layout(e: &Error, provided: &str) -> ParamError {
-    let (short, fix) = match e {
-        Error::NotFound { .. } => (
-            "File not found",
-            "Check the path: relative paths resolve against the first root. Use grep_content to find files.",
-        ),
-        Error::PermissionDenied { .. } => (
-            "Permission denied",
-            "Pick a file the server's user may read.",
-        ),
-        Error::NotAFile { .. } => (
-            "Not a regular file",
-            "Give the path of a regular file; directories, FIFOs, sockets and devices are not read.",
-        ),
-        Error::Binary { .. } => (
-            "Binary file",
-            "Only text files are read. Use grep_content to search text files instead.",
-        ),
-        Error::OutsideRoots { .. } | Error::NoRoots => (
-            "Path outside the allowed roots",
-            "Use a path inside the roots the server was started with (relative paths resolve against the first root).",
-        ),
-        Error::InvalidPath { .. } => ("Invalid path", "Give a plain file path."),
-        Error::Unparsable { .. } => (
-            "File not parsed",
-            "Read it by lines (head, tail, start_line/end_line) or search it instead.",
-        ),
-        Error::Changed { .. } => ("File changed during read", "Retry the read."),
-        Error::ReadOnly { .. } => (
-            "File is read-only",
-            "Make the file writable first if it should be edited; the file was not changed.",
-        ),
-        Error::Io { .. } => ("Read failed", "Retry; if it persists, check the file."),
-    };
-    ParamError {
-        short: short.into(),
-        provided: provided.into(),
-        problem: e.to_string(),
-        fix: fix.into(),
-        tip: None,
     }
 }
 
@@ -169,26 +54,25 @@ pub enum Note {
     LineCut { line: u64, shown: usize, len: usize },
 }
 
-impl fmt::Display for Note {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Note {
+    /// The note as a reader sees it, in the front-end's words `w`.
+    pub fn text(&self, w: &dyn Words) -> String {
         match self {
             Note::PatternNotFound {
                 pattern,
                 start_line,
-            } => write!(
-                f,
+            } => format!(
                 "Note: Pattern '{pattern}' not found after line {start_line}. Read to end of file."
             ),
-            Note::EndClamped { requested, total } => write!(
-                f,
-                "Note: end_line {requested} is past the end of the file ({total} lines). Read to end of file."
+            Note::EndClamped { requested, total } => format!(
+                "Note: {} {requested} is past the end of the file ({total} lines). Read to end of file.",
+                w.name(Term::EndLine)
             ),
-            Note::Cut { next_line } => write!(
-                f,
-                "Note: Output cut at the response size limit. Continue with start_line: {next_line}."
+            Note::Cut { next_line } => format!(
+                "Note: Output cut at the response size limit. Continue with {}.",
+                w.pair(Term::StartLine, &next_line.to_string())
             ),
-            Note::LineCut { line, shown, len } => write!(
-                f,
+            Note::LineCut { line, shown, len } => format!(
                 "Note: Line {line} is {len} bytes long; only its first {shown} bytes are shown."
             ),
         }
@@ -236,16 +120,20 @@ impl Excerpt {
 
 /// Runs one read request against the workspace, with `budget` bytes of output at most.
 pub fn read(ws: &Workspace, req: &ReadRequest, budget: usize) -> Result<Excerpt, ReadError> {
-    let mode = req.mode().map_err(ReadError::Param)?;
+    let mode = req.mode(ws.words()).map_err(ReadError::Param)?;
     // Compile the pattern before touching the file: a bad regex is the caller's error
     // whatever the file.
     let regex = match &mode {
         ReadMode::ToNext { pattern, .. } => {
-            let re = ws
-                .regex(pattern, false)
-                .map_err(|e| ReadError::Param(params::invalid_regex(req, pattern, &e)))?;
+            let re = ws.regex(pattern, false).map_err(|e| {
+                ReadError::Param(params::invalid_regex(req, pattern, &e, ws.words()))
+            })?;
             if !crate::matcher::can_match_within_a_line(pattern, false) {
-                return Err(ReadError::Param(params::multiline_pattern(req, pattern)));
+                return Err(ReadError::Param(params::multiline_pattern(
+                    req,
+                    pattern,
+                    ws.words(),
+                )));
             }
             Some(re)
         }
@@ -260,9 +148,10 @@ pub fn read(ws: &Workspace, req: &ReadRequest, budget: usize) -> Result<Excerpt,
         return Err(ReadError::Param(params::large_structured(
             req,
             open.source.id().len,
+            ws.words(),
         )));
     }
-    let (range, mut notes) = resolve_lines(&open, req, &mode, regex.as_deref(), total)?;
+    let (range, mut notes) = resolve_lines(ws, &open, req, &mode, regex.as_deref(), total)?;
     let mut excerpt = excerpt_of(&open, &req.path, range, budget, total);
     excerpt.total_counted = counted;
     open.source.check_intact()?;
@@ -326,6 +215,7 @@ fn open_for(ws: &Workspace, path: &str, mode: &ReadMode) -> Result<(OpenFile, u6
 
 /// The first and last line a mode selects (`last < first` when it selects nothing).
 fn resolve_lines(
+    ws: &Workspace,
     open: &OpenFile,
     req: &ReadRequest,
     mode: &ReadMode,
@@ -335,7 +225,12 @@ fn resolve_lines(
     let mut notes = Vec::new();
     let check_start = |start: u64| {
         if start > total {
-            Err(ReadError::Param(params::start_past_end(req, start, total)))
+            Err(ReadError::Param(params::start_past_end(
+                req,
+                start,
+                total,
+                ws.words(),
+            )))
         } else {
             Ok(())
         }

@@ -2,6 +2,7 @@
 //! messages of docs/read_files.md.
 
 use super::ParamError;
+use crate::words::{Term, Words};
 
 /// One entry of a `read_files` batch, as given (numbers are signed so that a negative value
 /// is answered with a clear message rather than a deserialization failure).
@@ -35,87 +36,121 @@ impl ReadRequest {
     }
 
     /// Echoes the parameters that were given, for the `You provided:` line.
-    pub fn provided(&self) -> String {
-        let mut parts = vec![format!("path={:?}", self.path)];
+    pub fn provided(&self, w: &dyn Words) -> String {
+        let mut parts = vec![w.given(Term::Path, &format!("{:?}", self.path))];
         let nums = [
-            ("head", self.head),
-            ("tail", self.tail),
-            ("start_line", self.start_line),
-            ("end_line", self.end_line),
+            (Term::Head, self.head),
+            (Term::Tail, self.tail),
+            (Term::StartLine, self.start_line),
+            (Term::EndLine, self.end_line),
         ];
-        for (name, v) in nums {
+        for (term, v) in nums {
             if let Some(v) = v {
-                parts.push(format!("{name}={v}"));
+                parts.push(w.given(term, &v.to_string()));
             }
         }
         if let Some(p) = &self.read_to_next_pattern {
-            parts.push(format!("read_to_next_pattern={p:?}"));
+            parts.push(w.given(Term::ToNextPattern, &format!("{p:?}")));
         }
         parts.join(", ")
     }
 
-    fn error(&self, short: &str, problem: String, fix: &str) -> ParamError {
-        ParamError::new(short, self.provided(), problem, fix)
-    }
-
-    /// Validates the combination of parameters.
-    pub fn mode(&self) -> Result<ReadMode, ParamError> {
+    /// Validates the combination of parameters (messages in the front-end's words `w`).
+    pub fn mode(&self, w: &dyn Words) -> Result<ReadMode, ParamError> {
+        let error = |short: &str, problem: String, fix: &str| {
+            ParamError::new(short, self.provided(w), problem, fix)
+        };
+        let [head, tail, start, end, next] = [
+            Term::Head,
+            Term::Tail,
+            Term::StartLine,
+            Term::EndLine,
+            Term::ToNextPattern,
+        ]
+        .map(|t| w.name(t));
         if let Some(pattern) = &self.read_to_next_pattern {
             if self.start_line.is_none() {
-                return Err(self.error(
-                    "start_line is required when using read_to_next_pattern",
-                    "read_to_next_pattern scans forward from start_line, but no start_line was given.".into(),
-                    "Add start_line (1-indexed), e.g. {\"path\": \"WORK.md\", \"start_line\": 120, \"read_to_next_pattern\": \"^\\\\[LOG-\"}. Use grep_content to find the line.",
+                let example = w.example(
+                    Term::ReadLines,
+                    &[
+                        (Term::Path, "\"WORK.md\""),
+                        (Term::StartLine, "120"),
+                        (Term::ToNextPattern, "\"^\\\\[LOG-\""),
+                    ],
+                );
+                return Err(error(
+                    &format!("{start} is required when using {next}"),
+                    format!("{next} scans forward from {start}, but no {start} was given."),
+                    &format!(
+                        "Add {start} (1-indexed), e.g. {example}. Use {} to find the line.",
+                        w.name(Term::Search)
+                    ),
                 ));
             }
             if self.end_line.is_some() {
-                return Err(self.error(
-                    "Cannot specify both end_line and read_to_next_pattern",
-                    "end_line fixes where the read stops, and read_to_next_pattern computes it; only one can decide.".into(),
-                    "Remove end_line to stop at the next line matching the pattern, or remove read_to_next_pattern to stop at end_line.",
+                return Err(error(
+                    &format!("Cannot specify both {end} and {next}"),
+                    format!(
+                        "{end} fixes where the read stops, and {next} computes it; only one can decide."
+                    ),
+                    &format!(
+                        "Remove {end} to stop at the next line matching the pattern, or remove {next} to stop at {end}."
+                    ),
                 ));
             }
             if self.head.is_some() || self.tail.is_some() {
-                return Err(self.error(
-                    "Cannot mix head/tail with read_to_next_pattern",
-                    "head and tail read from the ends of the file; read_to_next_pattern reads from start_line.".into(),
-                    "Remove head/tail and keep start_line + read_to_next_pattern, or drop read_to_next_pattern to sample the file with head or tail.",
+                return Err(error(
+                    &format!("Cannot mix {head}/{tail} with {next}"),
+                    format!(
+                        "{head} and {tail} read from the ends of the file; {next} reads from {start}."
+                    ),
+                    &format!(
+                        "Remove {head}/{tail} and keep {start} + {next}, or drop {next} to sample the file with {head} or {tail}."
+                    ),
                 ));
             }
             if pattern.is_empty() {
-                return Err(self.error(
-                    "read_to_next_pattern is empty",
-                    "An empty pattern matches every line, so the read would always stop right after start_line.".into(),
+                return Err(error(
+                    &format!("{next} is empty"),
+                    format!(
+                        "An empty pattern matches every line, so the read would always stop right after {start}."
+                    ),
                     "Give a boundary regex such as \"^## \", \"^#+ \", \"^\\\\[LOG-\" or \"^$\".",
                 ));
             }
         }
         if self.head.is_some() && self.tail.is_some() {
-            return Err(self.error(
-                "Cannot specify both head and tail",
-                "head reads the first lines and tail the last lines; one request does one.".into(),
-                "Send two requests for the same path, one with head and one with tail.",
+            return Err(error(
+                &format!("Cannot specify both {head} and {tail}"),
+                format!(
+                    "{head} reads the first lines and {tail} the last lines; one request does one."
+                ),
+                &format!(
+                    "Send two requests for the same path, one with {head} and one with {tail}."
+                ),
             ));
         }
         if (self.head.is_some() || self.tail.is_some())
             && (self.start_line.is_some() || self.end_line.is_some())
         {
-            return Err(self.error(
-                "Cannot mix head/tail with start_line/end_line",
-                "head/tail select lines from the ends of the file; start_line/end_line select an explicit range.".into(),
-                "Use either head or tail alone, or start_line (and optionally end_line).",
+            return Err(error(
+                &format!("Cannot mix {head}/{tail} with {start}/{end}"),
+                format!(
+                    "{head}/{tail} select lines from the ends of the file; {start}/{end} select an explicit range."
+                ),
+                &format!("Use either {head} or {tail} alone, or {start} (and optionally {end})."),
             ));
         }
         for (name, v) in [
-            ("head", self.head),
-            ("tail", self.tail),
-            ("start_line", self.start_line),
-            ("end_line", self.end_line),
+            (head, self.head),
+            (tail, self.tail),
+            (start, self.start_line),
+            (end, self.end_line),
         ] {
             if let Some(v) = v
                 && v < 1
             {
-                return Err(self.error(
+                return Err(error(
                     &format!("{name} must be at least 1"),
                     format!("{name} is {v}, but line numbers and line counts start at 1."),
                     &format!("Give {name} as a positive whole number (lines are 1-indexed)."),
@@ -125,10 +160,12 @@ impl ReadRequest {
         if let (Some(s), Some(e)) = (self.start_line, self.end_line)
             && e < s
         {
-            return Err(self.error(
-                "end_line is before start_line",
-                format!("end_line {e} comes before start_line {s}; the range would be empty."),
-                "Give end_line >= start_line (end_line is inclusive), or omit it to read to the end of the file.",
+            return Err(error(
+                &format!("{end} is before {start}"),
+                format!("{end} {e} comes before {start} {s}; the range would be empty."),
+                &format!(
+                    "Give {end} >= {start} ({end} is inclusive), or omit it to read to the end of the file."
+                ),
             ));
         }
         let u = |v: i64| v as u64;
@@ -149,22 +186,31 @@ impl ReadRequest {
 }
 
 /// `start_line` is past the last line (docs/read_files.md, with its tip).
-pub(super) fn start_past_end(req: &ReadRequest, start: u64, total: u64) -> ParamError {
+pub(super) fn start_past_end(
+    req: &ReadRequest,
+    start: u64,
+    total: u64,
+    w: &dyn Words,
+) -> ParamError {
+    let name = w.name(Term::StartLine);
     let problem = if total == 0 {
-        format!("start_line is {start}, but the file is empty (0 lines).")
+        format!("{name} is {start}, but the file is empty (0 lines).")
     } else {
-        format!("start_line is {start}, but the file has only {total} lines.")
+        format!("{name} is {start}, but the file has only {total} lines.")
     };
     ParamError {
-        short: "start_line is past the end of the file".into(),
-        provided: req.provided(),
+        short: format!("{name} is past the end of the file"),
+        provided: req.provided(w),
         problem,
         fix: if total == 0 {
             "Read the file without line parameters; it has no lines.".into()
         } else {
-            format!("Use a start_line between 1 and {total}.")
+            format!("Use a {name} between 1 and {total}.")
         },
-        tip: Some("Tip: Use grep_content to find valid line numbers first".into()),
+        tip: Some(format!(
+            "Tip: Use {} to find valid line numbers first",
+            w.name(Term::Search)
+        )),
     }
 }
 
@@ -173,18 +219,20 @@ pub(super) fn invalid_regex(
     req: &ReadRequest,
     pattern: &str,
     e: &regex_automata::meta::BuildError,
+    w: &dyn Words,
 ) -> ParamError {
+    let next = w.name(Term::ToNextPattern);
     match crate::matcher::build_error_kind(e) {
         Ok(detail) => ParamError {
-            short: "Invalid regex in read_to_next_pattern".into(),
-            provided: req.provided(),
+            short: format!("Invalid regex in {next}"),
+            provided: req.provided(w),
             problem: format!("'{pattern}' is not a valid regular expression: {detail}"),
             fix: "Fix the regex (Rust regex syntax; escape literal brackets as \\[ ), e.g. \"^\\\\[LOG-\" or \"^## \".".into(),
             tip: None,
         },
         Err(detail) => ParamError {
-            short: "Regex too large in read_to_next_pattern".into(),
-            provided: req.provided(),
+            short: format!("Regex too large in {next}"),
+            provided: req.provided(w),
             problem: format!("'{pattern}' compiles to more than the size limit: {detail}"),
             fix: "Simplify the regex: fewer alternatives, smaller repetition counts ({n} bounds).".into(),
             tip: None,
@@ -193,10 +241,10 @@ pub(super) fn invalid_regex(
 }
 
 /// `read_to_next_pattern` can only match across a line break, which no line holds.
-pub(super) fn multiline_pattern(req: &ReadRequest, pattern: &str) -> ParamError {
+pub(super) fn multiline_pattern(req: &ReadRequest, pattern: &str, w: &dyn Words) -> ParamError {
     ParamError {
         short: "Pattern needs a line break".into(),
-        provided: req.provided(),
+        provided: req.provided(w),
         problem: format!(
             "'{}' can only match text that contains a newline, but the boundary is found line by line: it would never match.",
             pattern.escape_debug()
@@ -207,15 +255,23 @@ pub(super) fn multiline_pattern(req: &ReadRequest, pattern: &str) -> ParamError 
 }
 
 /// A whole-file read of a large JSON/YAML file without `large_file_passthrough`.
-pub(super) fn large_structured(req: &ReadRequest, len: u64) -> ParamError {
+pub(super) fn large_structured(req: &ReadRequest, len: u64, w: &dyn Words) -> ParamError {
     ParamError {
         short: "Large structured data file".into(),
-        provided: req.provided(),
+        provided: req.provided(w),
         problem: format!(
             "{} is a JSON/YAML file of {len} bytes; reading it whole would flood the context.",
             req.path
         ),
-        fix: "Read part of it with head, tail or start_line/end_line, find the lines you need with grep_content, or pass large_file_passthrough: true to read it anyway.".into(),
+        fix: format!(
+            "Read part of it with {}, {} or {}/{}, find the lines you need with {}, or pass {} to read it anyway.",
+            w.name(Term::Head),
+            w.name(Term::Tail),
+            w.name(Term::StartLine),
+            w.name(Term::EndLine),
+            w.name(Term::Search),
+            w.set(Term::LargeFilePassthrough)
+        ),
         tip: None,
     }
 }

@@ -137,15 +137,17 @@ fn spec_000_edge_cases() {
         }]
     );
     assert_eq!(
-        e.notes[0].to_string(),
+        e.notes[0].text(&crate::words::Neutral),
         r"Note: Pattern '^\[LOG-' not found after line 4. Read to end of file."
     );
     // start_line past the end.
-    let err = to_next(6).unwrap_err().to_param_error("x");
+    let err = to_next(6)
+        .unwrap_err()
+        .to_param_error("x", &crate::words::Neutral);
     let s = err.to_string();
     assert!(s.starts_with("Error: start_line is past the end of the file\n\nYou provided: "));
     assert!(s.contains("\nProblem: start_line is 6, but the file has only 5 lines."));
-    assert!(s.ends_with("\nTip: Use grep_content to find valid line numbers first"));
+    assert!(s.ends_with("\nTip: Use a search to find valid line numbers first"));
 }
 
 #[test]
@@ -200,7 +202,7 @@ fn validation_follows_spec_000() {
         ),
     ];
     for (r, short) in cases {
-        let e = r.mode().unwrap_err();
+        let e = r.mode(&crate::words::Neutral).unwrap_err();
         assert_eq!(e.short, short);
         let text = e.to_string();
         let lines: Vec<&str> = text.lines().collect();

@@ -90,14 +90,19 @@ fn start_past_the_end_exits_2_with_a_message() {
     assert_eq!(stdout(&o), "");
     let err = stderr(&o);
     assert!(
-        err.starts_with("Error: start_line is past the end of the file\n"),
+        err.starts_with("Error: --start is past the end of the file\n"),
+        "{err}"
+    );
+    // The command line speaks its own words: flags and commands, never a tool or a parameter.
+    assert!(
+        err.ends_with("Tip: Use `mapgrep grep` to find valid line numbers first\n"),
         "{err}"
     );
     assert!(err.contains("Problem: "), "{err}");
     assert!(err.contains("Fix: "), "{err}");
     let o = read(&[&f, "--start", "999"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("start_line is past the end"));
+    assert!(stderr(&o).contains("--start is past the end"));
 }
 
 #[test]
@@ -129,10 +134,11 @@ fn other_bad_input_exits_2_with_a_message() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         assert_eq!(stdout(&o), "", "{args:?}");
         assert!(!stderr(&o).trim().is_empty(), "{args:?}");
+        assert_speaks_cli(&stderr(&o));
     }
     let o = read(&[&f, "--start", "2", "--to-next", "("]);
     assert!(
-        stderr(&o).starts_with("Error: Invalid regex in read_to_next_pattern"),
+        stderr(&o).starts_with("Error: Invalid regex in --to-next"),
         "{}",
         stderr(&o)
     );
@@ -204,4 +210,54 @@ fn symbol_prints_symbols_and_refuses_unknown_names() {
         "{}",
         stderr(&o)
     );
+}
+
+/// A command-line message names no MCP tool and no JSON parameter.
+fn assert_speaks_cli(text: &str) {
+    for word in [
+        "grep_content",
+        "read_files",
+        "doc_toc",
+        "doc_read",
+        "doc_find",
+        "file_read",
+        "start_line",
+        "end_line",
+        "read_to_next_pattern",
+        "fixed_strings",
+        "search_path",
+        ": true",
+    ] {
+        assert!(!text.contains(word), "{word:?} in a CLI message:\n{text}");
+    }
+}
+
+#[test]
+fn engine_errors_speak_cli() {
+    let fx = Fixture::new();
+    fx.write("app.py", "def main():\n    return 1\n");
+    fx.write("notes.md", "# Intro\n\ntext\n");
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .current_dir(&fx.root)
+            .output()
+            .unwrap()
+    };
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["grep", "("],
+            "or pass -F to search for the text literally",
+        ),
+        (&["grep", "x", "no/such/dir"], "Error: PATH not found"),
+        (&["symbol", "app.py", "nosuch"], "`mapgrep outline`"),
+        (&["section", "notes.md", "nosuch"], "`mapgrep toc`"),
+    ];
+    for (args, expected) in cases {
+        let o = run(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert_speaks_cli(&err);
+    }
 }
