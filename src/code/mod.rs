@@ -3,7 +3,10 @@
 //! a symbol by name, the skeleton of a file, and line ranges with symbols collapsed to stubs.
 
 pub mod answer;
+mod build;
+mod builder;
 pub mod lang;
+mod partition;
 pub mod render;
 pub mod structure;
 #[cfg(test)]

@@ -312,7 +312,7 @@ fn many_declarations(n: usize) -> String {
 #[test]
 fn a_parse_in_two_halves_equals_the_whole_parse() {
     let src = many_declarations(400);
-    assert!(structure::split_point(Lang::TypeScript, src.as_bytes()).is_some());
+    assert!(build::split_point(Lang::TypeScript, src.as_bytes()).is_some());
     let whole = FileStructure::build_split(Lang::TypeScript, src.as_bytes(), usize::MAX).unwrap();
     let halves = FileStructure::build_split(Lang::TypeScript, src.as_bytes(), 0).unwrap();
     assert_same(&whole, &halves);
@@ -326,7 +326,7 @@ fn a_parse_in_two_halves_equals_the_whole_parse() {
         "{half}const T = `{}`;\n\n{half}",
         "\n\nexport function notReal() {}\n".repeat(50)
     );
-    let cut = structure::split_point(Lang::TypeScript, tricky.as_bytes()).unwrap();
+    let cut = build::split_point(Lang::TypeScript, tricky.as_bytes()).unwrap();
     assert!(
         tricky[..cut].ends_with("\n\n") && tricky[cut..].starts_with("export function notReal")
     );

@@ -1,0 +1,149 @@
+//! Building a [`FileStructure`]: parse the file (in two halves on two threads when it is large
+//! and splits cleanly), run the [`Builder`](super::builder) over the tree, and join halves.
+
+use std::cell::RefCell;
+
+use tree_sitter::Parser;
+
+use super::builder::Builder;
+use super::lang::{Compiled, Lang};
+use super::structure::{Category, FileStructure, GapKind, Item, MAX_PARSE_BYTES, assign_addresses};
+
+thread_local! {
+    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+}
+
+impl FileStructure {
+    /// The structure of `bytes` in `lang`; `None` if this build lacks the grammar or the
+    /// file is too large to parse.
+    pub fn build(lang: Lang, bytes: &[u8]) -> Option<FileStructure> {
+        FileStructure::build_split(lang, bytes, SPLIT_MIN_BYTES)
+    }
+
+    /// [`FileStructure::build`], parsing files of at least `split_min` bytes in two halves
+    /// on two threads when the file splits cleanly (see [`split_point`]).
+    pub(crate) fn build_split(lang: Lang, bytes: &[u8], split_min: usize) -> Option<FileStructure> {
+        let compiled = lang.compiled()?;
+        if bytes.len() > MAX_PARSE_BYTES {
+            return None;
+        }
+        if bytes.len() >= split_min
+            && let Some(at) = split_point(lang, bytes)
+        {
+            let (head, tail) = bytes.split_at(at);
+            let (a, b) = rayon::join(|| parse(compiled, head), || parse(compiled, tail));
+            if let (Some(a), Some(b)) = (a, b)
+                && !a.root_node().has_error()
+                && !b.root_node().has_error()
+            {
+                let (first, second) = rayon::join(
+                    || Builder::new(lang, compiled, head).run(a.root_node()),
+                    || Builder::new(lang, compiled, tail).run(b.root_node()),
+                );
+                return Some(first.join(second));
+            }
+        }
+        let tree = parse(compiled, bytes)?;
+        Some(Builder::new(lang, compiled, bytes).run(tree.root_node()))
+    }
+
+    /// Appends `next`, the structure of the text right after this one's (which ends with a
+    /// newline), renumbering its lines and symbols.
+    fn join(mut self, next: FileStructure) -> FileStructure {
+        let lines = self.total_lines;
+        let base = self.symbols.len() as u32;
+        for mut sym in next.symbols {
+            sym.start_line += lines;
+            sym.end_line += lines;
+            sym.parent = sym.parent.map(|p| p + base);
+            for c in &mut sym.children {
+                *c += base;
+            }
+            self.symbols.push(sym);
+        }
+        self.roots.extend(next.roots.iter().map(|r| r + base));
+        let shift = |items: Vec<Item>| {
+            items.into_iter().map(|mut i| {
+                i.start_line += lines;
+                i.end_line += lines;
+                i
+            })
+        };
+        self.imports.extend(shift(next.imports));
+        self.exports.extend(shift(next.exports));
+        self.comments.extend(shift(next.comments));
+        self.directives.extend(shift(next.directives));
+        for (k, mut block) in next.blocks.into_iter().enumerate() {
+            block.start_line += lines;
+            block.end_line += lines;
+            if let Category::Symbol(i) = &mut block.category {
+                *i += base;
+            }
+            // The seam: a run of blank lines or of items of one kind continues.
+            if k == 0
+                && let Some(last) = self.blocks.last_mut()
+                && last.category == block.category
+                && !matches!(
+                    block.category,
+                    Category::Symbol(_) | Category::Gap(GapKind::Unknown)
+                )
+            {
+                last.end_line = block.end_line;
+                if !matches!(block.category, Category::Gap(_)) {
+                    last.items += block.items;
+                }
+                continue;
+            }
+            self.blocks.push(block);
+        }
+        self.total_lines += next.total_lines;
+        assign_addresses(&mut self.symbols, &self.roots);
+        self
+    }
+}
+
+/// Files from this size on are parsed in two halves on two threads (when they split cleanly).
+pub const SPLIT_MIN_BYTES: usize = 96 << 10;
+
+fn parse(compiled: &Compiled, bytes: &[u8]) -> Option<tree_sitter::Tree> {
+    PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        parser.set_language(&compiled.language).ok()?;
+        parser.parse(bytes, None)
+    })
+}
+
+/// Where a file may be cut in two for parsing: the start of a line near the middle that
+/// follows a blank line and opens a top-level declaration (`export `, `fn `, `def `…) at
+/// column 0. The cut is only a guess — inside a template string it would be wrong — so both
+/// halves must parse without an error node, or the file is parsed whole.
+pub(crate) fn split_point(lang: Lang, bytes: &[u8]) -> Option<usize> {
+    let starts: &[&[u8]] = match lang {
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => &[
+            b"export ",
+            b"function ",
+            b"async function ",
+            b"class ",
+            b"interface ",
+            b"/**",
+        ],
+        Lang::Rust => &[
+            b"pub ", b"fn ", b"impl", b"struct ", b"enum ", b"///", b"#[",
+        ],
+        Lang::Python => &[b"def ", b"class ", b"async def "],
+        Lang::Go => &[b"func ", b"type "],
+    };
+    let mid = bytes.len() / 2;
+    // Look in the second and then the first half of the middle third.
+    for (from, to) in [(mid, bytes.len() * 2 / 3), (bytes.len() / 3, mid)] {
+        let mut at = from;
+        while let Some(found) = memchr::memmem::find(&bytes[at..to], b"\n\n") {
+            let line = at + found + 2;
+            if starts.iter().any(|s| bytes[line..].starts_with(s)) {
+                return Some(line);
+            }
+            at += found + 1;
+        }
+    }
+    None
+}

@@ -1,0 +1,663 @@
+//! The builder of a [`FileStructure`] from a tree-sitter tree: the symbol tree with grown
+//! ranges (export wrappers, decorators, the doc comment above), the items (imports, exports,
+//! comments, directives) and their descriptions. The partition of lines into blocks is in
+//! `partition.rs`.
+
+use std::collections::HashMap;
+
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, QueryCursor};
+
+use super::lang::{Compiled, Lang};
+use super::structure::{FileStructure, Symbol, assign_addresses};
+
+/// Per-line owner while the partition is built.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Own {
+    Unset,
+    Symbol(u32),
+    Item(ItemCat),
+    Statement(u32),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum ItemCat {
+    Import,
+    Export,
+    Comment,
+    Directive,
+}
+
+/// Hashes node ids (addresses) with one multiplication: the maps of node ids are hot.
+#[derive(Clone, Copy, Default)]
+struct BuildIdHasher;
+
+impl std::hash::BuildHasher for BuildIdHasher {
+    type Hasher = IdHasher;
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher(0)
+    }
+}
+
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64 ^ (n as u64 >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Links<'t> {
+    parent: Node<'t>,
+    prev: Option<Node<'t>>,
+}
+
+struct Candidate<'t> {
+    node: Node<'t>,
+    name: Option<Node<'t>>,
+    kind: &'static str,
+    pattern: usize,
+}
+
+pub(super) struct Builder<'a> {
+    pub(super) lang: Lang,
+    compiled: &'a Compiled,
+    pub(super) bytes: &'a [u8],
+    /// Parent and previous named sibling of the nodes in the structural part of the tree
+    /// (see [`Builder::link`]): tree-sitter's own `parent()` walks down from the root, which
+    /// costs the width of every level above the node.
+    links: HashMap<usize, Links<'a>, BuildIdHasher>,
+    /// Byte offset where each line starts.
+    pub(super) line_starts: Vec<usize>,
+}
+
+impl<'a> Builder<'a> {
+    pub(super) fn new(lang: Lang, compiled: &'a Compiled, bytes: &'a [u8]) -> Builder<'a> {
+        let mut line_starts = vec![0];
+        line_starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+        if line_starts.last() == Some(&bytes.len()) {
+            line_starts.pop();
+        }
+        if bytes.is_empty() {
+            line_starts.clear();
+        }
+        Builder {
+            lang,
+            compiled,
+            bytes,
+            links: HashMap::default(),
+            line_starts,
+        }
+    }
+
+    pub(super) fn total_lines(&self) -> u32 {
+        self.line_starts.len() as u32
+    }
+
+    /// 0-based first line of a node.
+    pub(super) fn first(&self, node: Node) -> u32 {
+        node.start_position().row as u32
+    }
+
+    /// 0-based last line of a node (a node ending at column 0 ends on the line before).
+    pub(super) fn last(&self, node: Node) -> u32 {
+        let end = node.end_position();
+        let row = if end.column == 0 && end.row > node.start_position().row {
+            end.row - 1
+        } else {
+            end.row
+        } as u32;
+        row.min(self.total_lines().saturating_sub(1))
+    }
+
+    /// A node's text; invalid UTF-8 ends it (names and descriptions are made of text).
+    pub(super) fn text(&self, node: Node) -> &'a str {
+        let bytes = &self.bytes[node.byte_range()];
+        match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""),
+        }
+    }
+
+    /// Records parent and previous named sibling of every node in the structural part of the
+    /// tree: the root's children and the insides of transparent and container nodes, never
+    /// function bodies.
+    fn link(&mut self, root: Node<'a>) {
+        let mut cursor = root.walk();
+        let mut parents: Vec<Node<'a>> = Vec::new();
+        let mut prev: Vec<Option<Node<'a>>> = Vec::new();
+        let mut node = root;
+        loop {
+            let descend = parents.is_empty()
+                || self.lang.transparent(node.kind())
+                || self.lang.is_container_node(node.kind());
+            if descend && cursor.goto_first_child() {
+                parents.push(node);
+                prev.push(None);
+            } else {
+                loop {
+                    if cursor.goto_next_sibling() {
+                        break;
+                    }
+                    if !cursor.goto_parent() {
+                        return;
+                    }
+                    parents.pop();
+                    prev.pop();
+                }
+            }
+            node = cursor.node();
+            let Some(&parent) = parents.last() else {
+                return;
+            };
+            let last = prev.last_mut().expect("a sibling slot per parent");
+            self.links.insert(
+                node.id(),
+                Links {
+                    parent,
+                    prev: *last,
+                },
+            );
+            if node.is_named() {
+                *last = Some(node);
+            }
+        }
+    }
+
+    fn parent(&self, node: Node<'a>) -> Option<Node<'a>> {
+        match self.links.get(&node.id()) {
+            Some(l) => Some(l.parent),
+            None => node.parent(),
+        }
+    }
+
+    fn prev_named(&self, node: Node<'a>) -> Option<Node<'a>> {
+        match self.links.get(&node.id()) {
+            Some(l) => l.prev,
+            None => node.prev_named_sibling(),
+        }
+    }
+
+    pub(super) fn run(mut self, root: Node<'a>) -> FileStructure {
+        self.link(root);
+        let c = self.compiled;
+        let mut cursor = QueryCursor::new();
+        // Symbols sit near the top of the tree or of a container's body: the query starts
+        // matches at most QUERY_DEPTH levels below the root, then below each container
+        // (class, namespace, impl…) found, so function bodies are never searched.
+        cursor.set_max_start_depth(Some(QUERY_DEPTH));
+        let mut candidates: Vec<Candidate> = Vec::new();
+        let mut by_node: HashMap<usize, usize, BuildIdHasher> = HashMap::default();
+        let mut items: Vec<(Node, ItemCat)> = Vec::new();
+        let mut queue = vec![root];
+        let mut searched = std::collections::HashSet::new();
+        while let Some(top) = queue.pop() {
+            if !searched.insert(top.id()) {
+                continue;
+            }
+            let mut matches = cursor.matches(&c.query, top, self.bytes);
+            while let Some(m) = matches.next() {
+                let mut name = None;
+                let mut def = None;
+                for cap in m.captures() {
+                    let i = cap.index;
+                    if Some(i) == c.name {
+                        name = Some(cap.node);
+                    } else if let Some(&(_, kind)) = c.definitions.iter().find(|(d, _)| *d == i) {
+                        def = Some((cap.node, kind));
+                    } else if top == root {
+                        let cat = if Some(i) == c.import {
+                            ItemCat::Import
+                        } else if Some(i) == c.export {
+                            ItemCat::Export
+                        } else if Some(i) == c.comment {
+                            ItemCat::Comment
+                        } else if Some(i) == c.directive {
+                            ItemCat::Directive
+                        } else {
+                            continue;
+                        };
+                        items.push((cap.node, cat));
+                    }
+                }
+                let Some((node, kind)) = def else { continue };
+                let candidate = Candidate {
+                    node,
+                    name,
+                    kind,
+                    pattern: m.pattern_index,
+                };
+                match by_node.get(&node.id()) {
+                    Some(&at) if candidates[at].pattern <= m.pattern_index => {}
+                    Some(&at) => candidates[at] = candidate,
+                    None => {
+                        by_node.insert(node.id(), candidates.len());
+                        candidates.push(candidate);
+                        if is_container(kind) && node != top {
+                            queue.push(node);
+                        }
+                    }
+                }
+            }
+        }
+        // `const x = require('x')` is an import, not a symbol.
+        let imports: std::collections::HashSet<usize> = items
+            .iter()
+            .filter(|(_, cat)| *cat == ItemCat::Import)
+            .map(|(n, _)| n.id())
+            .collect();
+        // A definition outside the structural part of the tree (inside a function body or an
+        // expression) is never a symbol.
+        candidates.retain(|cand| {
+            self.links.contains_key(&cand.node.id())
+                && self
+                    .parent(cand.node)
+                    .is_none_or(|p| !imports.contains(&p.id()))
+        });
+        candidates.sort_by_key(|cand| (cand.node.start_byte(), usize::MAX - cand.node.end_byte()));
+        by_node = candidates
+            .iter()
+            .enumerate()
+            .map(|(i, cand)| (cand.node.id(), i))
+            .collect();
+
+        let mut symbols: Vec<Symbol> = Vec::with_capacity(candidates.len());
+        // candidate index → symbol index
+        let mut kept: Vec<Option<u32>> = vec![None; candidates.len()];
+        let mut scopes: Vec<String> = Vec::with_capacity(candidates.len());
+        for (ci, cand) in candidates.iter().enumerate() {
+            let Some(parent) = self.parent_of(cand.node, &by_node, &kept, &symbols) else {
+                continue;
+            };
+            let index = symbols.len() as u32;
+            let (symbol, scope) = self.symbol(cand, parent, &symbols, &scopes);
+            if let Some(p) = parent {
+                symbols[p as usize].children.push(index);
+            }
+            symbols.push(symbol);
+            scopes.push(scope);
+            kept[ci] = Some(index);
+        }
+        let roots: Vec<u32> = symbols
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.parent.is_none())
+            .map(|(i, _)| i as u32)
+            .collect();
+        assign_addresses(&mut symbols, &roots);
+        self.partition(root, symbols, roots, items)
+    }
+
+    /// `Some(parent)` if the definition at `node` is kept (`Some(None)` at the top level),
+    /// `None` if it sits inside a function body or an expression.
+    fn parent_of(
+        &self,
+        node: Node,
+        by_node: &HashMap<usize, usize, BuildIdHasher>,
+        kept: &[Option<u32>],
+        symbols: &[Symbol],
+    ) -> Option<Option<u32>> {
+        let mut at = self.parent(node);
+        while let Some(n) = at {
+            if let Some(&ci) = by_node.get(&n.id()) {
+                let sym = kept[ci]?;
+                return is_container(symbols[sym as usize].kind).then_some(Some(sym));
+            }
+            if !self.lang.transparent(n.kind()) {
+                return None;
+            }
+            at = self.parent(n);
+        }
+        Some(None)
+    }
+
+    /// The symbol of a kept candidate and the scope its members are qualified with.
+    fn symbol(
+        &self,
+        cand: &Candidate,
+        parent: Option<u32>,
+        symbols: &[Symbol],
+        scopes: &[String],
+    ) -> (Symbol, String) {
+        let node = cand.node;
+        let mut kind = cand.kind;
+        let mut name = match cand.name {
+            Some(n) => self
+                .text(n)
+                .trim_matches(['"', '\'', '`'])
+                .trim()
+                .to_string(),
+            None => "default".to_string(),
+        };
+        if name.is_empty() {
+            name = "anonymous".to_string();
+        }
+        let mut scope = None;
+        let mut owner = parent.map(|p| scopes[p as usize].clone());
+        match (self.lang, node.kind()) {
+            (Lang::Rust, "impl_item") => {
+                let ty = node
+                    .child_by_field_name("type")
+                    .map(|t| self.base_type(t))
+                    .unwrap_or_default();
+                name = match node.child_by_field_name("trait") {
+                    Some(tr) => format!("impl {} for {ty}", self.text(tr)),
+                    None => format!("impl {ty}"),
+                }
+                .trim()
+                .to_string();
+                scope = Some(ty);
+            }
+            (Lang::Go, "method_declaration") => {
+                owner = node
+                    .child_by_field_name("receiver")
+                    .and_then(|r| r.named_child(0))
+                    .and_then(|p| p.child_by_field_name("type"))
+                    .map(|t| self.base_type(t));
+            }
+            _ => {}
+        }
+        if kind == "function"
+            && parent.is_some_and(|p| {
+                matches!(
+                    symbols[p as usize].kind,
+                    "class" | "impl" | "trait" | "interface"
+                )
+            })
+        {
+            kind = "method";
+        }
+        if kind == "variable" && is_constant_name(&name) {
+            let declared_const = match self.lang {
+                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => self
+                    .parent(node)
+                    .is_some_and(|p| self.text(p).starts_with("const")),
+                _ => self.lang == Lang::Python,
+            };
+            if declared_const {
+                kind = "constant";
+            }
+        }
+        let qualified = match &owner {
+            Some(o) if !o.is_empty() => format!("{o}.{name}"),
+            _ => name.clone(),
+        };
+        let scope = scope.unwrap_or_else(|| qualified.clone());
+        let outer = self.outer(node);
+        let start = self.grown_start(outer);
+        let end = self.last(outer).max(self.last(node));
+        (
+            Symbol {
+                address: String::new(),
+                name,
+                qualified,
+                kind,
+                start_line: start + 1,
+                end_line: end + 1,
+                parent,
+                children: Vec::new(),
+            },
+            scope,
+        )
+    }
+
+    /// A type's name without generics, references or pointers (`Foo<T>` → `Foo`).
+    fn base_type(&self, ty: Node) -> String {
+        let mut t = ty;
+        while matches!(t.kind(), "generic_type" | "reference_type" | "pointer_type")
+            && let Some(inner) = t.child_by_field_name("type").or_else(|| t.named_child(0))
+        {
+            t = inner;
+        }
+        self.text(t).to_string()
+    }
+
+    /// The node a symbol's range is taken from: the definition grown to its export wrapper,
+    /// decorated definition, or single-entry declaration.
+    fn outer(&self, node: Node<'a>) -> Node<'a> {
+        let mut outer = node;
+        loop {
+            let Some(parent) = self.parent(outer) else {
+                return outer;
+            };
+            let grow = match (self.lang, parent.kind()) {
+                (Lang::TypeScript | Lang::Tsx | Lang::JavaScript, "export_statement") => true,
+                (
+                    Lang::TypeScript | Lang::Tsx | Lang::JavaScript,
+                    "lexical_declaration" | "variable_declaration",
+                ) => parent.named_child_count() == 1,
+                (Lang::Python, "decorated_definition") => true,
+                (Lang::Go, "type_declaration" | "const_declaration" | "var_declaration") => {
+                    let mut walk = parent.walk();
+                    parent
+                        .named_children(&mut walk)
+                        .filter(|c| !self.lang.is_comment(c.kind()))
+                        .count()
+                        == 1
+                }
+                _ => false,
+            };
+            if !grow {
+                return outer;
+            }
+            outer = parent;
+        }
+    }
+
+    /// The first line (0-based) of `outer` grown over the decorators, attributes and comments
+    /// right above it (no blank line between, not trailing another statement).
+    fn grown_start(&self, outer: Node<'a>) -> u32 {
+        let mut start = self.first(outer);
+        let mut at = self.prev_named(outer);
+        while let Some(s) = at {
+            let kind = s.kind();
+            let comment = self.lang.is_comment(kind);
+            if !(comment || self.lang.is_prefix(kind)) || self.last(s) + 1 < start {
+                break;
+            }
+            if comment && self.is_inner_doc(s) {
+                break;
+            }
+            let before = self.prev_named(s);
+            if comment && before.is_some_and(|b| self.last(b) >= self.first(s)) {
+                break; // a trailing comment of the statement before
+            }
+            start = start.min(self.first(s));
+            at = before;
+        }
+        start
+    }
+
+    fn is_inner_doc(&self, comment: Node) -> bool {
+        let t = self.text(comment);
+        t.starts_with("//!") || t.starts_with("/*!")
+    }
+
+    /// The kind and display name of an item.
+    pub(super) fn describe(&self, node: Node, cat: ItemCat) -> (&'static str, String) {
+        let text = self.text(node);
+        match cat {
+            ItemCat::Import => self.describe_import(node, text),
+            ItemCat::Export if node.kind() == "expression_statement" => {
+                let left = node
+                    .named_child(0)
+                    .and_then(|a| a.child_by_field_name("left"))
+                    .map_or(text, |l| self.text(l));
+                ("commonjs-export", short(left))
+            }
+            ItemCat::Export => {
+                let body = text.trim_start_matches("export").trim_start();
+                if let Some(rest) = body.strip_prefix("default") {
+                    ("default-export", short(rest.trim_end_matches(';')))
+                } else if body.starts_with('*') || node.child_by_field_name("source").is_some() {
+                    ("re-export", short(body.trim_end_matches(';')))
+                } else {
+                    ("named-export", short(body.trim_end_matches(';')))
+                }
+            }
+            ItemCat::Comment => {
+                let kind = if node.kind() == "expression_statement" {
+                    "docstring"
+                } else if text.starts_with("/**")
+                    || text.starts_with("///")
+                    || text.starts_with("//!")
+                    || text.starts_with("/*!")
+                {
+                    "doc-comment"
+                } else if text.starts_with("/*") {
+                    "block-comment"
+                } else {
+                    "line-comment"
+                };
+                (kind, comment_title(text))
+            }
+            ItemCat::Directive => match node.kind() {
+                "hash_bang_line" | "comment" => ("shebang", short(text)),
+                "inner_attribute_item" => ("inner-attribute", short(text)),
+                "package_clause" => (
+                    "package",
+                    short(text.trim_start_matches("package").trim_start()),
+                ),
+                _ => (
+                    "directive",
+                    short(text.trim_end_matches(';').trim_matches(['"', '\''])),
+                ),
+            },
+        }
+    }
+
+    fn describe_import(&self, node: Node, text: &str) -> (&'static str, String) {
+        match (self.lang, node.kind()) {
+            (_, "import_statement") if matches!(self.lang, Lang::Python) => (
+                "import",
+                short(text.trim_start_matches("import").trim_start()),
+            ),
+            (_, "import_statement") => {
+                let mut walk = node.walk();
+                let clause = node
+                    .named_children(&mut walk)
+                    .find(|c| c.kind() == "import_clause");
+                let Some(clause) = clause else {
+                    return match node.child_by_field_name("source") {
+                        Some(src) => ("side-effect-import", short(self.text(src))),
+                        None => ("import", short(text.trim_start_matches("import"))),
+                    };
+                };
+                let first = clause.named_child(0).map(|n| n.kind()).unwrap_or("");
+                let kind = match first {
+                    "named_imports" => "named-import",
+                    "namespace_import" => "namespace-import",
+                    _ => "default-import",
+                };
+                (kind, short(self.text(clause)))
+            }
+            (_, "import_from_statement") => (
+                "from-import",
+                short(text.trim_start_matches("from").trim_start()),
+            ),
+            (_, "future_import_statement") => (
+                "future-import",
+                short(text.trim_start_matches("from").trim_start()),
+            ),
+            (_, "use_declaration") => (
+                "use",
+                short(
+                    node.child_by_field_name("argument")
+                        .map(|a| self.text(a))
+                        .unwrap_or(text),
+                ),
+            ),
+            (_, "extern_crate_declaration") => ("extern-crate", short(text)),
+            (_, "import_declaration") => {
+                let mut paths = Vec::new();
+                collect_kind(node, "import_spec", &mut |spec| {
+                    paths.push(self.text(spec).to_string());
+                });
+                ("import", short(&paths.join(", ")))
+            }
+            (_, "lexical_declaration" | "variable_declaration") => {
+                let name = node
+                    .named_child(0)
+                    .and_then(|d| d.child_by_field_name("name"))
+                    .map(|n| self.text(n))
+                    .unwrap_or(text);
+                ("require", short(name))
+            }
+            _ => ("import", short(text)),
+        }
+    }
+}
+
+/// How deep below the root or a container the query starts matches: deep enough for
+/// `namespace N { export const x = … }` (statement block, export, declaration, declarator).
+const QUERY_DEPTH: u32 = 4;
+
+/// Symbol kinds whose members are symbols too.
+fn is_container(kind: &str) -> bool {
+    matches!(
+        kind,
+        "class" | "interface" | "namespace" | "module" | "impl" | "trait"
+    )
+}
+
+fn collect_kind<'t>(node: Node<'t>, kind: &str, f: &mut impl FnMut(Node<'t>)) {
+    if node.kind() == kind {
+        f(node);
+        return;
+    }
+    let mut walk = node.walk();
+    for child in node.named_children(&mut walk) {
+        collect_kind(child, kind, f);
+    }
+}
+
+/// `MAX_RETRIES`, `API_URL`: all capitals, digits and underscores, with a letter.
+fn is_constant_name(name: &str) -> bool {
+    name.bytes().any(|b| b.is_ascii_uppercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// Whitespace collapsed, cut at 80 characters.
+fn short(text: &str) -> String {
+    const MAX: usize = 80;
+    let mut out = String::new();
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.chars().count() > MAX {
+            let cut: String = out.chars().take(MAX).collect();
+            return cut + "…";
+        }
+    }
+    out
+}
+
+/// The first line of a comment's text without its markers.
+fn comment_title(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(|l| {
+            let l = l.trim().trim_end_matches("*/");
+            let l = ["///", "//!", "//", "/**", "/*!", "/*", "*", "#"]
+                .iter()
+                .find_map(|m| l.strip_prefix(m))
+                .unwrap_or(l);
+            l.trim_matches(['"', '\'']).trim()
+        })
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    short(line)
+}

@@ -1,0 +1,153 @@
+//! The partition of a file's lines into blocks, each owned by one top-level symbol, one run
+//! of items of one kind, or a gap (blank, unknown) — the map a skeleton read is drawn from.
+
+use tree_sitter::Node;
+
+use super::builder::{Builder, ItemCat, Own};
+use super::structure::{Block, Category, FileStructure, GapKind, Item, Symbol};
+
+impl<'a> Builder<'a> {
+    pub(super) fn partition(
+        self,
+        root: Node,
+        symbols: Vec<Symbol>,
+        roots: Vec<u32>,
+        items: Vec<(Node, ItemCat)>,
+    ) -> FileStructure {
+        let total = self.total_lines();
+        let mut own = vec![Own::Unset; total as usize];
+        let claim = |first: u32, last: u32, owner: Own, own: &mut Vec<Own>| -> bool {
+            let mut got = false;
+            for line in first..=last.min(total.saturating_sub(1)) {
+                let slot = &mut own[line as usize];
+                if *slot == Own::Unset {
+                    *slot = owner;
+                    got = true;
+                } else if *slot == owner {
+                    got = true;
+                }
+            }
+            got
+        };
+        for &r in &roots {
+            let s = &symbols[r as usize];
+            claim(s.start_line - 1, s.end_line - 1, Own::Symbol(r), &mut own);
+        }
+        let mut lists: [Vec<Item>; 4] = Default::default();
+        for cat in [
+            ItemCat::Directive,
+            ItemCat::Import,
+            ItemCat::Export,
+            ItemCat::Comment,
+        ] {
+            for &(node, c) in &items {
+                if self.category(c, node) != cat {
+                    continue;
+                }
+                let (first, last) = (self.first(node), self.last(node));
+                if claim(first, last, Own::Item(cat), &mut own) {
+                    let (kind, name) = self.describe(node, cat);
+                    lists[cat as usize].push(Item {
+                        name,
+                        kind,
+                        start_line: first + 1,
+                        end_line: last + 1,
+                    });
+                }
+            }
+        }
+        let mut walk = root.walk();
+        for (k, child) in root.named_children(&mut walk).enumerate() {
+            claim(
+                self.first(child),
+                self.last(child),
+                Own::Statement(k as u32),
+                &mut own,
+            );
+        }
+        for list in &mut lists {
+            list.sort_by_key(|i| (i.start_line, i.end_line));
+        }
+        let [imports, exports, comments, directives] = lists;
+
+        // Runs of one owner become blocks.
+        let mut blocks: Vec<Block> = Vec::new();
+        for (line, &owner) in own.iter().enumerate() {
+            let line = line as u32 + 1;
+            let category = match owner {
+                Own::Symbol(i) => Category::Symbol(i),
+                Own::Item(ItemCat::Import) => Category::Import,
+                Own::Item(ItemCat::Export) => Category::Export,
+                Own::Item(ItemCat::Comment) => Category::Comment,
+                Own::Item(ItemCat::Directive) => Category::Directive,
+                Own::Statement(_) => Category::Gap(GapKind::Unknown),
+                Own::Unset if self.is_blank(line - 1) => Category::Gap(GapKind::Blank),
+                Own::Unset => Category::Gap(GapKind::Unknown),
+            };
+            let continues = line > 1 && {
+                let prev = own[line as usize - 2];
+                match (prev, owner) {
+                    (Own::Unset, Own::Unset) => {
+                        blocks.last().is_some_and(|b| b.category == category)
+                    }
+                    (a, b) => a == b,
+                }
+            };
+            if continues {
+                blocks.last_mut().expect("a block before").end_line = line;
+            } else {
+                blocks.push(Block {
+                    start_line: line,
+                    end_line: line,
+                    category,
+                    items: 0,
+                });
+            }
+        }
+        let mut structure = FileStructure {
+            lang: Some(self.lang),
+            total_lines: total,
+            symbols,
+            roots,
+            imports,
+            exports,
+            comments,
+            directives,
+            blocks,
+        };
+        let counts: Vec<u32> = structure
+            .blocks
+            .iter()
+            .map(|b| {
+                structure
+                    .items(b.category)
+                    .iter()
+                    .filter(|i| b.start_line <= i.start_line && i.start_line <= b.end_line)
+                    .count() as u32
+            })
+            .collect();
+        for (block, n) in structure.blocks.iter_mut().zip(counts) {
+            block.items = n.max(1);
+        }
+        structure
+    }
+
+    /// The category of a captured item: a `#!` comment on the first line is a directive.
+    pub(super) fn category(&self, cat: ItemCat, node: Node) -> ItemCat {
+        if cat == ItemCat::Comment && node.start_byte() == 0 && self.text(node).starts_with("#!") {
+            ItemCat::Directive
+        } else {
+            cat
+        }
+    }
+
+    pub(super) fn is_blank(&self, line: u32) -> bool {
+        let start = self.line_starts[line as usize];
+        let end = self
+            .line_starts
+            .get(line as usize + 1)
+            .copied()
+            .unwrap_or(self.bytes.len());
+        self.bytes[start..end].iter().all(u8::is_ascii_whitespace)
+    }
+}
