@@ -307,7 +307,7 @@ impl Workspace {
     /// A parse of `source` (`build` gives the value and its heap cost, or `None` if the file
     /// is not to be parsed): cached by file identity and type within the parse budget (a
     /// changed file is parsed again; files changed within the racy window are not cached).
-    /// `Err(Changed)` if a mapped file was rewritten while it was parsed.
+    /// `Err(Changed)` if a mapped file shrank while it was copied for the parse.
     pub fn parsed<T: Any + Send + Sync>(
         &self,
         source: &Source,
@@ -321,11 +321,20 @@ impl Workspace {
         {
             return Ok(Some(value));
         }
-        // Parsing reads every byte: map the whole file in one go.
-        source.prefault();
-        let built = crate::source::guard_mapped(source.is_mapped(), source.path(), || {
-            build(source.bytes())
-        })?;
+        // A parser trusts its input to hold still, and another process may rewrite a mapped
+        // file under it: parse a snapshot this process owns (one copy, after one prefault), so
+        // no rewrite reaches the parser; a file that shrank meanwhile is `Changed`, and the
+        // identity checks below keep a racy parse out of the cache.
+        let snapshot;
+        let bytes = if source.is_mapped() {
+            source.prefault();
+            snapshot = source.bytes().to_vec();
+            source.check_intact()?;
+            snapshot.as_slice()
+        } else {
+            source.bytes()
+        };
+        let built = build(bytes);
         let Some((value, cost)) = built else {
             return Ok(None);
         };

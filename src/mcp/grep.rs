@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
@@ -85,29 +86,22 @@ impl MapgrepServer {
             Ok(q) => q,
             Err(e) => return Ok(Answer::param_error(e).into()),
         };
-        let limits = self.workspace().limits().clone();
         let ending = Ending {
             provided: q.provided(&MCP_WORDS),
             notes,
             list_skipped,
-            limits,
+            limits: self.workspace().limits().clone(),
         };
         let progress = Arc::new(Progress::default());
         let worker = Arc::clone(&progress);
-        let outcome = with_progress(
-            &context,
-            Arc::clone(&progress),
-            ending.limits.search_timeout,
-            self.blocking(move |ws| {
-                let mut report = grep::search(ws, &q, &worker)?;
-                crate::annotate::annotate(ws, &mut report, default_sections);
-                Ok::<_, GrepError>(report)
-            }),
-        )
-        .await;
-        let searched = progress
-            .files_searched
-            .load(std::sync::atomic::Ordering::Relaxed);
+        let search = self.blocking(move |ws| {
+            let mut report = grep::search(ws, &q, &worker)?;
+            crate::annotate::annotate(ws, &mut report, default_sections);
+            Ok::<_, GrepError>(report)
+        });
+        let timeout = ending.limits.search_timeout;
+        let outcome = with_progress(&context, Arc::clone(&progress), timeout, search).await;
+        let searched = progress.files_searched.load(Ordering::Relaxed);
         Ok(ending.answer(outcome.transpose()?, searched)?.into())
     }
 }
