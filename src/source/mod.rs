@@ -324,7 +324,7 @@ fn open_nonblocking(path: &Path) -> Result<File> {
     // Every path the engine opens is canonical (resolved inside the roots), so a symbolic link
     // anywhere in it was swapped in after the check: refuse it (openat2 RESOLVE_NO_SYMLINKS;
     // on kernels without openat2, O_NOFOLLOW guards the last component).
-    let opened = match sys::open_no_symlinks(path, flags) {
+    let opened = match at::open_no_symlinks(path, flags) {
         Some(r) => r,
         None => std::fs::OpenOptions::new()
             .read(true)
@@ -460,6 +460,7 @@ fn transcode_utf16(raw: &[u8]) -> Vec<u8> {
     out.into_bytes()
 }
 
+mod at;
 mod write;
 pub use write::{FileLock, check_writable, lock_file, replace_file};
 

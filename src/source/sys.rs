@@ -1,165 +1,14 @@
-//! System calls that need `unsafe`: the memory map (and the SIGBUS guard that keeps a
-//! truncated mapping from killing the process), `openat2`, the `*at` calls, `fchown` and
-//! `faccessat` of [`super::replace_file`], and the `flock` of [`super::lock_file`]. The
-//! crate's only `unsafe` code.
+//! System calls that need `unsafe`: the memory map and the SIGBUS guard that keeps a
+//! truncated mapping from killing the process. The crate's only `unsafe` code (the other
+//! system calls go through rustix's safe bindings, in `at.rs`).
 
-use std::ffi::CString;
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd};
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
 
-use std::sync::Once;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Once, OnceLock};
 
 use memmap2::{Advice, Mmap};
-
-/// Opens `path` with `flags`, failing with ELOOP if any component is a symbolic link.
-/// `None` when the kernel has no `openat2` (before Linux 5.6).
-pub(super) fn open_no_symlinks(path: &Path, flags: i32) -> Option<io::Result<File>> {
-    let Ok(c_path) = CString::new(path.as_os_str().as_bytes()) else {
-        return Some(Err(io::Error::from(io::ErrorKind::InvalidInput)));
-    };
-    // SAFETY: `open_how` is a plain C struct of integers, for which all-zero is valid.
-    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
-    how.flags = flags as u64;
-    how.resolve = libc::RESOLVE_NO_SYMLINKS;
-    // SAFETY: the path is a NUL-terminated string and `how` a valid `open_how` that both
-    // outlive the call; the size passed is the size of that struct.
-    let fd = unsafe {
-        libc::syscall(
-            libc::SYS_openat2,
-            libc::AT_FDCWD,
-            c_path.as_ptr(),
-            &how as *const libc::open_how,
-            std::mem::size_of::<libc::open_how>(),
-        )
-    };
-    if fd < 0 {
-        let e = io::Error::last_os_error();
-        return match e.raw_os_error() {
-            Some(libc::ENOSYS) | Some(libc::EPERM) => None,
-            _ => Some(Err(e)),
-        };
-    }
-    // SAFETY: `fd` is a new descriptor that nothing else owns.
-    Some(Ok(unsafe { File::from_raw_fd(fd as i32) }))
-}
-
-fn c_name(name: &std::ffi::OsStr) -> io::Result<CString> {
-    CString::new(name.as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
-}
-
-/// `openat(dir, name, flags, mode)`: opens a name inside an opened directory.
-pub(super) fn open_at(
-    dir: &File,
-    name: &std::ffi::OsStr,
-    flags: i32,
-    mode: u32,
-) -> io::Result<File> {
-    let c_name = c_name(name)?;
-    // SAFETY: `dir` is an open descriptor and `c_name` a NUL-terminated string, both alive
-    // for the call; `mode` is passed as the variadic `mode_t` argument openat expects.
-    let fd = unsafe {
-        libc::openat(
-            dir.as_raw_fd(),
-            c_name.as_ptr(),
-            flags,
-            mode as libc::c_uint,
-        )
-    };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `fd` is a new descriptor that nothing else owns.
-    Ok(unsafe { File::from_raw_fd(fd) })
-}
-
-/// `renameat(dir, from, dir, to)`: atomically replaces `to` with `from` in one directory.
-pub(super) fn rename_at(
-    dir: &File,
-    from: &std::ffi::OsStr,
-    to: &std::ffi::OsStr,
-) -> io::Result<()> {
-    let (c_from, c_to) = (c_name(from)?, c_name(to)?);
-    // SAFETY: `dir` is an open descriptor and both names NUL-terminated strings alive for
-    // the call.
-    let rc = unsafe {
-        libc::renameat(
-            dir.as_raw_fd(),
-            c_from.as_ptr(),
-            dir.as_raw_fd(),
-            c_to.as_ptr(),
-        )
-    };
-    if rc < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// `flock(file, LOCK_EX | LOCK_NB)`: `Ok(true)` if the exclusive lock is now held through
-/// this descriptor, `Ok(false)` if another descriptor holds a lock on the file.
-pub(super) fn try_lock_exclusive(file: &File) -> io::Result<bool> {
-    loop {
-        // SAFETY: `file` is an open descriptor for the duration of the call; flock takes
-        // no pointers.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc == 0 {
-            return Ok(true);
-        }
-        let e = io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EWOULDBLOCK) => return Ok(false),
-            Some(libc::EINTR) => {}
-            _ => return Err(e),
-        }
-    }
-}
-
-/// `fchown(file, uid, gid)`.
-pub(super) fn fchown(file: &File, uid: u32, gid: u32) -> io::Result<()> {
-    // SAFETY: `file` is an open descriptor for the duration of the call; fchown takes no
-    // pointers.
-    let rc = unsafe { libc::fchown(file.as_raw_fd(), uid, gid) };
-    if rc < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// `faccessat(AT_FDCWD, path, W_OK, AT_EACCESS)`: whether this process (its effective
-/// user and groups) may write the file at `path`.
-pub(super) fn access_write(path: &Path) -> io::Result<()> {
-    let c_path = CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    // SAFETY: `c_path` is a NUL-terminated string alive for the call.
-    let rc = unsafe {
-        libc::faccessat(
-            libc::AT_FDCWD,
-            c_path.as_ptr(),
-            libc::W_OK,
-            libc::AT_EACCESS,
-        )
-    };
-    if rc < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// `unlinkat(dir, name, 0)`: removes a file from an opened directory.
-pub(super) fn unlink_at(dir: &File, name: &std::ffi::OsStr) -> io::Result<()> {
-    let c_name = c_name(name)?;
-    // SAFETY: `dir` is an open descriptor and `c_name` a NUL-terminated string alive for
-    // the call.
-    let rc = unsafe { libc::unlinkat(dir.as_raw_fd(), c_name.as_ptr(), 0) };
-    if rc < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
 
 /// How many mappings may be alive at once; beyond that files are read instead.
 const SLOTS: usize = 1024;
@@ -182,8 +31,9 @@ const EMPTY: Slot = Slot {
 static MAPPINGS: [Slot; SLOTS] = [EMPTY; SLOTS];
 static PAGE: AtomicUsize = AtomicUsize::new(4096);
 static INSTALL: Once = Once::new();
-/// The SIGBUS disposition before ours, to hand faults that are not ours to.
-static mut PREVIOUS: Option<libc::sigaction> = None;
+/// The SIGBUS disposition before ours, to hand faults that are not ours to: set once, before
+/// the handler is installed; the handler only reads it (an atomic load, async-signal-safe).
+static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
 
 /// A read-only file mapping registered with the SIGBUS guard.
 ///
@@ -270,9 +120,7 @@ extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut 
         }
     }
     // Not ours: behave as if we were not installed.
-    // SAFETY: PREVIOUS is written once, before the handler is installed.
-    let previous = unsafe { *std::ptr::addr_of!(PREVIOUS) };
-    match previous {
+    match PREVIOUS.get().copied() {
         Some(prev) if prev.sa_sigaction != libc::SIG_DFL && prev.sa_sigaction != libc::SIG_IGN => {
             if prev.sa_flags & libc::SA_SIGINFO != 0 {
                 // SAFETY: a handler installed with SA_SIGINFO has this signature.
@@ -299,6 +147,11 @@ extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut 
     }
 }
 
+/// Installs [`on_sigbus`] once, keeping the disposition it replaces in [`PREVIOUS`].
+///
+/// Not through a registry crate (signal-hook-registry): a registry runs the previous handler
+/// after its actions for every signal, while a fault this guard repaired must not reach a
+/// previous handler (which may abort the process); only faults outside our mappings do.
 fn install() -> bool {
     static OK: AtomicBool = AtomicBool::new(false);
     INSTALL.call_once(|| {
@@ -315,7 +168,9 @@ fn install() -> bool {
             if libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut old) != 0 {
                 return;
             }
-            *std::ptr::addr_of_mut!(PREVIOUS) = Some(old);
+            if PREVIOUS.set(old).is_err() {
+                return;
+            }
             let mut act: libc::sigaction = std::mem::zeroed();
             act.sa_sigaction = on_sigbus as *const () as usize;
             act.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_NODEFER;

@@ -6,7 +6,7 @@ use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
-use super::{FileId, file_kind, open_nonblocking, regular_identity, sys};
+use super::{FileId, at, file_kind, open_nonblocking, regular_identity};
 use crate::error::{Error, Result};
 
 /// An exclusive advisory lock (`flock(LOCK_EX)`) on one file, held until it is dropped (its
@@ -44,7 +44,7 @@ pub fn lock_file(path: &Path, wait: std::time::Duration) -> Result<Option<FileLo
     loop {
         let file = open_nonblocking(path)?;
         regular_identity(&file, path)?;
-        while !sys::try_lock_exclusive(&file).map_err(|e| Error::io(path, e))? {
+        while !at::try_lock_exclusive(&file).map_err(|e| Error::io(path, e))? {
             let now = Instant::now();
             if now >= deadline {
                 return Ok(None);
@@ -73,7 +73,7 @@ pub fn check_writable(path: &Path, md: &Metadata) -> Result<()> {
             reason: format!("its mode is {mode:04o}, which gives its owner no write permission"),
         });
     }
-    match sys::access_write(path) {
+    match at::access_write(path) {
         Ok(()) => Ok(()),
         Err(e)
             if matches!(
@@ -128,7 +128,7 @@ pub fn replace_file(
         });
     };
     let dir_flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
-    let dir = match sys::open_no_symlinks(dir_path, dir_flags) {
+    let dir = match at::open_no_symlinks(dir_path, dir_flags) {
         Some(r) => r,
         None => std::fs::OpenOptions::new()
             .read(true)
@@ -138,7 +138,7 @@ pub fn replace_file(
     .map_err(io_err)?;
     let read_flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC;
     // The file as it is now, opened through the directory: it must still be the one read.
-    let current = sys::open_at(&dir, name, read_flags, 0).map_err(io_err)?;
+    let current = at::open_at(&dir, name, read_flags, 0).map_err(io_err)?;
     let md = current.metadata().map_err(io_err)?;
     if !md.is_file() {
         return Err(Error::NotAFile {
@@ -164,7 +164,7 @@ pub fn replace_file(
     ));
     let tmp_name = std::path::PathBuf::from(tmp_name);
     let tmp_name = tmp_name.as_os_str();
-    let mut tmp = sys::open_at(
+    let mut tmp = at::open_at(
         &dir,
         tmp_name,
         libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
@@ -176,7 +176,7 @@ pub fn replace_file(
         // The owner and group first: changing them clears set-user-ID and set-group-ID bits.
         let made = tmp.metadata().map_err(io_err)?;
         if (made.uid(), made.gid()) != (md.uid(), md.gid()) {
-            match sys::fchown(&tmp, md.uid(), md.gid()) {
+            match at::fchown(&tmp, md.uid(), md.gid()) {
                 Ok(()) => {}
                 Err(e) if e.raw_os_error() == Some(libc::EPERM) => {
                     return Err(Error::ReadOnly {
@@ -199,23 +199,23 @@ pub fn replace_file(
         tmp.sync_all().map_err(io_err)?;
         // Last look before the rename: another writer that does not take the lock (an editor)
         // may have replaced the file since it was read.
-        let now = sys::open_at(&dir, name, read_flags, 0).map_err(io_err)?;
+        let now = at::open_at(&dir, name, read_flags, 0).map_err(io_err)?;
         if FileId::from_metadata(&now.metadata().map_err(io_err)?) != expected {
             return Err(Error::Changed {
                 path: path.to_path_buf(),
             });
         }
-        sys::rename_at(&dir, tmp_name, name).map_err(io_err)?;
+        at::rename_at(&dir, tmp_name, name).map_err(io_err)?;
         let _ = dir.sync_all();
         // The identity as it is now (a rename may touch the change time).
-        sys::open_at(&dir, name, read_flags, 0)
+        at::open_at(&dir, name, read_flags, 0)
             .and_then(|f| f.metadata())
             .map_err(io_err)
     })();
     match written {
         Ok(md) => Ok(FileId::from_metadata(&md)),
         Err(e) => {
-            let _ = sys::unlink_at(&dir, tmp_name);
+            let _ = at::unlink_at(&dir, tmp_name);
             Err(e)
         }
     }
