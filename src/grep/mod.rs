@@ -50,7 +50,7 @@ use walk::walk;
 pub const MAX_LINE_BYTES: usize = 1000;
 
 /// One line of context.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContextLine {
     pub line: u64,
     pub text: String,
@@ -85,7 +85,7 @@ pub struct EnclosingSection {
 }
 
 /// The symbol a match sits in: what to pass to `file_read { target }`.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EnclosingSymbol {
     /// The name to pass to `file_read { target }` (`Class.method`).
     pub name: String,

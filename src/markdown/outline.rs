@@ -18,7 +18,7 @@ use super::slug::{Slugger, fold, slug};
 
 /// One heading and the lines it governs: from its own line to the line before the next
 /// heading of the same or a higher level (a lower number), or to the end of the file.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Section {
     /// Position in document order; index into [`Outline::sections`].
     pub id: usize,
@@ -73,18 +73,16 @@ pub fn content_hash(bytes: &[u8]) -> String {
 }
 
 /// The sections of one markdown document.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug)]
 pub struct Outline {
     sections: Vec<Section>,
     roots: Vec<usize>,
     doc_len: usize,
     total_lines: u64,
     /// Folded titles for fuzzy lookups, computed on first use.
-    #[serde(skip)]
     folded: OnceLock<Vec<String>>,
     /// `(hash of slug, id)` sorted, for slug lookups without walking every section; computed
     /// on first use.
-    #[serde(skip)]
     slug_hashes: OnceLock<Vec<(u64, u32)>>,
 }
 

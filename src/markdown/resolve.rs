@@ -25,8 +25,7 @@ use super::slug::fold;
 pub const MAX_SUGGESTIONS: usize = 5;
 
 /// Which rule found a section.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
     Slug,
     TitleNumber,
@@ -39,7 +38,7 @@ pub enum Tier {
 }
 
 /// A section offered to the caller when a query is ambiguous or finds nothing.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Candidate {
     pub id: usize,
     pub slug: String,
@@ -66,9 +65,8 @@ impl Candidate {
 }
 
 /// A "did you mean" section and how similar its title is to the query (0 to 1).
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Suggestion {
-    #[serde(flatten)]
     pub candidate: Candidate,
     pub score: f64,
 }
