@@ -191,3 +191,23 @@ pub fn file_error_layout(e: &Error, provided: &str, w: &dyn Words) -> ParamError
         tip: None,
     }
 }
+
+/// Why a request failed: its parameters (a [`ParamError`], already in the Error/Problem/Fix
+/// layout), or a file it touched.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    #[error("{0}")]
+    Param(ParamError),
+    #[error(transparent)]
+    File(#[from] Error),
+}
+
+impl RequestError {
+    /// The error in the Error/Problem/Fix layout, for a request echoed as `provided`.
+    pub fn to_param_error(&self, provided: &str, w: &dyn Words) -> ParamError {
+        match self {
+            RequestError::Param(p) => p.clone(),
+            RequestError::File(e) => file_error_layout(e, provided, w),
+        }
+    }
+}

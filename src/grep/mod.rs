@@ -144,14 +144,8 @@ impl Progress {
     }
 }
 
-/// Why a search could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum GrepError {
-    #[error("{0}")]
-    Param(ParamError),
-    #[error(transparent)]
-    File(#[from] Error),
-}
+/// Why a search could not run: its parameters, or a file or directory it names.
+pub type GrepError = crate::error::RequestError;
 
 /// A compiled search: the matcher (sliced for a large automaton) and the section-hint
 /// patterns.

@@ -19,27 +19,11 @@ use crate::lines::LineIndex;
 use crate::words::{Term, Words};
 use crate::workspace::{OpenFile, Workspace};
 
-pub use crate::error::{MAX_ECHO, ParamError, clip, clip_to, file_error_layout};
+pub use crate::error::{MAX_ECHO, ParamError, RequestError, clip, clip_to, file_error_layout};
 pub use params::{ReadMode, ReadRequest};
 
 /// Why a read failed: the caller's parameters, or the file.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    #[error("{0}")]
-    Param(ParamError),
-    #[error(transparent)]
-    File(#[from] Error),
-}
-
-impl ReadError {
-    /// The error in the Error/Problem/Fix layout, for a request echoed as `provided`.
-    pub fn to_param_error(&self, provided: &str, w: &dyn Words) -> ParamError {
-        match self {
-            ReadError::Param(p) => p.clone(),
-            ReadError::File(e) => file_error_layout(e, provided, w),
-        }
-    }
-}
+pub type ReadError = RequestError;
 
 /// Something a reader of an excerpt must be told.
 #[derive(Clone, Debug, PartialEq, Eq)]
