@@ -307,10 +307,17 @@ impl Workspace {
     /// A parse of `source` (`build` gives the value and its heap cost, or `None` if the file
     /// is not to be parsed): cached by file identity and type within the parse budget (a
     /// changed file is parsed again; files changed within the racy window are not cached).
-    /// `Err(Changed)` if a mapped file shrank while it was copied for the parse.
+    ///
+    /// Another process may rewrite a mapped file while it is parsed. With `snapshot`, `build`
+    /// reads a copy this process owns (for parsers that keep views into their input, such as
+    /// validated strings); without it, `build` reads the mapping and must not care that its
+    /// bytes may change (a parser that reads them once into text of its own and never panics
+    /// on any bytes, fuzzed as such: the markdown outline). Either way a file that shrank is
+    /// `Err(Changed)`, and a parse that raced a write is not cached.
     pub fn parsed<T: Any + Send + Sync>(
         &self,
         source: &Source,
+        snapshot: bool,
         build: impl FnOnce(&[u8]) -> Option<(T, usize)>,
     ) -> Result<Option<Arc<T>>, Error> {
         let key = (source.path().to_path_buf(), TypeId::of::<T>());
@@ -321,20 +328,17 @@ impl Workspace {
         {
             return Ok(Some(value));
         }
-        // A parser trusts its input to hold still, and another process may rewrite a mapped
-        // file under it: parse a snapshot this process owns (one copy, after one prefault), so
-        // no rewrite reaches the parser; a file that shrank meanwhile is `Changed`, and the
-        // identity checks below keep a racy parse out of the cache.
-        let snapshot;
-        let bytes = if source.is_mapped() {
-            source.prefault();
-            snapshot = source.bytes().to_vec();
-            source.check_intact()?;
-            snapshot.as_slice()
+        // Parsing reads every byte: map the whole file in one go.
+        source.prefault();
+        let copy;
+        let bytes = if snapshot && source.is_mapped() {
+            copy = source.bytes().to_vec();
+            copy.as_slice()
         } else {
             source.bytes()
         };
         let built = build(bytes);
+        source.check_intact()?;
         let Some((value, cost)) = built else {
             return Ok(None);
         };

@@ -32,13 +32,14 @@ pub struct CodeFile {
 
 /// The code structure of an opened source in `lang`, cached in the workspace by file
 /// identity; `None` if the file is too large to parse or the grammar is not built in;
-/// `Err(Changed)` if a mapped file was rewritten while it was parsed.
+/// `Err(Changed)` if a mapped file shrank while it was parsed. The parse reads a copy of a
+/// mapped file (the structure's builder keeps string views into its input).
 pub fn structure_of(
     ws: &Workspace,
     source: &crate::source::Source,
     lang: Lang,
 ) -> Result<Option<Arc<FileStructure>>, Error> {
-    ws.parsed(source, |bytes| {
+    ws.parsed(source, true, |bytes| {
         let structure = FileStructure::build(lang, bytes)?;
         let cost = structure.heap_bytes();
         Some((structure, cost))

@@ -42,7 +42,7 @@ pub const MAX_OUTLINE_BYTES: usize = 256 * 1024 * 1024;
 /// The heading outline of an opened markdown source, cached in the workspace by file
 /// identity. A document over [`MAX_OUTLINE_BYTES`] or holding NUL bytes is refused before a
 /// byte is copied (the parse keeps a reduced copy of the document). `Err(Changed)` if a mapped
-/// file was rewritten while it was parsed.
+/// file shrank while it was parsed.
 pub fn outline_of(ws: &Workspace, source: &Source) -> Result<Arc<Outline>, Error> {
     let unparsable = |reason: String| Error::Unparsable {
         path: source.path().to_path_buf(),
@@ -61,7 +61,9 @@ pub fn outline_of(ws: &Workspace, source: &Source) -> Result<Arc<Outline>, Error
             "it holds NUL bytes (the first at byte {at}), which a markdown document does not"
         )));
     }
-    let outline = ws.parsed(source, |bytes| {
+    // No copy: the outline reads the bytes once, into its skeleton, and never panics on any
+    // bytes (fuzzed), so a rewrite under the parse can only give a result that is not cached.
+    let outline = ws.parsed(source, false, |bytes| {
         let outline = Outline::build(bytes);
         let cost = outline.heap_bytes();
         Some((outline, cost))

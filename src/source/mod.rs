@@ -231,9 +231,9 @@ impl Source {
 /// [`Error::Changed`] (retry); over bytes we own it is a bug and unwinds on.
 ///
 /// Only regex searches run under it (grep, a read up to a pattern, the section content
-/// search): that is the panic it exists for. Parsers get a snapshot the process owns instead
-/// ([`crate::workspace::Workspace::parsed`]), so a bug in a parse is never mistaken for a
-/// changed file.
+/// search): that is the panic it exists for. Parsers do not (see
+/// [`crate::workspace::Workspace::parsed`]: a copy, or a parser that tolerates any bytes), so
+/// a bug in a parse is never mistaken for a changed file.
 pub fn guard_mapped<T>(mapped: bool, path: &Path, f: impl FnOnce() -> T) -> Result<T> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(v) => Ok(v),
