@@ -54,20 +54,24 @@ pub fn outline_of(ws: &Workspace, source: &Source) -> Result<Arc<Outline>, Error
             "the document is {len} bytes, over the {MAX_OUTLINE_BYTES} bytes an outline is built for"
         )));
     }
-    if let Some(at) = memchr::memchr(0, source.bytes()) {
-        // A mapped file truncated under the scan reads as zeros: that is a change, not NULs.
-        source.check_intact()?;
-        return Err(unparsable(format!(
-            "it holds NUL bytes (the first at byte {at}), which a markdown document does not"
-        )));
-    }
     // No copy: the outline reads the bytes once, into its skeleton, and never panics on any
     // bytes (fuzzed), so a rewrite under the parse can only give a result that is not cached.
+    // The NUL check runs only when the outline is built, not on every open of a cached one.
+    let nul = std::cell::Cell::new(None);
     let outline = ws.parsed(source, false, |bytes| {
+        if let Some(at) = memchr::memchr(0, bytes) {
+            nul.set(Some(at));
+            return None;
+        }
         let outline = Outline::build(bytes);
         let cost = outline.heap_bytes();
         Some((outline, cost))
     })?;
+    if let Some(at) = nul.get() {
+        return Err(unparsable(format!(
+            "it holds NUL bytes (the first at byte {at}), which a markdown document does not"
+        )));
+    }
     Ok(outline.expect("an outline is always built"))
 }
 pub use resolve::{Candidate, MAX_SUGGESTIONS, Resolution, Suggestion, Tier, resolve};
