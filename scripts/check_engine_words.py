@@ -27,7 +27,7 @@ for root, dirs, files in os.walk(SRC):
             continue
         path = os.path.join(root, f)
         text = open(path, encoding="utf-8").read()
-        cut = text.find("#[cfg(test)]\nmod tests")
+        cut = text.find("#[cfg(test)]\nmod tests {")
         if cut >= 0:
             text = text[:cut]
         for n, line in enumerate(text.split("\n"), 1):

@@ -22,7 +22,7 @@ def module_of(path):
 
 
 def strip_tests(text):
-    i = text.find("#[cfg(test)]\nmod tests")
+    i = text.find("#[cfg(test)]\nmod tests {")
     return text if i < 0 else text[:i]
 
 
