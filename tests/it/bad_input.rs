@@ -14,13 +14,13 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use mapgrep::workspace::DEFAULT_MAX_OUTPUT_BYTES;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::RoleClient;
+use rmcp::ServiceExt;
 use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use rmcp::{ErrorData, RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::common::{BIN, Fixture, Server, text_of, view};
+use crate::common::{Answer, BIN, Fixture, Server, call_on, layout_in, text_of};
 
 /// Every call here must answer within this (a FIFO or a device must never block one).
 const TIMEOUT: Duration = Duration::from_secs(20);
@@ -30,131 +30,6 @@ const FAST: Duration = Duration::from_secs(10);
 
 /// Slack over the response size limit for headers, notes and summaries.
 const SLACK: usize = 64 * 1024;
-
-/// A tool answer that is not a JSON-RPC error.
-#[derive(Debug)]
-struct Answer {
-    text: String,
-    is_error: bool,
-    structured: Value,
-}
-
-impl Answer {
-    fn of(tool: &str, r: &CallToolResult) -> Answer {
-        Answer {
-            text: text_of(r),
-            is_error: r.is_error == Some(true),
-            structured: view(tool, r),
-        }
-    }
-}
-
-/// Calls `tool` on `client` within [`TIMEOUT`]; a JSON-RPC error is `Err`.
-async fn call_on(
-    client: &RunningService<RoleClient, ()>,
-    tool: &'static str,
-    args: Value,
-) -> Result<CallToolResult, ErrorData> {
-    let args = args.as_object().expect("arguments object").clone();
-    let params = CallToolRequestParams::new(tool).with_arguments(args);
-    let answer = tokio::time::timeout(TIMEOUT, client.call_tool(params))
-        .await
-        .unwrap_or_else(|_| panic!("{tool} did not answer within {TIMEOUT:?}"));
-    match answer {
-        Ok(r) => Ok(r),
-        Err(ServiceError::McpError(e)) => Err(e),
-        Err(e) => panic!("{tool}: transport failure: {e}"),
-    }
-}
-
-async fn call(srv: &Server, tool: &'static str, args: Value) -> Result<CallToolResult, ErrorData> {
-    call_on(srv.client(), tool, args).await
-}
-
-/// A tool answer (success or tool error); a JSON-RPC error fails the test.
-async fn answer(srv: &Server, tool: &'static str, args: Value) -> Answer {
-    let shown = args.to_string();
-    match call(srv, tool, args).await {
-        Ok(r) => Answer::of(tool, &r),
-        Err(e) => panic!("{tool} {shown}: unexpected JSON-RPC error {e:?}"),
-    }
-}
-
-/// A successful tool answer.
-async fn ok(srv: &Server, tool: &'static str, args: Value) -> Answer {
-    let shown = args.to_string();
-    let a = answer(srv, tool, args).await;
-    assert!(!a.is_error, "{tool} {shown}: {}", a.text);
-    a
-}
-
-/// A tool error in the Error/Problem/Fix layout; returns the layout.
-async fn layout_err(srv: &Server, tool: &'static str, args: Value) -> Layout {
-    let shown = args.to_string();
-    let a = answer(srv, tool, args).await;
-    assert!(
-        a.is_error,
-        "{tool} {shown} should be a tool error: {}",
-        a.text
-    );
-    layout(&a.text)
-}
-
-/// The JSON-RPC error of a call that must fail with one.
-async fn rpc_err(srv: &Server, tool: &'static str, args: Value) -> (i32, String) {
-    let shown = args.to_string();
-    match call(srv, tool, args).await {
-        Ok(r) => panic!("{tool} {shown}: expected a JSON-RPC error, got {r:?}"),
-        Err(e) => (e.code.0, e.message.to_string()),
-    }
-}
-
-/// the Error/Problem/Fix layout, found anywhere in a tool answer (after an optional `File:` or
-/// `[i/n] section:` line, before an optional closing `---`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Layout {
-    short: String,
-    provided: String,
-    problem: String,
-    fix: String,
-}
-
-fn layout(text: &str) -> Layout {
-    let lines: Vec<&str> = text.lines().collect();
-    let at = lines
-        .iter()
-        .position(|l| l.starts_with("Error: "))
-        .unwrap_or_else(|| panic!("no `Error:` line in:\n{text}"));
-    let get = |i: usize, prefix: &str| -> String {
-        lines
-            .get(i)
-            .and_then(|l| l.strip_prefix(prefix))
-            .unwrap_or_else(|| panic!("line {i} should start with {prefix:?} in:\n{text}"))
-            .to_string()
-    };
-    let short = get(at, "Error: ");
-    assert_eq!(
-        lines.get(at + 1),
-        Some(&""),
-        "blank line after Error:\n{text}"
-    );
-    let provided = get(at + 2, "You provided: ");
-    let mut problem = get(at + 3, "Problem: ");
-    let mut i = at + 4;
-    while lines.get(i).is_some_and(|l| !l.starts_with("Fix: ")) {
-        problem.push('\n');
-        problem.push_str(lines[i]);
-        i += 1;
-    }
-    let fix = get(i, "Fix: ");
-    assert!(!fix.trim().is_empty(), "empty Fix in:\n{text}");
-    Layout {
-        short,
-        provided,
-        problem,
-        fix,
-    }
-}
 
 /// The paths of a `grep_content` answer's structured matches, in order.
 fn matched_paths(a: &Answer) -> Vec<&str> {
@@ -177,7 +52,9 @@ async fn timed<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
 
 /// A good call after bad ones: the server still serves.
 async fn still_serving(srv: &Server) {
-    let a = ok(srv, "read_files", json!({"files": [{"path": "ok.txt"}]})).await;
+    let a = srv
+        .ok("read_files", json!({"files": [{"path": "ok.txt"}]}))
+        .await;
     assert_eq!(
         a.text,
         "File: ok.txt\nLines: 1-1 of 1\n---\nneedle ok\n---\n"
@@ -223,7 +100,7 @@ async fn invalid_regexes_are_layout_errors_in_every_regex_parameter() {
         ),
     ];
     for (tool, args, short) in cases {
-        let e = layout_err(&srv, tool, args.clone()).await;
+        let e = srv.layout_err(tool, args.clone()).await;
         assert_eq!(e.short, short, "{tool} {args}");
         assert!(
             e.provided.contains("(a") || e.provided.contains("[z") || e.provided.contains("a(b"),
@@ -231,14 +108,16 @@ async fn invalid_regexes_are_layout_errors_in_every_regex_parameter() {
         );
     }
     // The syntax error itself is named where the code says so.
-    let e = layout_err(&srv, "grep_content", json!({"pattern": "a(b"})).await;
+    let e = srv
+        .layout_err("grep_content", json!({"pattern": "a(b"}))
+        .await;
     assert!(e.problem.contains("unclosed group"), "{e:?}");
-    let e = layout_err(
-        &srv,
-        "read_files",
-        json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": "(a"}]}),
-    )
-    .await;
+    let e = srv
+        .layout_err(
+            "read_files",
+            json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": "(a"}]}),
+        )
+        .await;
     assert!(e.problem.contains("unclosed group"), "{e:?}");
     still_serving(&srv).await;
     srv.shutdown().await;
@@ -248,12 +127,9 @@ async fn invalid_regexes_are_layout_errors_in_every_regex_parameter() {
 async fn doc_find_invalid_regex_names_the_syntax_error() {
     let fx = base_fixture();
     let srv = fx.serve().await;
-    let e = layout_err(
-        &srv,
-        "doc_find",
-        json!({"path": "a.md", "content_pattern": "(a"}),
-    )
-    .await;
+    let e = srv
+        .layout_err("doc_find", json!({"path": "a.md", "content_pattern": "(a"}))
+        .await;
     assert!(e.problem.contains("unclosed group"), "{e:?}");
     srv.shutdown().await;
 }
@@ -288,14 +164,14 @@ async fn oversized_regexes_are_refused_promptly_in_every_regex_parameter() {
         ),
     ];
     for (tool, args, short) in cases {
-        let e = timed(tool, layout_err(&srv, tool, args.clone())).await;
+        let e = timed(tool, srv.layout_err(tool, args.clone())).await;
         assert_eq!(e.short, short, "{tool} {args}");
     }
     // A 1 MB literal is over the automaton limit: refused promptly, and its echo is clipped.
     let huge_literal = "a".repeat(1 << 20);
     let a = timed(
         "grep",
-        answer(&srv, "grep_content", json!({"pattern": huge_literal})),
+        srv.answer("grep_content", json!({"pattern": huge_literal})),
     )
     .await;
     assert!(a.is_error && a.text.starts_with("Error: Regex too large in pattern"));
@@ -303,11 +179,7 @@ async fn oversized_regexes_are_refused_promptly_in_every_regex_parameter() {
     // A 64 KB literal compiles: it is answered promptly as an ordinary search.
     let big_literal = "a".repeat(64 << 10);
     for pattern in [big_literal.as_str()] {
-        let a = timed(
-            "grep",
-            ok(&srv, "grep_content", json!({"pattern": pattern})),
-        )
-        .await;
+        let a = timed("grep", srv.ok("grep_content", json!({"pattern": pattern}))).await;
         assert!(
             a.text.starts_with("No matches (searched 3 files)."),
             "{}",
@@ -315,8 +187,7 @@ async fn oversized_regexes_are_refused_promptly_in_every_regex_parameter() {
         );
         let a = timed(
             "doc_find",
-            ok(
-                &srv,
+            srv.ok(
                 "doc_find",
                 json!({"path": "a.md", "content_pattern": pattern}),
             ),
@@ -325,9 +196,7 @@ async fn oversized_regexes_are_refused_promptly_in_every_regex_parameter() {
         assert_eq!(a.structured["total_matches"], 0);
         let a = timed(
             "read_files",
-            ok(
-                &srv,
-                "read_files",
+            srv.ok("read_files",
                 json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": pattern}]}),
             ),
         )
@@ -347,19 +216,17 @@ async fn oversized_regexes_are_refused_promptly_in_every_regex_parameter() {
 async fn oversized_regexes_are_called_too_large_everywhere() {
     let fx = base_fixture();
     let srv = fx.serve().await;
-    let e = layout_err(
-        &srv,
-        "read_files",
+    let e = srv.layout_err("read_files",
         json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": TOO_LARGE}]}),
     )
     .await;
     assert!(e.short.contains("too large"), "{e:?}");
-    let e = layout_err(
-        &srv,
-        "doc_find",
-        json!({"path": "a.md", "content_pattern": TOO_LARGE}),
-    )
-    .await;
+    let e = srv
+        .layout_err(
+            "doc_find",
+            json!({"path": "a.md", "content_pattern": TOO_LARGE}),
+        )
+        .await;
     assert!(e.short.contains("too large"), "{e:?}");
     srv.shutdown().await;
 }
@@ -386,8 +253,7 @@ async fn pathological_regexes_stay_linear() {
     for (pattern, file, matches) in cases {
         let a = timed(
             pattern,
-            ok(
-                &srv,
+            srv.ok(
                 "grep_content",
                 json!({"pattern": pattern, "search_path": file}),
             ),
@@ -408,9 +274,7 @@ async fn pathological_regexes_stay_linear() {
         // The same regexes as section boundaries and as doc_find content filters.
         let a = timed(
             pattern,
-            ok(
-                &srv,
-                "read_files",
+            srv.ok("read_files",
                 json!({"files": [{"path": "as.md", "start_line": 1, "read_to_next_pattern": pattern}]}),
             ),
         )
@@ -418,8 +282,7 @@ async fn pathological_regexes_stay_linear() {
         assert!(a.text.starts_with("File: as.md\nLines: 1-"), "{pattern}");
         timed(
             pattern,
-            ok(
-                &srv,
+            srv.ok(
                 "doc_find",
                 json!({"path": "as.md", "content_pattern": pattern}),
             ),
@@ -499,25 +362,23 @@ async fn empty_patterns_get_a_clear_answer_not_a_dump() {
             "Invalid cursor",
         ),
     ] {
-        let e = layout_err(&srv, tool, args.clone()).await;
+        let e = srv.layout_err(tool, args.clone()).await;
         assert_eq!(e.short, short, "{tool} {args}");
     }
-    let (code, message) = rpc_err(&srv, "read_text_file", json!({"path": ""})).await;
+    let (code, message) = srv.rpc_err("read_text_file", json!({"path": ""})).await;
     assert_eq!(
         (code, message.as_str()),
         (-32600, "Path must be absolute: ")
     );
     // An empty doc_find title glob is no filter: every section.
-    let a = ok(&srv, "doc_find", json!({"path": "a.md", "pattern": ""})).await;
+    let a = srv
+        .ok("doc_find", json!({"path": "a.md", "pattern": ""}))
+        .await;
     assert_eq!(a.structured["total_matches"], 2);
     // Patterns that match the empty string match every line: the answer is capped at
     // max_results (default 100) with a cursor, never every line of every file.
     for pattern in ["^", "(?:)", "x*", "$"] {
-        let a = timed(
-            pattern,
-            ok(&srv, "grep_content", json!({"pattern": pattern})),
-        )
-        .await;
+        let a = timed(pattern, srv.ok("grep_content", json!({"pattern": pattern}))).await;
         assert_eq!(
             a.structured["matches"].as_array().unwrap().len(),
             100,
@@ -539,8 +400,7 @@ async fn empty_patterns_get_a_clear_answer_not_a_dump() {
 async fn an_empty_section_pattern_is_refused_like_every_other_empty_pattern() {
     let fx = base_fixture();
     let srv = fx.serve().await;
-    layout_err(
-        &srv,
+    srv.layout_err(
         "grep_content",
         json!({"pattern": "needle", "section_patterns": [""]}),
     )
@@ -589,7 +449,9 @@ async fn zero_negative_and_huge_line_numbers_in_read_files() {
     ] {
         let mut entry = entry;
         entry["path"] = json!("a.md");
-        let e = layout_err(&srv, "read_files", json!({"files": [entry.clone()]})).await;
+        let e = srv
+            .layout_err("read_files", json!({"files": [entry.clone()]}))
+            .await;
         assert_eq!(e.short, short, "{entry}");
         if short.contains("past the end") {
             assert!(e.problem.contains(&max.to_string()), "{e:?}");
@@ -601,7 +463,7 @@ async fn zero_negative_and_huge_line_numbers_in_read_files() {
     for entry in [json!({"head": max}), json!({"tail": max})] {
         let mut entry = entry;
         entry["path"] = json!("a.md");
-        let a = ok(&srv, "read_files", json!({"files": [entry]})).await;
+        let a = srv.ok("read_files", json!({"files": [entry]})).await;
         assert_eq!(a.text, whole);
     }
     for entry in [
@@ -610,7 +472,7 @@ async fn zero_negative_and_huge_line_numbers_in_read_files() {
     ] {
         let mut entry = entry;
         entry["path"] = json!("a.md");
-        let a = ok(&srv, "read_files", json!({"files": [entry]})).await;
+        let a = srv.ok("read_files", json!({"files": [entry]})).await;
         assert_eq!(
             a.text,
             format!(
@@ -620,12 +482,12 @@ async fn zero_negative_and_huge_line_numbers_in_read_files() {
     }
     // Beyond i64 or not an integer: the parameters do not deserialize.
     for v in [json!(u64::MAX), json!(1.5), json!(2.0), json!(1e300)] {
-        let a = answer(
-            &srv,
-            "read_files",
-            json!({"files": [{"path": "a.md", "start_line": v}]}),
-        )
-        .await;
+        let a = srv
+            .answer(
+                "read_files",
+                json!({"files": [{"path": "a.md", "start_line": v}]}),
+            )
+            .await;
         assert!(a.is_error, "{v}: {}", a.text);
         assert!(
             a.text.starts_with("failed to deserialize parameters: "),
@@ -645,20 +507,18 @@ async fn zero_negative_and_huge_line_numbers_in_read_text_file() {
     let path = fx.abs("a.md");
     // docs/read_text_file.md: -32600 (read_text_file.rs covers 0, -3 and -1; here the extremes).
     for line in [0, -1, i64::MIN] {
-        let (code, message) =
-            rpc_err(&srv, "read_text_file", json!({"path": path, "line": line})).await;
+        let (code, message) = srv
+            .rpc_err("read_text_file", json!({"path": path, "line": line}))
+            .await;
         assert_eq!(
             (code, message),
             (-32600, format!("Line number must be >= 1: {line}"))
         );
     }
     for limit in [0, -1, i64::MIN] {
-        let (code, message) = rpc_err(
-            &srv,
-            "read_text_file",
-            json!({"path": path, "limit": limit}),
-        )
-        .await;
+        let (code, message) = srv
+            .rpc_err("read_text_file", json!({"path": path, "limit": limit}))
+            .await;
         assert_eq!(
             (code, message),
             (-32600, format!("Limit must be >= 1: {limit}"))
@@ -676,7 +536,7 @@ async fn zero_negative_and_huge_line_numbers_in_read_text_file() {
         ),
         (json!({"path": path, "line": 4, "limit": max}), "beta\n", 1),
     ] {
-        let a = ok(&srv, "read_text_file", args.clone()).await;
+        let a = srv.ok("read_text_file", args.clone()).await;
         assert_eq!(a.structured["content"], content, "{args}");
         assert_eq!(
             a.structured["_meta"],
@@ -706,7 +566,7 @@ async fn zero_negative_and_huge_line_numbers_in_file_read_and_the_doc_tools() {
     ] {
         let mut args = args;
         args["file"] = json!("a.ts");
-        let a = ok(&srv, "file_read", args.clone()).await;
+        let a = srv.ok("file_read", args.clone()).await;
         assert_eq!(a.structured["mode"], "range", "{args}");
         assert_eq!(
             (
@@ -724,15 +584,17 @@ async fn zero_negative_and_huge_line_numbers_in_file_read_and_the_doc_tools() {
         );
     }
     // A start past the end, and start after end, are refused.
-    let e = layout_err(&srv, "file_read", json!({"file": "a.ts", "startLine": max})).await;
+    let e = srv
+        .layout_err("file_read", json!({"file": "a.ts", "startLine": max}))
+        .await;
     assert_eq!(e.short, "startLine past the end of the file");
     assert!(e.problem.contains(&max.to_string()), "{e:?}");
-    let e = layout_err(
-        &srv,
-        "file_read",
-        json!({"file": "a.ts", "startLine": 3, "endLine": 1}),
-    )
-    .await;
+    let e = srv
+        .layout_err(
+            "file_read",
+            json!({"file": "a.ts", "startLine": 3, "endLine": 1}),
+        )
+        .await;
     assert_eq!(e.short, "startLine after endLine");
 
     // doc tools: numeric parameters are range-checked.
@@ -778,27 +640,21 @@ async fn zero_negative_and_huge_line_numbers_in_file_read_and_the_doc_tools() {
             "Invalid max_depth",
         ),
     ] {
-        let e = layout_err(&srv, tool, args.clone()).await;
+        let e = srv.layout_err(tool, args.clone()).await;
         assert_eq!(e.short, short, "{tool} {args}");
     }
     // A line-number section address outside the document (0, huge, beyond u64) is not found.
     for section in ["0", "9223372036854775807", "99999999999999999999999", "-1"] {
-        let e = layout_err(
-            &srv,
-            "doc_read",
-            json!({"path": "a.md", "section": section}),
-        )
-        .await;
+        let e = srv
+            .layout_err("doc_read", json!({"path": "a.md", "section": section}))
+            .await;
         assert_eq!(e.short, "Section not found", "{section}");
     }
     // grep_content: max_results is clamped to 1..=10000, context_lines to 100.
     fx.write("x.txt", "x\n".repeat(20_000));
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "^x$", "max_results": 0}),
-    )
-    .await;
+    let a = srv
+        .ok("grep_content", json!({"pattern": "^x$", "max_results": 0}))
+        .await;
     assert_eq!(a.structured["matches"].as_array().unwrap().len(), 1);
     assert_eq!(a.structured["truncated"], true);
     // At most 10,000 matching lines, in pages that fit the response limit: following the
@@ -806,7 +662,7 @@ async fn zero_negative_and_huge_line_numbers_in_file_read_and_the_doc_tools() {
     let mut args = json!({"pattern": "^x$", "max_results": u32::MAX});
     let mut lines = Vec::new();
     loop {
-        let a = ok(&srv, "grep_content", args.clone()).await;
+        let a = srv.ok("grep_content", args.clone()).await;
         assert!(
             a.text.len() <= DEFAULT_MAX_OUTPUT_BYTES + 1024,
             "{}",
@@ -826,12 +682,12 @@ async fn zero_negative_and_huge_line_numbers_in_file_read_and_the_doc_tools() {
         args["max_results"] = json!(10_000 - lines.len());
     }
     assert_eq!(lines, (1..=10_000).collect::<Vec<u64>>());
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "needle", "search_path": "a.md", "context_lines": u32::MAX}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "grep_content",
+            json!({"pattern": "needle", "search_path": "a.md", "context_lines": u32::MAX}),
+        )
+        .await;
     assert_eq!(
         a.structured["matches"][0]["context"]["after"]
             .as_array()
@@ -844,7 +700,7 @@ async fn zero_negative_and_huge_line_numbers_in_file_read_and_the_doc_tools() {
         json!({"pattern": "x", "context_lines": -1}),
         json!({"pattern": "x", "max_results": u64::MAX}),
     ] {
-        let a = answer(&srv, "grep_content", args.clone()).await;
+        let a = srv.answer("grep_content", args.clone()).await;
         assert!(a.is_error, "{args}: {}", a.text);
         assert!(
             a.text.starts_with("failed to deserialize parameters: "),
@@ -933,7 +789,7 @@ async fn wrong_json_types_are_refused_and_the_server_keeps_serving() {
     for (tool, args) in cases {
         // rmcp turns a parameter deserialization failure into a tool error (isError) carrying
         // serde's message; a JSON-RPC invalid-params error would be acceptable too.
-        match call(&srv, tool, args.clone()).await {
+        match srv.call(tool, args.clone()).await {
             Ok(r) => {
                 let a = Answer::of(tool, &r);
                 assert!(a.is_error, "{tool} {args}: {}", a.text);
@@ -990,21 +846,23 @@ async fn wrong_json_types_are_refused_and_the_server_keeps_serving() {
         ("file_read", json!({"file": "a.ts", "skeleton": "true"})),
         ("file_read", json!({"file": "a.ts", "target": "f"})),
     ] {
-        ok(&srv, tool, args).await;
+        srv.ok(tool, args).await;
     }
     // null for an optional field is the same as leaving it out.
-    let a = ok(
-        &srv,
-        "read_files",
-        json!({"files": [{"path": "a.md", "head": null}]}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "read_files",
+            json!({"files": [{"path": "a.md", "head": null}]}),
+        )
+        .await;
     assert!(
         a.text.starts_with("File: a.md\nLines: 1-4 of 4\n"),
         "{}",
         a.text
     );
-    let a = ok(&srv, "file_read", json!({"file": "a.ts", "target": null})).await;
+    let a = srv
+        .ok("file_read", json!({"file": "a.ts", "target": null}))
+        .await;
     assert_eq!(a.structured["mode"], "range");
     still_serving(&srv).await;
     srv.shutdown().await;
@@ -1041,7 +899,7 @@ async fn wrong_type_errors_name_the_parameter() {
             "line",
         ),
     ] {
-        let a = answer(&srv, tool, args.clone()).await;
+        let a = srv.answer(tool, args.clone()).await;
         assert!(a.is_error);
         assert!(
             a.text.contains(&format!(
@@ -1067,7 +925,7 @@ async fn a_ten_thousand_entry_batch_is_answered_and_says_where_it_was_cut() {
     fx.write("f.txt", rows());
     let srv = fx.serve().await;
     let files: Vec<Value> = (0..10_000).map(|_| json!({"path": "f.txt"})).collect();
-    let a = timed("batch", ok(&srv, "read_files", json!({"files": files}))).await;
+    let a = timed("batch", srv.ok("read_files", json!({"files": files}))).await;
     // Every entry is accounted for: read whole, read in part up to the limit (one, with a
     // note saying where to continue), then one block refusing the rest by entry numbers.
     let read = a.text.matches("\nLines: 1-200 of 200\n").count();
@@ -1086,7 +944,7 @@ async fn a_ten_thousand_entry_batch_is_answered_and_says_where_it_was_cut() {
     );
     let first_cut = a.text.find("Error: Response limit reached").unwrap();
     assert!(!a.text[first_cut..].contains("\nLines: "));
-    let e = layout(&a.text[first_cut..]);
+    let e = layout_in(&a.text[first_cut..]);
     let first_unread = read + partial + 1;
     assert_eq!(
         e.provided,
@@ -1109,11 +967,11 @@ async fn a_ten_thousand_entry_batch_is_answered_and_says_where_it_was_cut() {
     let files: Vec<Value> = (0..10_000)
         .map(|_| json!({"path": "missing.txt"}))
         .collect();
-    let a = timed("batch", answer(&srv, "read_files", json!({"files": files}))).await;
+    let a = timed("batch", srv.answer("read_files", json!({"files": files}))).await;
     assert!(a.is_error);
     let missing = a.text.matches("\nError: File not found\n").count();
     assert!(missing > 100, "{missing}");
-    let e = layout(&a.text[a.text.find("Error: Response limit reached").unwrap()..]);
+    let e = layout_in(&a.text[a.text.find("Error: Response limit reached").unwrap()..]);
     assert!(
         e.provided
             .starts_with(&format!("entries {}-10000 of 10000: ", missing + 1)),
@@ -1147,7 +1005,7 @@ async fn a_ten_thousand_entry_batch_stays_within_the_response_size_limit() {
         ),
     ] {
         let files: Vec<Value> = (0..n).map(|_| entry.clone()).collect();
-        let a = answer(&srv, "read_files", json!({"files": files})).await;
+        let a = srv.answer("read_files", json!({"files": files})).await;
         assert!(
             a.text.len() <= DEFAULT_MAX_OUTPUT_BYTES + SLACK,
             "{entry}: {} bytes",
@@ -1165,12 +1023,12 @@ async fn a_ten_thousand_entry_batch_stays_within_the_response_size_limit() {
     // doc_read_many: 10,000 sections, found and not found.
     for section in ["a", "nope"] {
         let sections: Vec<&str> = vec![section; 10_000];
-        let a = answer(
-            &srv,
-            "doc_read_many",
-            json!({"path": "a.md", "sections": sections}),
-        )
-        .await;
+        let a = srv
+            .answer(
+                "doc_read_many",
+                json!({"path": "a.md", "sections": sections}),
+            )
+            .await;
         // The structured view is the same text, so the text's size is the answer's.
         assert!(
             a.text.len() <= DEFAULT_MAX_OUTPUT_BYTES + SLACK,
@@ -1199,7 +1057,7 @@ async fn oversized_parameter_values_are_not_echoed_back_unbounded() {
         ("file_read", json!({"file": "a.ts", "target": big})),
     ];
     for (tool, args) in cases {
-        let a = answer(&srv, tool, args).await;
+        let a = srv.answer(tool, args).await;
         assert!(
             a.text.len() <= DEFAULT_MAX_OUTPUT_BYTES + SLACK,
             "{tool}: {} bytes",
@@ -1214,13 +1072,17 @@ async fn a_file_name_too_long_is_an_invalid_path_not_a_retryable_failure() {
     let fx = base_fixture();
     let srv = fx.serve().await;
     let name = "n".repeat(300);
-    let e = layout_err(&srv, "read_files", json!({"files": [{"path": name}]})).await;
+    let e = srv
+        .layout_err("read_files", json!({"files": [{"path": name}]}))
+        .await;
     assert!(
         e.short == "Invalid path" || e.short == "File not found",
         "{e:?}"
     );
     assert!(!e.fix.contains("Retry"), "{e:?}");
-    let (code, _) = rpc_err(&srv, "read_text_file", json!({"path": fx.abs(&name)})).await;
+    let (code, _) = srv
+        .rpc_err("read_text_file", json!({"path": fx.abs(&name)}))
+        .await;
     assert!(code == -32600 || code == -32001, "{code}");
     srv.shutdown().await;
 }
@@ -1253,25 +1115,22 @@ async fn a_latin1_file_is_read_and_grepped_lossily_never_dropped() {
         b"# Caf\xe9\ncaf\xe9 au lait\nna\xefve needle\n".as_slice(),
     );
     let srv = fx.serve().await;
-    let a = ok(
-        &srv,
-        "read_files",
-        json!({"files": [{"path": "latin1.md"}]}),
-    )
-    .await;
+    let a = srv
+        .ok("read_files", json!({"files": [{"path": "latin1.md"}]}))
+        .await;
     assert_eq!(
         a.text,
         "File: latin1.md\nLines: 1-3 of 3\n---\n# Caf\u{FFFD}\ncaf\u{FFFD} au lait\nna\u{FFFD}ve needle\n---\n"
     );
-    let a = ok(
-        &srv,
-        "read_text_file",
-        json!({"path": fx.abs("latin1.md"), "line": 3}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "read_text_file",
+            json!({"path": fx.abs("latin1.md"), "line": 3}),
+        )
+        .await;
     assert_eq!(a.structured["content"], "na\u{FFFD}ve needle\n");
     // grep: the file is searched (not skipped as binary) and its lines come back lossily.
-    let a = ok(&srv, "grep_content", json!({"pattern": "needle"})).await;
+    let a = srv.ok("grep_content", json!({"pattern": "needle"})).await;
     assert_eq!(a.structured["binary_skipped"], 0);
     let hits: Vec<(String, u64, String)> = a.structured["matches"]
         .as_array()
@@ -1292,24 +1151,24 @@ async fn a_latin1_file_is_read_and_grepped_lossily_never_dropped() {
     // The ASCII around an invalid byte matches; the invalid byte itself is matched by nothing
     // (`caf. au` finds no line, as in ripgrep; `(?-u:.)` is refused as able to match invalid
     // UTF-8).
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "au lait", "search_path": "latin1.md"}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "grep_content",
+            json!({"pattern": "au lait", "search_path": "latin1.md"}),
+        )
+        .await;
     assert_eq!(a.structured["matches"][0]["line"], 2);
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "caf. au", "search_path": "latin1.md"}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "grep_content",
+            json!({"pattern": "caf. au", "search_path": "latin1.md"}),
+        )
+        .await;
     assert_eq!(a.structured["matches"], json!([]));
     // The doc and code tools read it too.
-    let a = ok(&srv, "doc_toc", json!({"path": "latin1.md"})).await;
+    let a = srv.ok("doc_toc", json!({"path": "latin1.md"})).await;
     assert_eq!(a.structured["sections"][0]["title"], "Caf\u{FFFD}");
-    let a = ok(&srv, "file_read", json!({"file": "latin1.md"})).await;
+    let a = srv.ok("file_read", json!({"file": "latin1.md"})).await;
     assert!(a.text.contains("na\u{FFFD}ve needle\n"), "{}", a.text);
     srv.shutdown().await;
 }
@@ -1322,35 +1181,32 @@ async fn utf16_files_with_a_bom_are_read_as_text() {
     fx.write("be.md", utf16(doc, false));
     let srv = fx.serve().await;
     for f in ["le.md", "be.md"] {
-        let a = ok(&srv, "read_files", json!({"files": [{"path": f}]})).await;
+        let a = srv.ok("read_files", json!({"files": [{"path": f}]})).await;
         assert_eq!(
             a.text,
             format!("File: {f}\nLines: 1-4 of 4\n---\n{doc}---\n")
         );
-        let a = ok(
-            &srv,
-            "read_files",
-            json!({"files": [{"path": f, "start_line": 1, "read_to_next_pattern": "^## "}]}),
-        )
-        .await;
+        let a = srv
+            .ok(
+                "read_files",
+                json!({"files": [{"path": f, "start_line": 1, "read_to_next_pattern": "^## "}]}),
+            )
+            .await;
         assert_eq!(
             a.text,
             format!("File: {f}\nLines: 1-2 of 4\n---\n# Titré\nneedle one\n---\n")
         );
-        let a = ok(
-            &srv,
-            "read_text_file",
-            json!({"path": fx.abs(f), "line": 4}),
-        )
-        .await;
+        let a = srv
+            .ok("read_text_file", json!({"path": fx.abs(f), "line": 4}))
+            .await;
         assert_eq!(a.structured["content"], "beta 验证\n");
         assert_eq!(a.structured["_meta"]["total_lines"], 4);
-        let a = ok(
-            &srv,
-            "grep_content",
-            json!({"pattern": "验证|needle", "search_path": f}),
-        )
-        .await;
+        let a = srv
+            .ok(
+                "grep_content",
+                json!({"pattern": "验证|needle", "search_path": f}),
+            )
+            .await;
         let lines: Vec<u64> = a.structured["matches"]
             .as_array()
             .unwrap()
@@ -1359,13 +1215,15 @@ async fn utf16_files_with_a_bom_are_read_as_text() {
             .collect();
         assert_eq!(lines, [2, 4], "{f}: {}", a.text);
         assert_eq!(a.structured["binary_skipped"], 0);
-        let a = ok(&srv, "doc_read", json!({"path": f, "section": "B"})).await;
+        let a = srv.ok("doc_read", json!({"path": f, "section": "B"})).await;
         assert_eq!(a.structured["section"]["content"], "## B\nbeta 验证\n");
-        let a = ok(&srv, "file_read", json!({"file": f})).await;
+        let a = srv.ok("file_read", json!({"file": f})).await;
         assert!(a.text.ends_with(doc), "{}", a.text);
     }
     // A walk finds both (not skipped as binary for their NUL bytes).
-    let a = ok(&srv, "grep_content", json!({"pattern": "needle one"})).await;
+    let a = srv
+        .ok("grep_content", json!({"pattern": "needle one"}))
+        .await;
     assert_eq!(a.structured["matches"].as_array().unwrap().len(), 2);
     assert_eq!(a.structured["binary_skipped"], 0);
     srv.shutdown().await;
@@ -1381,15 +1239,15 @@ async fn crlf_files_number_lines_right_and_each_tool_keeps_or_strips_cr() {
     );
     let srv = fx.serve().await;
     // read_files, read_text_file and doc_read return the file's bytes: CRLF kept.
-    let a = ok(&srv, "read_files", json!({"files": [{"path": "crlf.md"}]})).await;
+    let a = srv
+        .ok("read_files", json!({"files": [{"path": "crlf.md"}]}))
+        .await;
     assert_eq!(
         a.text,
         "File: crlf.md\nLines: 1-4 of 4\n---\n# A\r\nalpha needle\r\n## B\r\nbeta\r\n---\n"
     );
     // `$` matches before the `\r`, so an anchored boundary works on CRLF files.
-    let a = ok(
-        &srv,
-        "read_files",
+    let a = srv.ok("read_files",
         json!({"files": [{"path": "crlf.md", "start_line": 1, "read_to_next_pattern": "^## B$"}]}),
     )
     .await;
@@ -1397,53 +1255,57 @@ async fn crlf_files_number_lines_right_and_each_tool_keeps_or_strips_cr() {
         a.text,
         "File: crlf.md\nLines: 1-2 of 4\n---\n# A\r\nalpha needle\r\n---\n"
     );
-    let a = ok(
-        &srv,
-        "read_text_file",
-        json!({"path": fx.abs("crlf.md"), "line": 2, "limit": 2}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "read_text_file",
+            json!({"path": fx.abs("crlf.md"), "line": 2, "limit": 2}),
+        )
+        .await;
     assert_eq!(a.structured["content"], "alpha needle\r\n## B\r\n");
     assert_eq!(a.structured["_meta"]["next_line"], 4);
-    let a = ok(&srv, "doc_read", json!({"path": "crlf.md", "section": "B"})).await;
+    let a = srv
+        .ok("doc_read", json!({"path": "crlf.md", "section": "B"}))
+        .await;
     assert_eq!(a.structured["section"]["content"], "## B\r\nbeta\r\n");
     assert_eq!(a.structured["section"]["line_start"], 3);
     assert_eq!(a.structured["section"]["line_end"], 4);
     // grep_content strips the `\r` from match and context text; the hint's section end is
     // right.
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "needle$", "search_path": "crlf.md", "context_lines": 1}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "grep_content",
+            json!({"pattern": "needle$", "search_path": "crlf.md", "context_lines": 1}),
+        )
+        .await;
     assert_eq!(
         a.text,
         "File: crlf.md, Line: 2, Section-End-Hint: 4 (end of file), Section-Start: 1, Section: #a (lines 1-4)\n---\n1- # A\n2: alpha needle\n3- ## B\n---\nFound 1 matching line in 1 file (searched 1 file).\n"
     );
     // doc_toc titles and doc_find matched text carry no `\r`.
-    let a = ok(&srv, "doc_toc", json!({"path": "crlf.md"})).await;
+    let a = srv.ok("doc_toc", json!({"path": "crlf.md"})).await;
     assert_eq!(a.structured["sections"][0]["title"], "A");
     assert_eq!(a.structured["sections"][1]["title"], "B");
     assert_eq!(a.structured["sections"][1]["line_start"], 3);
     assert_eq!(a.structured["sections"][1]["line_end"], 4);
     assert!(!a.text.contains('\r'));
-    let a = ok(
-        &srv,
-        "doc_find",
-        json!({"path": "crlf.md", "content_pattern": "needle$"}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "doc_find",
+            json!({"path": "crlf.md", "content_pattern": "needle$"}),
+        )
+        .await;
     assert_eq!(a.structured["matches"][0]["matched_line"], 2);
     assert_eq!(a.structured["matches"][0]["matched_text"], "alpha needle");
     // file_read renders lines with LF only, numbered the same.
-    let a = ok(&srv, "file_read", json!({"file": "crlf.md"})).await;
+    let a = srv.ok("file_read", json!({"file": "crlf.md"})).await;
     assert!(
         a.text.ends_with("# A\nalpha needle\n## B\nbeta\n"),
         "{:?}",
         a.text
     );
-    let a = ok(&srv, "file_read", json!({"file": "crlf.ts", "target": "f"})).await;
+    let a = srv
+        .ok("file_read", json!({"file": "crlf.ts", "target": "f"}))
+        .await;
     assert!(!a.text.contains('\r'), "{:?}", a.text);
     assert!(
         a.text
@@ -1451,12 +1313,12 @@ async fn crlf_files_number_lines_right_and_each_tool_keeps_or_strips_cr() {
         "{:?}",
         a.text
     );
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "needle", "search_path": "crlf.ts"}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "grep_content",
+            json!({"pattern": "needle", "search_path": "crlf.ts"}),
+        )
+        .await;
     assert_eq!(a.structured["matches"][0]["symbol"]["name"], "f");
     assert_eq!(a.structured["matches"][0]["text"], "  return 1; // needle");
     srv.shutdown().await;
@@ -1468,50 +1330,49 @@ async fn a_file_without_a_trailing_newline_reads_its_last_line_in_every_tool() {
     fx.write("nonl.md", "# A\nalpha\n## B\nlast needle");
     let srv = fx.serve().await;
     // read_files ends the block with a newline (read_files.rs has the section-read cases).
-    let a = ok(
-        &srv,
-        "read_files",
-        json!({"files": [{"path": "nonl.md", "tail": 1}]}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "read_files",
+            json!({"files": [{"path": "nonl.md", "tail": 1}]}),
+        )
+        .await;
     assert_eq!(
         a.text,
         "File: nonl.md\nLines: 4-4 of 4\n---\nlast needle\n---\n"
     );
     // read_text_file returns the bytes as they are.
-    let a = ok(
-        &srv,
-        "read_text_file",
-        json!({"path": fx.abs("nonl.md"), "line": 4}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "read_text_file",
+            json!({"path": fx.abs("nonl.md"), "line": 4}),
+        )
+        .await;
     assert_eq!(a.structured["content"], "last needle");
     assert_eq!(a.structured["_meta"]["total_lines"], 4);
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "needle$", "search_path": "nonl.md"}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "grep_content",
+            json!({"pattern": "needle$", "search_path": "nonl.md"}),
+        )
+        .await;
     assert_eq!(a.structured["matches"][0]["line"], 4);
     assert_eq!(a.structured["matches"][0]["text"], "last needle");
-    let a = ok(&srv, "doc_read", json!({"path": "nonl.md", "section": "B"})).await;
+    let a = srv
+        .ok("doc_read", json!({"path": "nonl.md", "section": "B"}))
+        .await;
     // The text view ends the read with a newline.
     assert_eq!(a.structured["section"]["content"], "## B\nlast needle\n");
     assert_eq!(a.structured["section"]["line_end"], 4);
-    let a = ok(
-        &srv,
-        "doc_find",
-        json!({"path": "nonl.md", "content_pattern": "needle"}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "doc_find",
+            json!({"path": "nonl.md", "content_pattern": "needle"}),
+        )
+        .await;
     assert_eq!(a.structured["matches"][0]["matched_line"], 4);
-    let a = ok(
-        &srv,
-        "file_read",
-        json!({"file": "nonl.md", "startLine": 4}),
-    )
-    .await;
+    let a = srv
+        .ok("file_read", json!({"file": "nonl.md", "startLine": 4}))
+        .await;
     assert!(a.text.ends_with("last needle\n"), "{:?}", a.text);
     srv.shutdown().await;
 }
@@ -1523,82 +1384,69 @@ async fn an_empty_file_gets_a_clear_answer_from_each_tool() {
     fx.write("empty.ts", "");
     let srv = fx.serve().await;
     // read_files.rs and read_text_file.rs (tc6) cover the read tools in more modes.
-    let a = ok(&srv, "read_files", json!({"files": [{"path": "empty.md"}]})).await;
+    let a = srv
+        .ok("read_files", json!({"files": [{"path": "empty.md"}]}))
+        .await;
     assert_eq!(
         a.text,
         "File: empty.md\nLines: none (empty file)\n---\n---\n"
     );
-    let e = layout_err(
-        &srv,
-        "read_files",
-        json!({"files": [{"path": "empty.md", "start_line": 1}]}),
-    )
-    .await;
+    let e = srv
+        .layout_err(
+            "read_files",
+            json!({"files": [{"path": "empty.md", "start_line": 1}]}),
+        )
+        .await;
     assert_eq!(e.short, "start_line is past the end of the file");
     assert_eq!(
         e.problem,
         "start_line is 1, but the file is empty (0 lines)."
     );
-    let a = ok(
-        &srv,
-        "read_text_file",
-        json!({"path": fx.abs("empty.md"), "line": 1}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "read_text_file",
+            json!({"path": fx.abs("empty.md"), "line": 1}),
+        )
+        .await;
     assert_eq!(a.structured["content"], "");
     assert_eq!(
         a.structured["_meta"],
         json!({"total_lines": 0, "returned_lines": 0, "has_more": false})
     );
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "x", "search_path": "empty.md"}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "grep_content",
+            json!({"pattern": "x", "search_path": "empty.md"}),
+        )
+        .await;
     assert_eq!(a.text, "No matches (searched 1 file).\n");
-    let a = ok(&srv, "doc_toc", json!({"path": "empty.md"})).await;
+    let a = srv.ok("doc_toc", json!({"path": "empty.md"})).await;
     assert_eq!(
         a.text,
         "File: empty.md · 0 lines · 0 sections\nNo headings: read the file with read_files.\n"
     );
-    let e = layout_err(
-        &srv,
-        "doc_read",
-        json!({"path": "empty.md", "section": "A"}),
-    )
-    .await;
+    let e = srv
+        .layout_err("doc_read", json!({"path": "empty.md", "section": "A"}))
+        .await;
     assert_eq!(e.short, "Section not found");
     assert!(e.problem.contains("no headings"), "{e:?}");
-    let a = ok(
-        &srv,
-        "doc_find",
-        json!({"path": "empty.md", "pattern": "*"}),
-    )
-    .await;
+    let a = srv
+        .ok("doc_find", json!({"path": "empty.md", "pattern": "*"}))
+        .await;
     assert_eq!(a.structured["total_matches"], 0);
-    let a = ok(&srv, "file_read", json!({"file": "empty.ts"})).await;
+    let a = srv.ok("file_read", json!({"file": "empty.ts"})).await;
     assert_eq!(a.text, "## file_read: empty.ts\n\n(empty file)\n");
-    let a = ok(
-        &srv,
-        "file_read",
-        json!({"file": "empty.ts", "skeleton": true}),
-    )
-    .await;
+    let a = srv
+        .ok("file_read", json!({"file": "empty.ts", "skeleton": true}))
+        .await;
     assert_eq!(a.structured["symbols"], json!([]));
-    let e = layout_err(
-        &srv,
-        "file_read",
-        json!({"file": "empty.ts", "startLine": 1}),
-    )
-    .await;
+    let e = srv
+        .layout_err("file_read", json!({"file": "empty.ts", "startLine": 1}))
+        .await;
     assert_eq!(e.short, "Empty file");
-    let e = layout_err(
-        &srv,
-        "file_read",
-        json!({"file": "empty.ts", "target": "f"}),
-    )
-    .await;
+    let e = srv
+        .layout_err("file_read", json!({"file": "empty.ts", "target": "f"}))
+        .await;
     assert_eq!(e.short, "Symbol not found");
     srv.shutdown().await;
 }
@@ -1628,7 +1476,7 @@ async fn a_100_mb_single_line_file_is_capped_and_says_so() {
 
     let a = timed(
         "read_files",
-        ok(&srv, "read_files", json!({"files": [{"path": "huge.txt"}]})),
+        srv.ok("read_files", json!({"files": [{"path": "huge.txt"}]})),
     )
     .await;
     assert!(a.text.len() <= max + SLACK, "{} bytes", a.text.len());
@@ -1642,7 +1490,7 @@ async fn a_100_mb_single_line_file_is_capped_and_says_so() {
 
     let a = timed(
         "read_text_file",
-        ok(&srv, "read_text_file", json!({"path": fx.abs("huge.txt")})),
+        srv.ok("read_text_file", json!({"path": fx.abs("huge.txt")})),
     )
     .await;
     assert!(a.text.len() <= max + SLACK, "{} bytes", a.text.len());
@@ -1662,7 +1510,7 @@ async fn a_100_mb_single_line_file_is_capped_and_says_so() {
         json!({"pattern": "needle"}),
         json!({"pattern": "x+"}),
     ] {
-        let a = timed("grep_content", ok(&srv, "grep_content", args.clone())).await;
+        let a = timed("grep_content", srv.ok("grep_content", args.clone())).await;
         assert!(a.text.len() < SLACK, "{args}: {} bytes", a.text.len());
         let m = a.structured["matches"]
             .as_array()
@@ -1679,12 +1527,12 @@ async fn a_100_mb_single_line_file_is_capped_and_says_so() {
     // test below).
     let a = timed(
         "file_read",
-        ok(&srv, "file_read", json!({"file": "huge.txt"})),
+        srv.ok("file_read", json!({"file": "huge.txt"})),
     )
     .await;
     assert!(a.text.len() <= max + SLACK);
     assert_eq!(a.structured["truncated"], true);
-    let a = timed("doc_toc", ok(&srv, "doc_toc", json!({"path": "huge.txt"}))).await;
+    let a = timed("doc_toc", srv.ok("doc_toc", json!({"path": "huge.txt"}))).await;
     assert_eq!(a.structured["total_lines"], 1);
     still_serving(&srv).await;
     srv.shutdown().await;
@@ -1702,7 +1550,7 @@ async fn file_read_shows_part_of_a_line_longer_than_the_response_limit() {
         json!({"file": "long.ts"}),
         json!({"file": "long.ts", "target": "s"}),
     ] {
-        let a = ok(&srv, "file_read", args.clone()).await;
+        let a = srv.ok("file_read", args.clone()).await;
         assert_eq!(a.structured["truncated"], true, "{args}");
         assert!(a.text.contains(&"x".repeat(100)), "{args}: {}", a.text);
     }
@@ -1720,9 +1568,13 @@ async fn binary_files_are_refused_by_the_read_tools_and_counted_by_grep() {
     }
     let srv = fx.serve().await;
     // Read tools refuse (read_text_file with the read_text_file contract's -32004).
-    let e = layout_err(&srv, "read_files", json!({"files": [{"path": "b1.dat"}]})).await;
+    let e = srv
+        .layout_err("read_files", json!({"files": [{"path": "b1.dat"}]}))
+        .await;
     assert_eq!(e.short, "Binary file");
-    let (code, message) = rpc_err(&srv, "read_text_file", json!({"path": fx.abs("b1.dat")})).await;
+    let (code, message) = srv
+        .rpc_err("read_text_file", json!({"path": fx.abs("b1.dat")}))
+        .await;
     assert_eq!(
         (code, message),
         (
@@ -1736,11 +1588,11 @@ async fn binary_files_are_refused_by_the_read_tools_and_counted_by_grep() {
         ("doc_find", json!({"path": "b5.md"})),
         ("file_read", json!({"file": "b1.dat"})),
     ] {
-        let e = layout_err(&srv, tool, args).await;
+        let e = srv.layout_err(tool, args).await;
         assert_eq!(e.short, "Binary file", "{tool}");
     }
     // grep_content counts them in the summary and names some; the text match is found.
-    let a = ok(&srv, "grep_content", json!({"pattern": "needle"})).await;
+    let a = srv.ok("grep_content", json!({"pattern": "needle"})).await;
     assert_eq!(a.structured["binary_skipped"], 5, "{}", a.text);
     assert!(
         a.text
@@ -1751,12 +1603,12 @@ async fn binary_files_are_refused_by_the_read_tools_and_counted_by_grep() {
     let paths = matched_paths(&a);
     assert_eq!(paths, ["a.md", "ok.txt"]);
     // A binary file named as the search path is counted, not an error.
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "needle", "search_path": "b4.o"}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "grep_content",
+            json!({"pattern": "needle", "search_path": "b4.o"}),
+        )
+        .await;
     assert_eq!(
         a.text,
         "No matches (searched 1 file).\nSkipped 1 binary file (e.g. b4.o; list_skipped: true names them all).\n"
@@ -1773,12 +1625,12 @@ async fn every_skipped_binary_file_can_be_named() {
         fx.write(n, b"needle\0\x01\x02 more\n".as_slice());
     }
     let srv = fx.serve().await;
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "needle", "list_skipped": true}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "grep_content",
+            json!({"pattern": "needle", "list_skipped": true}),
+        )
+        .await;
     assert!(
         a.text
             .contains("Skipped binary files (5):\n  b1.dat\n  b2.png\n  b3.bin\n  b4.o\n  b5.md\n"),
@@ -1798,18 +1650,18 @@ async fn read_tools_and_grep_agree_whether_a_file_is_binary() {
     bytes.extend_from_slice(b"\nneedle late\n\0\n");
     fx.write("late.txt", &bytes);
     let srv = fx.serve().await;
-    let read = answer(
-        &srv,
-        "read_files",
-        json!({"files": [{"path": "late.txt", "tail": 2}]}),
-    )
-    .await;
-    let grep = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "needle late", "search_path": "late.txt"}),
-    )
-    .await;
+    let read = srv
+        .answer(
+            "read_files",
+            json!({"files": [{"path": "late.txt", "tail": 2}]}),
+        )
+        .await;
+    let grep = srv
+        .ok(
+            "grep_content",
+            json!({"pattern": "needle late", "search_path": "late.txt"}),
+        )
+        .await;
     let read_as_text = !read.is_error;
     let grep_as_text = grep.structured["binary_skipped"] == 0;
     assert_eq!(
@@ -1862,7 +1714,7 @@ async fn fifos_sockets_devices_and_directories_never_hang() {
             ("file_read", json!({"file": name})),
         ];
         for (tool, args) in read_tools {
-            let e = timed(tool, layout_err(&srv, tool, args)).await;
+            let e = timed(tool, srv.layout_err(tool, args)).await;
             match kind {
                 Kind::NotAFile(k) => {
                     assert_eq!(e.short, "Not a regular file", "{tool} {name}");
@@ -1877,7 +1729,7 @@ async fn fifos_sockets_devices_and_directories_never_hang() {
         let path = fx.abs(name);
         let (code, message) = timed(
             "read_text_file",
-            rpc_err(&srv, "read_text_file", json!({"path": path})),
+            srv.rpc_err("read_text_file", json!({"path": path})),
         )
         .await;
         match kind {
@@ -1892,34 +1744,28 @@ async fn fifos_sockets_devices_and_directories_never_hang() {
         let args = json!({"pattern": "needle", "search_path": name});
         match kind {
             Kind::NotAFile("directory") => {
-                let a = timed("grep", ok(&srv, "grep_content", args)).await;
+                let a = timed("grep", srv.ok("grep_content", args)).await;
                 assert_eq!(a.structured["matches"][0]["path"], "sub/inner.txt");
             }
             Kind::NotAFile(k) => {
-                let e = timed("grep", layout_err(&srv, "grep_content", args)).await;
+                let e = timed("grep", srv.layout_err("grep_content", args)).await;
                 assert_eq!(e.short, "search_path cannot be searched");
                 assert!(e.problem.contains(k), "{e:?}");
             }
             Kind::Outside => {
-                let e = timed("grep", layout_err(&srv, "grep_content", args)).await;
+                let e = timed("grep", srv.layout_err("grep_content", args)).await;
                 assert_eq!(e.short, "search_path outside the allowed roots");
             }
         }
     }
     // A walk over the root passes them by (no links followed, only regular files read).
-    let a = timed(
-        "grep",
-        ok(&srv, "grep_content", json!({"pattern": "needle"})),
-    )
-    .await;
+    let a = timed("grep", srv.ok("grep_content", json!({"pattern": "needle"}))).await;
     let paths = matched_paths(&a);
     assert_eq!(paths, ["a.md", "ok.txt", "sub/inner.txt"]);
     // One batch with all of them and a good file.
     let a = timed(
         "batch",
-        ok(
-            &srv,
-            "read_files",
+        srv.ok("read_files",
             json!({"files": [{"path": "pipe"}, {"path": "sock"}, {"path": "zero"}, {"path": "sub"}, {"path": "ok.txt"}]}),
         ),
     )
@@ -1958,14 +1804,15 @@ async fn assert_permission_denied(client: &RunningService<RoleClient, ()>, fx: &
             client,
             "read_files",
             json!({"files": [{"path": "locked.md"}]}),
+            TIMEOUT,
         )
         .await
         .unwrap(),
     );
     assert!(a.is_error, "{}", a.text);
-    assert_eq!(layout(&a.text).short, "Permission denied");
+    assert_eq!(layout_in(&a.text).short, "Permission denied");
     let path = fx.abs("locked.md");
-    let e = call_on(client, "read_text_file", json!({"path": path}))
+    let e = call_on(client, "read_text_file", json!({"path": path}), TIMEOUT)
         .await
         .expect_err("read_text_file of an unreadable file");
     assert_eq!(
@@ -1977,16 +1824,21 @@ async fn assert_permission_denied(client: &RunningService<RoleClient, ()>, fx: &
         ("file_read", json!({"file": "locked.md"})),
         ("read_files", json!({"files": [{"path": "lockdir/in.txt"}]})),
     ] {
-        let a = Answer::of(tool, &call_on(client, tool, args).await.unwrap());
+        let a = Answer::of(tool, &call_on(client, tool, args, TIMEOUT).await.unwrap());
         assert!(a.is_error, "{tool}: {}", a.text);
-        assert_eq!(layout(&a.text).short, "Permission denied", "{tool}");
+        assert_eq!(layout_in(&a.text).short, "Permission denied", "{tool}");
     }
     // grep_content reads what it can and says what it could not.
     let a = Answer::of(
         "grep_content",
-        &call_on(client, "grep_content", json!({"pattern": "needle"}))
-            .await
-            .unwrap(),
+        &call_on(
+            client,
+            "grep_content",
+            json!({"pattern": "needle"}),
+            TIMEOUT,
+        )
+        .await
+        .unwrap(),
     );
     assert!(!a.is_error, "{}", a.text);
     assert_eq!(a.structured["errors"], 2, "{}", a.text);
@@ -2004,6 +1856,7 @@ async fn assert_permission_denied(client: &RunningService<RoleClient, ()>, fx: &
             client,
             "grep_content",
             json!({"pattern": "needle", "search_path": "locked.md"}),
+            TIMEOUT,
         )
         .await
         .unwrap(),
@@ -2026,25 +1879,24 @@ async fn permission_denied_files() {
     if root {
         // Tests may run as root, where mode 000 does not stop reads: the server reads the
         // file like any other.
-        let a = ok(
-            &srv,
-            "read_files",
-            json!({"files": [{"path": "locked.md"}]}),
-        )
-        .await;
+        let a = srv
+            .ok("read_files", json!({"files": [{"path": "locked.md"}]}))
+            .await;
         assert!(
             a.text.ends_with("---\n# Locked\nneedle locked\n---\n"),
             "{}",
             a.text
         );
-        let a = ok(&srv, "read_text_file", json!({"path": fx.abs("locked.md")})).await;
+        let a = srv
+            .ok("read_text_file", json!({"path": fx.abs("locked.md")}))
+            .await;
         assert_eq!(a.structured["content"], "# Locked\nneedle locked\n");
-        let a = ok(
-            &srv,
-            "grep_content",
-            json!({"pattern": "needle locked|needle in"}),
-        )
-        .await;
+        let a = srv
+            .ok(
+                "grep_content",
+                json!({"pattern": "needle locked|needle in"}),
+            )
+            .await;
         assert_eq!(a.structured["matches"].as_array().unwrap().len(), 2);
         assert_eq!(a.structured["errors"], 0);
     } else {
@@ -2114,6 +1966,7 @@ async fn permission_denied_files_for_an_unprivileged_server() {
             &client,
             "read_files",
             json!({"files": [{"path": "ok.txt"}]}),
+            TIMEOUT,
         )
         .await
         .unwrap(),
@@ -2132,24 +1985,24 @@ async fn permission_denied_files_for_an_unprivileged_server() {
 async fn clamped_values_are_said() {
     let fx = base_fixture();
     let srv = fx.serve().await;
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "needle", "max_results": 0}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "grep_content",
+            json!({"pattern": "needle", "max_results": 0}),
+        )
+        .await;
     assert!(
         a.text
             .contains("\nNote: max_results=0 is outside 1-10000; 1 was used.\n"),
         "{}",
         a.text
     );
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "needle a", "context_lines": u32::MAX}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "grep_content",
+            json!({"pattern": "needle a", "context_lines": u32::MAX}),
+        )
+        .await;
     assert!(
         a.text.contains(
             "\nNote: context_lines=4294967295 is over 100; 100 lines of context are shown.\n"
@@ -2165,19 +2018,22 @@ async fn a_pattern_that_needs_a_newline_is_refused_with_the_reason() {
     let fx = base_fixture();
     let srv = fx.serve().await;
     for pattern in ["\n", r"needle\na", "a\nb"] {
-        let e = layout_err(&srv, "grep_content", json!({"pattern": pattern})).await;
+        let e = srv
+            .layout_err("grep_content", json!({"pattern": pattern}))
+            .await;
         assert_eq!(e.short, "Pattern needs a line break", "{pattern:?}");
         assert!(e.problem.contains("would never match"), "{e:?}");
     }
-    let e = layout_err(
-        &srv,
-        "read_files",
-        json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": r"x\ny"}]}),
-    )
-    .await;
+    let e = srv
+        .layout_err(
+            "read_files",
+            json!({"files": [{"path": "a.md", "start_line": 1, "read_to_next_pattern": r"x\ny"}]}),
+        )
+        .await;
     assert_eq!(e.short, "Pattern needs a line break");
     // A newline that is optional, or one alternative among others, is fine.
-    ok(&srv, "grep_content", json!({"pattern": r"needle\n?"})).await;
+    srv.ok("grep_content", json!({"pattern": r"needle\n?"}))
+        .await;
     srv.shutdown().await;
 }
 
@@ -2187,37 +2043,36 @@ async fn file_uris_and_home_paths_are_understood_and_other_schemes_named() {
     let srv = fx.serve().await;
     let abs = fx.abs("a.md");
     let uri = format!("file://{}", abs.replace(' ', "%20"));
-    let a = ok(
-        &srv,
-        "read_files",
-        json!({"files": [{"path": uri, "head": 1}]}),
-    )
-    .await;
+    let a = srv
+        .ok("read_files", json!({"files": [{"path": uri, "head": 1}]}))
+        .await;
     assert!(a.text.contains("\n---\n# A\n---\n"), "{}", a.text);
-    let a = ok(
-        &srv,
-        "grep_content",
-        json!({"pattern": "needle", "search_path": uri}),
-    )
-    .await;
+    let a = srv
+        .ok(
+            "grep_content",
+            json!({"pattern": "needle", "search_path": uri}),
+        )
+        .await;
     assert!(a.text.contains(", Line: 2"), "{}", a.text);
     let r = srv
         .read_text_file(json!({"path": uri, "limit": 1}))
         .await
         .expect("read_text_file");
     assert_eq!(text_of(&r).lines().next(), Some("# A"));
-    let e = layout_err(
-        &srv,
-        "read_files",
-        json!({"files": [{"path": "https://example.org/a.md"}]}),
-    )
-    .await;
+    let e = srv
+        .layout_err(
+            "read_files",
+            json!({"files": [{"path": "https://example.org/a.md"}]}),
+        )
+        .await;
     assert!(
         e.problem.contains("only local paths and file:// URIs"),
         "{e:?}"
     );
     // `~` is the home directory: outside this root, so refused as such (not "not found").
-    let e = layout_err(&srv, "read_files", json!({"files": [{"path": "~/a.md"}]})).await;
+    let e = srv
+        .layout_err("read_files", json!({"files": [{"path": "~/a.md"}]}))
+        .await;
     assert_eq!(e.short, "Path outside the allowed roots", "{e:?}");
     srv.shutdown().await;
 }
@@ -2227,13 +2082,15 @@ async fn a_dangling_symlink_to_outside_is_the_same_error_in_every_tool() {
     let fx = base_fixture();
     std::os::unix::fs::symlink(fx.base().join("gone/secret.md"), fx.root.join("link.md")).unwrap();
     let srv = fx.serve().await;
-    let from_read = layout_err(&srv, "read_files", json!({"files": [{"path": "link.md"}]})).await;
-    let from_grep = layout_err(
-        &srv,
-        "grep_content",
-        json!({"pattern": "x", "search_path": "link.md"}),
-    )
-    .await;
+    let from_read = srv
+        .layout_err("read_files", json!({"files": [{"path": "link.md"}]}))
+        .await;
+    let from_grep = srv
+        .layout_err(
+            "grep_content",
+            json!({"pattern": "x", "search_path": "link.md"}),
+        )
+        .await;
     // The same reason in both, each under its own tool's heading.
     for e in [&from_read, &from_grep] {
         assert!(

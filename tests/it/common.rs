@@ -138,18 +138,50 @@ impl Server {
     /// Calls `tool` with `args` (a JSON object). A JSON-RPC error is returned as `Err`; a
     /// transport failure or a call slower than [`CALL_TIMEOUT`] fails the test.
     pub async fn call(&self, tool: &'static str, args: Value) -> Result<CallToolResult, ErrorData> {
-        let args = args
-            .as_object()
-            .expect("arguments are a JSON object")
-            .clone();
-        let params = CallToolRequestParams::new(tool).with_arguments(args);
-        let answer = tokio::time::timeout(CALL_TIMEOUT, self.client.call_tool(params))
-            .await
-            .unwrap_or_else(|_| panic!("{tool} did not answer within {CALL_TIMEOUT:?}"));
-        match answer {
-            Ok(result) => Ok(result),
-            Err(ServiceError::McpError(e)) => Err(e),
-            Err(e) => panic!("{tool}: transport/service failure: {e}"),
+        call_on(&self.client, tool, args, CALL_TIMEOUT).await
+    }
+
+    /// A tool answer (success or tool error); a JSON-RPC error fails the test.
+    pub async fn answer(&self, tool: &'static str, args: Value) -> Answer {
+        let shown = args.to_string();
+        match self.call(tool, args).await {
+            Ok(r) => Answer::of(tool, &r),
+            Err(e) => panic!("{tool} {shown}: unexpected JSON-RPC error {e:?}"),
+        }
+    }
+
+    /// A successful tool answer (not flagged as an error).
+    pub async fn ok(&self, tool: &'static str, args: Value) -> Answer {
+        let shown = args.to_string();
+        let a = self.answer(tool, args).await;
+        assert!(!a.is_error, "{tool} {shown} should succeed:\n{}", a.text);
+        a
+    }
+
+    /// A tool error (flagged isError, not a JSON-RPC error): its text.
+    pub async fn err(&self, tool: &'static str, args: Value) -> String {
+        let shown = args.to_string();
+        let a = self.answer(tool, args).await;
+        assert!(
+            a.is_error,
+            "{tool} {shown} should be a tool error:\n{}",
+            a.text
+        );
+        a.text
+    }
+
+    /// A tool error in the Error/Problem/Fix layout, found anywhere in the answer
+    /// ([`layout_in`]).
+    pub async fn layout_err(&self, tool: &'static str, args: Value) -> Layout {
+        layout_in(&self.err(tool, args).await)
+    }
+
+    /// The JSON-RPC error (code, message) of a call that must fail with one.
+    pub async fn rpc_err(&self, tool: &'static str, args: Value) -> (i32, String) {
+        let shown = args.to_string();
+        match self.call(tool, args).await {
+            Ok(r) => panic!("{tool} {shown}: expected a JSON-RPC error, got {r:?}"),
+            Err(e) => (e.code.0, e.message.to_string()),
         }
     }
 
@@ -182,6 +214,48 @@ impl Server {
     }
 }
 
+/// Calls `tool` with `args` (a JSON object) on `client` within `timeout`. A JSON-RPC error is
+/// returned as `Err`; a transport failure or a slower call fails the test.
+pub async fn call_on(
+    client: &RunningService<RoleClient, ()>,
+    tool: &'static str,
+    args: Value,
+    timeout: Duration,
+) -> Result<CallToolResult, ErrorData> {
+    let args = args
+        .as_object()
+        .expect("arguments are a JSON object")
+        .clone();
+    let params = CallToolRequestParams::new(tool).with_arguments(args);
+    let answer = tokio::time::timeout(timeout, client.call_tool(params))
+        .await
+        .unwrap_or_else(|_| panic!("{tool} did not answer within {timeout:?}"));
+    match answer {
+        Ok(result) => Ok(result),
+        Err(ServiceError::McpError(e)) => Err(e),
+        Err(e) => panic!("{tool}: transport/service failure: {e}"),
+    }
+}
+
+/// A tool answer that is not a JSON-RPC error: its text, whether it is flagged as an error,
+/// and what it says ([`view`]).
+#[derive(Debug)]
+pub struct Answer {
+    pub text: String,
+    pub is_error: bool,
+    pub structured: Value,
+}
+
+impl Answer {
+    pub fn of(tool: &str, r: &CallToolResult) -> Answer {
+        Answer {
+            text: text_of(r),
+            is_error: r.is_error == Some(true),
+            structured: view(tool, r),
+        }
+    }
+}
+
 /// The text blocks of a tool result, joined with newlines.
 pub fn text_of(result: &CallToolResult) -> String {
     result
@@ -192,76 +266,140 @@ pub fn text_of(result: &CallToolResult) -> String {
         .join("\n")
 }
 
-/// The expected `read_files` block of a successful read.
-pub fn block(path: &str, lines: &str, notes: &[&str], content: &str) -> String {
-    let mut s = format!("File: {path}\nLines: {lines}\n");
-    for n in notes {
-        s.push_str(n);
-        s.push('\n');
-    }
-    s.push_str("---\n");
-    s.push_str(content);
-    s.push_str("---\n");
-    s
+/// One block of a `read_files` answer, parsed: `File: PATH`, then either `Lines: ...`, the
+/// `Note:` lines and the content between `---` lines, or an error in the Error/Problem/Fix
+/// layout ([`Layout`]) closed by `---`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    pub path: String,
+    /// What follows `Lines: ` (`3-5 of 10`, `none (empty file)`); empty for an error.
+    pub lines: String,
+    pub notes: Vec<String>,
+    pub content: String,
+    pub error: Option<Layout>,
 }
 
-/// An error in the Error/Problem/Fix layout that is the whole text: `Error: short\n\nYou provided: ...\n
-/// Problem: ...\nFix: ...` (the tools whose errors have no `File:` line, where
-/// [`parse_error_block`] does not apply).
-#[derive(Debug)]
+/// The blocks of a `read_files` answer, in order (blocks are separated by one blank line).
+/// Each block is checked line by line against the layout while it is parsed.
+pub fn blocks(text: &str) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let header_end = rest
+            .find("\n")
+            .unwrap_or_else(|| panic!("a block line ends with a newline:\n{text}"));
+        let path = rest[..header_end]
+            .strip_prefix("File: ")
+            .unwrap_or_else(|| panic!("a block starts with `File: `:\n{rest}"))
+            .to_string();
+        let body = &rest[header_end + 1..];
+        let (block, len) = if body.starts_with("Error: ") {
+            let end = body
+                .find("\n---\n")
+                .unwrap_or_else(|| panic!("an error block ends with ---:\n{rest}"))
+                + "\n---\n".len();
+            let error = parse_error_block(&rest[..header_end + 1 + end]);
+            let block = Block {
+                path,
+                lines: String::new(),
+                notes: Vec::new(),
+                content: String::new(),
+                error: Some(error),
+            };
+            (block, end)
+        } else {
+            let open = body
+                .find("---\n")
+                .unwrap_or_else(|| panic!("the content opens with ---:\n{rest}"));
+            let mut header = body[..open].lines();
+            let lines = header
+                .next()
+                .and_then(|l| l.strip_prefix("Lines: "))
+                .unwrap_or_else(|| panic!("`Lines:` follows `File:`:\n{rest}"))
+                .to_string();
+            let notes: Vec<String> = header.map(str::to_string).collect();
+            assert!(
+                notes.iter().all(|n| n.starts_with("Note: ")),
+                "only notes between Lines and ---: {notes:?}"
+            );
+            let content_start = open + "---\n".len();
+            let close = closing_dashes(&body[content_start..])
+                .map(|at| content_start + at)
+                .unwrap_or_else(|| panic!("the content closes with ---:\n{rest}"));
+            let block = Block {
+                path,
+                lines,
+                notes,
+                content: body[content_start..close].to_string(),
+                error: None,
+            };
+            (block, close + "---\n".len())
+        };
+        out.push(block);
+        rest = &body[len..];
+        if !rest.is_empty() {
+            rest = rest
+                .strip_prefix('\n')
+                .unwrap_or_else(|| panic!("blocks are separated by a blank line:\n{text}"));
+        }
+    }
+    out
+}
+
+/// Where the `---` line that closes a block's content is in `content_and_after`: the first
+/// `---` line (at the start or after a newline) followed by the end of the answer or by the
+/// next block (content may itself hold `---` lines).
+fn closing_dashes(content_and_after: &str) -> Option<usize> {
+    let s = content_and_after;
+    let mut from = 0;
+    loop {
+        let at = if from == 0 && s.starts_with("---\n") {
+            0
+        } else {
+            from + s[from..].find("\n---\n")? + 1
+        };
+        let after = &s[at + "---\n".len()..];
+        if after.is_empty() || after.starts_with("\nFile: ") {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+}
+
+/// The one block of a single-entry `read_files` answer.
+pub fn one_block(text: &str) -> Block {
+    let mut all = blocks(text);
+    assert_eq!(all.len(), 1, "one block expected:\n{text}");
+    all.remove(0)
+}
+
+/// A successful read's block: `path`, `lines` (`3-5 of 10`), `notes` and `content`.
+pub fn read_block(path: &str, lines: &str, notes: &[&str], content: &str) -> Block {
+    Block {
+        path: path.into(),
+        lines: lines.into(),
+        notes: notes.iter().map(|n| n.to_string()).collect(),
+        content: content.into(),
+        error: None,
+    }
+}
+
+/// An error in the Error/Problem/Fix layout: `Error: short`, a blank line, `You provided:`,
+/// `Problem:` (which may run over several lines, as a regex syntax error's caret diagram
+/// does), `Fix:` (which may carry a list on the lines after it) and an optional `Tip:` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
     pub short: String,
     pub provided: String,
     pub problem: String,
     pub fix: String,
-}
-
-pub fn layout(text: &str) -> Layout {
-    let rest = text
-        .strip_prefix("Error: ")
-        .unwrap_or_else(|| panic!("an error starts with `Error: `:\n{text}"));
-    let (short, rest) = rest.split_once("\n\nYou provided: ").unwrap_or_else(|| {
-        panic!("a blank line and `You provided:` follow the Error line:\n{text}")
-    });
-    let (provided, rest) = rest
-        .split_once("\nProblem: ")
-        .unwrap_or_else(|| panic!("`Problem:` follows `You provided:`:\n{text}"));
-    let (problem, fix) = rest
-        .split_once("\nFix: ")
-        .unwrap_or_else(|| panic!("`Fix:` follows `Problem:`:\n{text}"));
-    assert!(!short.contains('\n'), "one-line short message:\n{text}");
-    assert!(!provided.contains('\n'), "one-line `You provided`:\n{text}");
-    assert!(!fix.trim().is_empty(), "a Fix is given:\n{text}");
-    Layout {
-        short: short.into(),
-        provided: provided.into(),
-        problem: problem.into(),
-        fix: fix.into(),
-    }
-}
-
-/// An error in the Error/Problem/Fix layout.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LayoutError {
-    pub short: String,
-    pub provided: String,
-    pub problem: String,
-    pub fix: String,
+    /// The whole `Tip: ...` line, if there is one.
     pub tip: Option<String>,
 }
 
-/// Parses a `read_files` error block (`File: ...\nError: ...\n\nYou provided: ...\n...---\n`),
-/// asserting the Error/Problem/Fix layout line by line.
-pub fn parse_error_block(text: &str) -> LayoutError {
-    let lines: Vec<&str> = text.lines().collect();
-    let at = lines
-        .iter()
-        .position(|l| l.starts_with("Error: "))
-        .unwrap_or_else(|| panic!("no `Error:` line in:\n{text}"));
-    assert!(
-        at >= 1 && lines[at - 1].starts_with("File: "),
-        "the Error line must follow the File line:\n{text}"
-    );
+/// Parses the layout from the `Error:` line at `at` of `lines`; returns it and the index of
+/// the first line after it (a closing `---`, or the end).
+fn layout_at(text: &str, lines: &[&str], at: usize) -> (Layout, usize) {
     let get = |i: usize, prefix: &str| -> String {
         let line = lines
             .get(i)
@@ -278,34 +416,86 @@ pub fn parse_error_block(text: &str) -> LayoutError {
     );
     let provided = get(at + 2, "You provided: ");
     let mut problem = get(at + 3, "Problem: ");
-    // A problem may carry a multi-line detail (a regex syntax error with its caret diagram);
-    // it runs until the Fix line.
-    let mut fix_at = at + 4;
+    let mut i = at + 4;
     while lines
-        .get(fix_at)
+        .get(i)
         .is_some_and(|l| !l.starts_with("Fix: ") && *l != "---")
     {
         problem.push('\n');
-        problem.push_str(lines[fix_at]);
-        fix_at += 1;
+        problem.push_str(lines[i]);
+        i += 1;
     }
-    let fix = get(fix_at, "Fix: ");
-    let (tip, end) = match lines.get(fix_at + 1) {
-        Some(l) if l.starts_with("Tip: ") => (Some(l.to_string()), fix_at + 2),
-        _ => (None, fix_at + 1),
+    let mut fix = get(i, "Fix: ");
+    i += 1;
+    while lines
+        .get(i)
+        .is_some_and(|l| !l.starts_with("Tip: ") && *l != "---")
+    {
+        fix.push('\n');
+        fix.push_str(lines[i]);
+        i += 1;
+    }
+    assert!(!fix.trim().is_empty(), "a Fix is given:\n{text}");
+    let tip = match lines.get(i) {
+        Some(l) if l.starts_with("Tip: ") => {
+            i += 1;
+            Some(l.to_string())
+        }
+        _ => None,
     };
-    assert_eq!(
-        lines.get(end),
-        Some(&"---"),
-        "the error block ends with ---:\n{text}"
-    );
-    LayoutError {
+    let layout = Layout {
         short,
         provided,
         problem,
         fix,
         tip,
-    }
+    };
+    (layout, i)
+}
+
+/// An error whose whole text is the layout (the tools whose errors have no `File:` line).
+pub fn layout(text: &str) -> Layout {
+    assert!(
+        text.starts_with("Error: "),
+        "an error starts with `Error: `:\n{text}"
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let (layout, end) = layout_at(text, &lines, 0);
+    assert_eq!(end, lines.len(), "nothing follows the layout:\n{text}");
+    layout
+}
+
+/// The first error in the layout anywhere in a tool answer (after a `File:` or
+/// `[i/n] section:` line of a batch, before a closing `---`).
+pub fn layout_in(text: &str) -> Layout {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("Error: "))
+        .unwrap_or_else(|| panic!("no `Error:` line in:\n{text}"));
+    layout_at(text, &lines, at).0
+}
+
+/// Parses a `read_files` error block (`File: ...\nError: ...\n\nYou provided: ...\n...---\n`),
+/// asserting the layout line by line: the Error line follows the File line and `---` closes
+/// the block.
+pub fn parse_error_block(text: &str) -> Layout {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("Error: "))
+        .unwrap_or_else(|| panic!("no `Error:` line in:\n{text}"));
+    assert!(
+        at >= 1 && lines[at - 1].starts_with("File: "),
+        "the Error line must follow the File line:\n{text}"
+    );
+    let (layout, end) = layout_at(text, &lines, at);
+    assert_eq!(
+        lines.get(end),
+        Some(&"---"),
+        "the error block ends with ---:\n{text}"
+    );
+    layout
 }
 
 /// Extracts `N` from a `Continue with start_line: N.` note.
@@ -321,6 +511,18 @@ pub fn block_content(text: &str) -> &str {
     let start = text.find("\n---\n").expect("opening ---") + "\n---\n".len();
     let body = &text[start..];
     body.strip_suffix("---\n").expect("closing ---")
+}
+
+/// Lines `a..=b` (1-based) of `text`, line endings kept, exactly as in the file.
+pub fn lines<N: TryInto<usize>>(text: &str, a: N, b: N) -> String
+where
+    N::Error: std::fmt::Debug,
+{
+    let (a, b): (usize, usize) = (a.try_into().unwrap(), b.try_into().unwrap());
+    text.split_inclusive('\n')
+        .skip(a - 1)
+        .take(b + 1 - a)
+        .collect()
 }
 
 /// `n` numbered lines, `"{prefix}{i}\n"` for i in 1..=n.
@@ -379,6 +581,27 @@ pub fn view(tool: &str, r: &CallToolResult) -> serde_json::Value {
         t if t.starts_with("doc_") => doc_view(t, r),
         _ => r.structured_content.clone().unwrap_or_default(),
     }
+}
+
+/// insta settings for snapshots of answers from `fx`'s server: its temporary directory is
+/// written `[TMP]`.
+pub fn snapshot_settings(fx: &Fixture) -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(&regex_escape(fx.base().to_str().unwrap()), "[TMP]");
+    settings
+}
+
+/// `s` as a regex that matches it literally.
+fn regex_escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$#&-~".contains(c);
+            special
+                .then_some('\\')
+                .into_iter()
+                .chain(std::iter::once(c))
+        })
+        .collect()
 }
 
 /// A `kB` field of `/proc/PID/status` (`RssAnon`, `VmHWM`).

@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::common::{Fixture, Server, doc_view, layout, text_of};
+use crate::common::{Fixture, Server, doc_view, layout, lines, text_of};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -94,14 +94,6 @@ fn line_no(doc: &str, line: &str) -> u64 {
         .position(|l| l == line)
         .unwrap_or_else(|| panic!("no line {line:?} in the fixture")) as u64
         + 1
-}
-
-/// Lines `a..=b` of `doc`, line endings included, exactly as in the file.
-fn lines(doc: &str, a: u64, b: u64) -> String {
-    doc.split_inclusive('\n')
-        .skip(a as usize - 1)
-        .take((b - a + 1) as usize)
-        .collect()
 }
 
 /// The number of lines of `doc` (a last line without a newline counts).

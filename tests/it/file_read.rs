@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Fixture, Layout, Server, both_views, layout, text_of};
+use crate::common::{Fixture, Layout, Server, both_views, layout, lines, text_of};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -175,15 +175,6 @@ pub(crate) fn stub(name: &str, kind: &str, a: u32, b: u32) -> String {
     format!(
         "--- symbol: {name} ({kind}, lines {a}-{b}) ---\nUse {{ target: \"{name}\" }} to read this symbol\n"
     )
-}
-
-/// Lines `a..=b` (1-based) of `doc`, each ended with `\n` (as the tool prints them).
-pub(crate) fn lines(doc: &str, a: usize, b: usize) -> String {
-    doc.lines()
-        .skip(a - 1)
-        .take(b + 1 - a)
-        .map(|l| format!("{l}\n"))
-        .collect()
 }
 
 /// `(qualified_name, kind, start_line, end_line)` of the symbols an answer names
@@ -544,7 +535,8 @@ async fn edge_non_code_files_are_raw_lines() {
     .await;
     let r = range_text(&text, "notes.txt");
     assert_eq!((r.first, r.last, r.total), (2, 7, 7));
-    assert_eq!(r.body, lines(txt, 2, 7), "identical to the file's lines");
+    // Identical to the file's lines; the last one, which has none, ends with a newline.
+    assert_eq!(r.body, lines(txt, 2, 7) + "\n");
     assert_eq!(v["language"], Value::Null);
     assert_eq!(v["mode"], "range");
     assert_eq!(symbols(&v), vec![]);

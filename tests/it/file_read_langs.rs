@@ -4,8 +4,10 @@
 
 use serde_json::json;
 
+use crate::common::lines;
+
 use crate::file_read::{
-    after_header, assert_stub_spacing, assert_stubs_resolve, lines, range_text, read_err, read_ok,
+    after_header, assert_stub_spacing, assert_stubs_resolve, range_text, read_err, read_ok,
     read_text, serve, stub, sym, symbols,
 };
 

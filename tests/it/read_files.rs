@@ -3,7 +3,10 @@
 
 use serde_json::json;
 
-use crate::common::{Fixture, Server, block, block_content, continue_line, parse_error_block};
+use crate::common::{
+    Fixture, block_content, blocks, continue_line, lines, one_block, parse_error_block, read_block,
+    snapshot_settings,
+};
 
 /// A session log: entries start with `[LOG-`.
 const WORK: &str = "\
@@ -33,586 +36,233 @@ use it
 more usage
 ";
 
-/// Lines `a..=b` (1-based) of `text`, terminators kept.
-fn lines(text: &str, a: usize, b: usize) -> String {
-    text.split_inclusive('\n')
-        .skip(a - 1)
-        .take(b + 1 - a)
-        .collect()
-}
-
-async fn docs() -> (Fixture, Server) {
+/// The formats of `read_files`, one snapshot per case (`it__read_files__NAME.snap`, each
+/// headed by the request it answers): whole, head, tail and range reads, sections read to the
+/// next pattern (docs/read_files.md, section reads and their edge cases: the scan starts after
+/// start_line, the pattern on the next line, not found, blank-line patterns), files without a
+/// trailing newline, empty files and files with a byte-order mark, large structured files,
+/// and errors in the Error/Problem/Fix layout beside good entries of the same batch. The
+/// parameter combinations are checked one by one in the engine (`src/read/tests.rs`); here
+/// the server's wording of them.
+#[tokio::test]
+async fn formats() {
     let fx = Fixture::new();
     fx.write("WORK.md", WORK);
     fx.write("README.md", README);
-    let srv = fx.serve().await;
-    (fx, srv)
-}
-
-// ---- docs/read_files.md, section reads ------------------------------------------------------------
-
-#[tokio::test]
-async fn pattern_found_stops_at_the_line_before_the_match() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_one(json!({"path": "WORK.md", "start_line": 3, "read_to_next_pattern": "^\\[LOG-"}))
-        .await;
-    assert!(!out.is_error, "{}", out.text);
-    assert_eq!(
-        out.text,
-        block("WORK.md", "3-5 of 10", &[], &lines(WORK, 3, 5))
-    );
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn pattern_not_found_reads_to_eof_with_the_spec_note() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_one(json!({"path": "WORK.md", "start_line": 8, "read_to_next_pattern": "^\\[LOG-"}))
-        .await;
-    assert!(!out.is_error, "{}", out.text);
-    assert_eq!(
-        out.text,
-        block(
-            "WORK.md",
-            "8-10 of 10",
-            &["Note: Pattern '^\\[LOG-' not found after line 8. Read to end of file."],
-            &lines(WORK, 8, 10)
-        )
-    );
-    // A pattern that matches nowhere at all.
-    let out = srv
-        .read_one(json!({"path": "WORK.md", "start_line": 2, "read_to_next_pattern": "^NOPE"}))
-        .await;
-    assert_eq!(
-        out.text,
-        block(
-            "WORK.md",
-            "2-10 of 10",
-            &["Note: Pattern '^NOPE' not found after line 2. Read to end of file."],
-            &lines(WORK, 2, 10)
-        )
-    );
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn start_line_combined_with_pattern_reads_each_section() {
-    let (_fx, srv) = docs().await;
-    let p = "^\\[LOG-";
-    let out = srv
-        .read_files(json!({"files": [
-            {"path": "WORK.md", "start_line": 1, "read_to_next_pattern": p},
-            {"path": "WORK.md", "start_line": 3, "read_to_next_pattern": p},
-            {"path": "WORK.md", "start_line": 6, "read_to_next_pattern": p},
-            {"path": "WORK.md", "start_line": 7, "read_to_next_pattern": p},
-        ]}))
-        .await;
-    assert!(!out.is_error, "{}", out.text);
-    let expected = [
-        block("WORK.md", "1-2 of 10", &[], &lines(WORK, 1, 2)),
-        block("WORK.md", "3-5 of 10", &[], &lines(WORK, 3, 5)),
-        block("WORK.md", "6-7 of 10", &[], &lines(WORK, 6, 7)),
-        block("WORK.md", "7-7 of 10", &[], &lines(WORK, 7, 7)),
-    ]
-    .join("\n");
-    assert_eq!(out.text, expected);
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn error_when_pattern_is_used_without_start_line() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_one(json!({"path": "WORK.md", "read_to_next_pattern": "^\\[LOG-"}))
-        .await;
-    assert!(out.is_error, "{}", out.text);
-    assert!(out.text.starts_with("File: WORK.md\n"), "{}", out.text);
-    let e = parse_error_block(&out.text);
-    assert_eq!(
-        e.short,
-        "start_line is required when using read_to_next_pattern"
-    );
-    assert!(e.provided.contains("read_to_next_pattern"), "{e:?}");
-    assert!(e.fix.contains("start_line"), "{e:?}");
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn error_when_pattern_is_used_with_end_line() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_one(json!({"path": "WORK.md", "start_line": 3, "end_line": 5,
-                         "read_to_next_pattern": "^\\[LOG-"}))
-        .await;
-    assert!(out.is_error, "{}", out.text);
-    let e = parse_error_block(&out.text);
-    assert_eq!(
-        e.short,
-        "Cannot specify both end_line and read_to_next_pattern"
-    );
-    assert!(e.provided.contains("end_line=5"), "{e:?}");
-    assert!(e.provided.contains("start_line=3"), "{e:?}");
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn error_when_pattern_is_used_with_head_or_tail() {
-    let (_fx, srv) = docs().await;
-    for extra in ["head", "tail"] {
-        let mut entry = json!({"path": "WORK.md", "start_line": 3,
-                               "read_to_next_pattern": "^\\[LOG-"});
-        entry[extra] = json!(2);
-        let out = srv.read_one(entry).await;
-        assert!(out.is_error, "{extra}: {}", out.text);
-        let e = parse_error_block(&out.text);
-        assert_eq!(
-            e.short, "Cannot mix head/tail with read_to_next_pattern",
-            "{extra}"
-        );
-        assert!(e.provided.contains(&format!("{extra}=2")), "{e:?}");
-    }
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn works_with_the_log_entry_pattern() {
-    let (_fx, srv) = docs().await;
-    // docs/read_files.md, section reads: grep found [DECISION] on line 8; read that whole entry.
-    let out = srv
-        .read_one(json!({"path": "WORK.md", "start_line": 6, "read_to_next_pattern": "^\\[LOG-"}))
-        .await;
-    assert_eq!(
-        out.text,
-        block("WORK.md", "6-7 of 10", &[], "[LOG-002] - second\nbody 2a\n")
-    );
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn works_with_the_level_2_header_pattern() {
-    let (_fx, srv) = docs().await;
-    // `### Sub` is not a level-2 header: the Install section runs through it.
-    let out = srv
-        .read_one(json!({"path": "README.md", "start_line": 3, "read_to_next_pattern": "^## "}))
-        .await;
-    assert_eq!(
-        out.text,
-        block("README.md", "3-6 of 10", &[], &lines(README, 3, 6))
-    );
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn works_with_the_any_header_pattern() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_files(json!({"files": [
-            {"path": "README.md", "start_line": 3, "read_to_next_pattern": "^#+ "},
-            {"path": "README.md", "start_line": 5, "read_to_next_pattern": "^#+ "},
-            {"path": "README.md", "start_line": 1, "read_to_next_pattern": "^#+ "},
-        ]}))
-        .await;
-    let expected = [
-        block("README.md", "3-4 of 10", &[], &lines(README, 3, 4)),
-        block("README.md", "5-6 of 10", &[], &lines(README, 5, 6)),
-        block("README.md", "1-2 of 10", &[], &lines(README, 1, 2)),
-    ]
-    .join("\n");
-    assert_eq!(out.text, expected);
-    srv.shutdown().await;
-}
-
-// ---- docs/read_files.md edge cases, docs/read_files.md decisions -------------------------------------------------
-
-#[tokio::test]
-async fn pattern_on_the_immediate_next_line_reads_a_single_line() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_one(json!({"path": "WORK.md", "start_line": 5, "read_to_next_pattern": "^\\[LOG-"}))
-        .await;
-    assert_eq!(out.text, block("WORK.md", "5-5 of 10", &[], "body 1b\n"));
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn start_line_in_the_last_section_reads_to_eof() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_one(json!({"path": "README.md", "start_line": 7, "read_to_next_pattern": "^## "}))
-        .await;
-    assert_eq!(
-        out.text,
-        block(
-            "README.md",
-            "7-10 of 10",
-            &["Note: Pattern '^## ' not found after line 7. Read to end of file."],
-            &lines(README, 7, 10)
-        )
-    );
-    // Starting on the very last line.
-    let out = srv
-        .read_one(json!({"path": "README.md", "start_line": 10, "read_to_next_pattern": "^## "}))
-        .await;
-    assert_eq!(
-        out.text,
-        block(
-            "README.md",
-            "10-10 of 10",
-            &["Note: Pattern '^## ' not found after line 10. Read to end of file."],
-            "more usage\n"
-        )
-    );
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn start_line_past_the_end_is_a_layout_error_with_the_tip() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_one(json!({"path": "WORK.md", "start_line": 11, "read_to_next_pattern": "^\\[LOG-"}))
-        .await;
-    assert!(out.is_error, "{}", out.text);
-    let e = parse_error_block(&out.text);
-    assert_eq!(e.short, "start_line is past the end of the file");
-    assert!(e.provided.contains("start_line=11"), "{e:?}");
-    assert!(
-        e.problem.contains("11") && e.problem.contains("10"),
-        "{e:?}"
-    );
-    assert!(e.fix.contains("between 1 and 10"), "{e:?}");
-    assert_eq!(
-        e.tip.as_deref(),
-        Some("Tip: Use grep_content to find valid line numbers first")
-    );
-    // The same holds for a plain start_line read.
-    let out = srv
-        .read_one(json!({"path": "WORK.md", "start_line": 99}))
-        .await;
-    assert!(out.is_error, "{}", out.text);
-    let e = parse_error_block(&out.text);
-    assert_eq!(e.short, "start_line is past the end of the file");
-    assert!(e.tip.is_some(), "{e:?}");
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn the_scan_starts_after_start_line() {
-    let (_fx, srv) = docs().await;
-    // Line 4 matches `^body` itself; it is included and the boundary is line 5.
-    let out = srv
-        .read_one(json!({"path": "WORK.md", "start_line": 4, "read_to_next_pattern": "^body"}))
-        .await;
-    assert_eq!(out.text, block("WORK.md", "4-4 of 10", &[], "body 1a\n"));
-    // Line 8 is the only line containing DECISION: it is not a boundary, so the read runs to
-    // the end of the file and says the pattern was not found after line 8.
-    let out = srv
-        .read_one(json!({"path": "WORK.md", "start_line": 8, "read_to_next_pattern": "DECISION"}))
-        .await;
-    assert_eq!(
-        out.text,
-        block(
-            "WORK.md",
-            "8-10 of 10",
-            &["Note: Pattern 'DECISION' not found after line 8. Read to end of file."],
-            &lines(WORK, 8, 10)
-        )
-    );
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn blank_line_pattern_reads_one_paragraph() {
-    let fx = Fixture::new();
     fx.write(
         "para.md",
         "## Notes\nfirst para a\nfirst para b\n\nsecond para\n\nthird\n",
     );
-    let srv = fx.serve().await;
-    let out = srv
-        .read_files(json!({"files": [
-            {"path": "para.md", "start_line": 1, "read_to_next_pattern": "^$"},
-            {"path": "para.md", "start_line": 5, "read_to_next_pattern": "^$"},
-            {"path": "para.md", "start_line": 4, "read_to_next_pattern": "^$"},
-        ]}))
-        .await;
-    let expected = [
-        block(
-            "para.md",
-            "1-3 of 7",
-            &[],
-            "## Notes\nfirst para a\nfirst para b\n",
-        ),
-        block("para.md", "5-5 of 7", &[], "second para\n"),
-        // Starting on a blank line: it is included, the next blank line ends the read.
-        block("para.md", "4-5 of 7", &[], "\nsecond para\n"),
-    ]
-    .join("\n");
-    assert_eq!(out.text, expected);
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn invalid_regex_is_a_layout_error() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_one(json!({"path": "WORK.md", "start_line": 3, "read_to_next_pattern": "^[LOG-("}))
-        .await;
-    assert!(out.is_error, "{}", out.text);
-    let e = parse_error_block(&out.text);
-    assert_eq!(e.short, "Invalid regex in read_to_next_pattern");
-    assert!(e.problem.contains("^[LOG-("), "{e:?}");
-    assert!(!e.fix.is_empty());
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn one_bad_entry_does_not_fail_the_others() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_files(json!({"files": [
-            {"path": "WORK.md", "start_line": 3, "read_to_next_pattern": "^\\[LOG-"},
-            {"path": "WORK.md", "read_to_next_pattern": "^\\[LOG-"},
-            {"path": "README.md", "head": 2},
-        ]}))
-        .await;
-    assert!(
-        !out.is_error,
-        "a partly good batch is not an error: {}",
-        out.text
-    );
-    let first = block("WORK.md", "3-5 of 10", &[], &lines(WORK, 3, 5)) + "\n";
-    let last = block("README.md", "1-2 of 10", &[], &lines(README, 1, 2));
-    assert!(out.text.starts_with(&first), "{}", out.text);
-    assert!(out.text.ends_with(&last), "{}", out.text);
-    let middle = &out.text[first.len()..out.text.len() - last.len()];
-    let middle = middle.strip_suffix('\n').expect("blocks are separated");
-    assert!(middle.starts_with("File: WORK.md\nError: "), "{middle}");
-    let e = parse_error_block(middle);
-    assert_eq!(
-        e.short,
-        "start_line is required when using read_to_next_pattern"
-    );
-
-    // A missing file in the middle of a batch behaves the same way.
-    let out = srv
-        .read_files(json!({"files": [
-            {"path": "README.md", "tail": 1},
-            {"path": "missing.md"},
-            {"path": "WORK.md", "head": 1},
-        ]}))
-        .await;
-    assert!(!out.is_error, "{}", out.text);
-    assert!(
-        out.text
-            .starts_with(&(block("README.md", "10-10 of 10", &[], "more usage\n") + "\n")),
-        "{}",
-        out.text
-    );
-    assert!(
-        out.text
-            .ends_with(&block("WORK.md", "1-1 of 10", &[], "# Work\n")),
-        "{}",
-        out.text
-    );
-    assert!(
-        out.text
-            .contains("File: missing.md\nError: File not found\n"),
-        "{}",
-        out.text
-    );
-
-    // Every entry bad: the call is flagged as an error.
-    let out = srv
-        .read_files(json!({"files": [{"path": "missing.md"}, {"path": "WORK.md", "head": 0}]}))
-        .await;
-    assert!(out.is_error, "{}", out.text);
-    srv.shutdown().await;
-}
-
-// ---- plain read modes ------------------------------------------------------------------------
-
-#[tokio::test]
-async fn whole_file_read() {
-    let (fx, srv) = docs().await;
-    let out = srv.read_one(json!({"path": "WORK.md"})).await;
-    assert!(!out.is_error);
-    assert_eq!(out.text, block("WORK.md", "1-10 of 10", &[], WORK));
-    // An absolute path inside the root reads the same file (and echoes the path given).
-    let abs = fx.abs("WORK.md");
-    let out = srv.read_one(json!({"path": abs})).await;
-    assert_eq!(out.text, block(&abs, "1-10 of 10", &[], WORK));
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn head_and_tail_reads() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_files(json!({"files": [
-            {"path": "WORK.md", "head": 3},
-            {"path": "WORK.md", "tail": 3},
-        ]}))
-        .await;
-    let expected = [
-        block("WORK.md", "1-3 of 10", &[], &lines(WORK, 1, 3)),
-        block("WORK.md", "8-10 of 10", &[], &lines(WORK, 8, 10)),
-    ]
-    .join("\n");
-    assert_eq!(out.text, expected);
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn head_and_tail_larger_than_the_file_read_it_all() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_files(json!({"files": [
-            {"path": "WORK.md", "head": 1000},
-            {"path": "WORK.md", "tail": 1000},
-        ]}))
-        .await;
-    let expected = [
-        block("WORK.md", "1-10 of 10", &[], WORK),
-        block("WORK.md", "1-10 of 10", &[], WORK),
-    ]
-    .join("\n");
-    assert_eq!(out.text, expected);
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn start_and_end_line_read() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_files(json!({"files": [
-            {"path": "WORK.md", "start_line": 4, "end_line": 6},
-            {"path": "WORK.md", "start_line": 9},
-            {"path": "WORK.md", "end_line": 2},
-            {"path": "WORK.md", "start_line": 5, "end_line": 5},
-        ]}))
-        .await;
-    let expected = [
-        block("WORK.md", "4-6 of 10", &[], &lines(WORK, 4, 6)),
-        block("WORK.md", "9-10 of 10", &[], &lines(WORK, 9, 10)),
-        block("WORK.md", "1-2 of 10", &[], &lines(WORK, 1, 2)),
-        block("WORK.md", "5-5 of 10", &[], &lines(WORK, 5, 5)),
-    ]
-    .join("\n");
-    assert_eq!(out.text, expected);
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn end_line_past_eof_is_clamped_with_a_note() {
-    let (_fx, srv) = docs().await;
-    let out = srv
-        .read_one(json!({"path": "WORK.md", "start_line": 9, "end_line": 99}))
-        .await;
-    assert!(!out.is_error);
-    assert_eq!(
-        out.text,
-        block(
-            "WORK.md",
-            "9-10 of 10",
-            &["Note: end_line 99 is past the end of the file (10 lines). Read to end of file."],
-            &lines(WORK, 9, 10)
-        )
-    );
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn invalid_line_parameters_are_layout_errors() {
-    let (_fx, srv) = docs().await;
-    let cases = [
-        (
-            json!({"path": "WORK.md", "head": 1, "tail": 1}),
-            "Cannot specify both head and tail",
-        ),
-        (
-            json!({"path": "WORK.md", "head": 0}),
-            "head must be at least 1",
-        ),
-        (
-            json!({"path": "WORK.md", "start_line": 0}),
-            "start_line must be at least 1",
-        ),
-        (
-            json!({"path": "WORK.md", "start_line": 5, "end_line": 4}),
-            "end_line is before start_line",
-        ),
-        (
-            json!({"path": "WORK.md", "head": 2, "start_line": 1}),
-            "Cannot mix head/tail with start_line/end_line",
-        ),
-        (
-            json!({"path": "WORK.md", "start_line": 1, "read_to_next_pattern": ""}),
-            "read_to_next_pattern is empty",
-        ),
-    ];
-    for (entry, short) in cases {
-        let out = srv.read_one(entry.clone()).await;
-        assert!(out.is_error, "{entry}: {}", out.text);
-        let e = parse_error_block(&out.text);
-        assert_eq!(e.short, short, "{entry}");
-    }
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn empty_file_reads() {
-    let fx = Fixture::new();
     fx.write("empty.md", "");
-    let srv = fx.serve().await;
-    let out = srv
-        .read_files(json!({"files": [
-            {"path": "empty.md"},
-            {"path": "empty.md", "head": 5},
-            {"path": "empty.md", "tail": 5},
-        ]}))
-        .await;
-    assert!(!out.is_error, "{}", out.text);
-    let empty = "File: empty.md\nLines: none (empty file)\n---\n---\n";
-    assert_eq!(out.text, [empty, empty, empty].join("\n"));
-    // A section read of an empty file has no start line to start from.
-    let out = srv
-        .read_one(json!({"path": "empty.md", "start_line": 1, "read_to_next_pattern": "^## "}))
-        .await;
-    assert!(out.is_error, "{}", out.text);
-    let e = parse_error_block(&out.text);
-    assert_eq!(e.short, "start_line is past the end of the file");
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn file_without_a_trailing_newline() {
-    let fx = Fixture::new();
     fx.write("nonl.md", "## A\nalpha\n## B\nbeta");
+    fx.write("bom.md", "\u{FEFF}# Title\nbody\n## Next\nmore\n");
+    fx.write("data.json", big_json().0);
     let srv = fx.serve().await;
-    let out = srv
-        .read_files(json!({"files": [
-            {"path": "nonl.md"},
-            {"path": "nonl.md", "tail": 1},
-            {"path": "nonl.md", "start_line": 3, "read_to_next_pattern": "^## "},
-            {"path": "nonl.md", "start_line": 1, "read_to_next_pattern": "^## "},
-        ]}))
-        .await;
-    let expected = [
-        // The renderer ends the content with a newline before the closing dashes.
-        block("nonl.md", "1-4 of 4", &[], "## A\nalpha\n## B\nbeta\n"),
-        block("nonl.md", "4-4 of 4", &[], "beta\n"),
-        block(
-            "nonl.md",
-            "3-4 of 4",
-            &["Note: Pattern '^## ' not found after line 3. Read to end of file."],
-            "## B\nbeta\n",
+    let _guard = snapshot_settings(&fx).bind_to_scope();
+    let log = r"^\[LOG-";
+    let cases: Vec<(&str, serde_json::Value)> = vec![
+        // Plain reads.
+        (
+            "whole",
+            json!([{"path": "WORK.md"}, {"path": fx.abs("WORK.md")}]),
         ),
-        block("nonl.md", "1-2 of 4", &[], "## A\nalpha\n"),
-    ]
-    .join("\n");
-    assert_eq!(out.text, expected);
+        (
+            "head_tail",
+            json!([{"path": "WORK.md", "head": 3}, {"path": "WORK.md", "tail": 3}]),
+        ),
+        (
+            "head_tail_past_the_end",
+            json!([{"path": "WORK.md", "head": 1000}, {"path": "WORK.md", "tail": 1000}]),
+        ),
+        (
+            "ranges",
+            json!([
+                {"path": "WORK.md", "start_line": 4, "end_line": 6},
+                {"path": "WORK.md", "start_line": 9},
+                {"path": "WORK.md", "end_line": 2},
+                {"path": "WORK.md", "start_line": 5, "end_line": 5},
+            ]),
+        ),
+        (
+            "end_line_past_the_end",
+            json!([{"path": "WORK.md", "start_line": 9, "end_line": 99}]),
+        ),
+        // Sections read to the next pattern: the boundary line is not read.
+        (
+            "to_next_found",
+            json!([{"path": "WORK.md", "start_line": 3, "read_to_next_pattern": log}]),
+        ),
+        // Each log entry by its start line (grep found [DECISION] on line 8: read line 6's
+        // entry); from a line inside an entry, the rest of it.
+        (
+            "to_next_each_entry",
+            json!([
+                {"path": "WORK.md", "start_line": 1, "read_to_next_pattern": log},
+                {"path": "WORK.md", "start_line": 3, "read_to_next_pattern": log},
+                {"path": "WORK.md", "start_line": 6, "read_to_next_pattern": log},
+                {"path": "WORK.md", "start_line": 7, "read_to_next_pattern": log},
+            ]),
+        ),
+        // Not found after the start line (or anywhere): read to the end, with the note.
+        (
+            "to_next_not_found",
+            json!([
+                {"path": "WORK.md", "start_line": 8, "read_to_next_pattern": log},
+                {"path": "WORK.md", "start_line": 2, "read_to_next_pattern": "^NOPE"},
+            ]),
+        ),
+        // `### Sub` is not a level-2 header: the Install section runs through it.
+        (
+            "to_next_level_2_header",
+            json!([{"path": "README.md", "start_line": 3, "read_to_next_pattern": "^## "}]),
+        ),
+        (
+            "to_next_any_header",
+            json!([
+                {"path": "README.md", "start_line": 3, "read_to_next_pattern": "^#+ "},
+                {"path": "README.md", "start_line": 5, "read_to_next_pattern": "^#+ "},
+                {"path": "README.md", "start_line": 1, "read_to_next_pattern": "^#+ "},
+            ]),
+        ),
+        // The pattern on the very next line: one line.
+        (
+            "to_next_on_the_next_line",
+            json!([{"path": "WORK.md", "start_line": 5, "read_to_next_pattern": log}]),
+        ),
+        // In the last section, or on the last line: to the end, with the note.
+        (
+            "to_next_in_the_last_section",
+            json!([
+                {"path": "README.md", "start_line": 7, "read_to_next_pattern": "^## "},
+                {"path": "README.md", "start_line": 10, "read_to_next_pattern": "^## "},
+            ]),
+        ),
+        // The scan starts after start_line: line 4 matches `^body` itself and is read, the
+        // boundary is line 5; line 8 is the only DECISION line, so that read runs to the end.
+        (
+            "to_next_scan_starts_after_start_line",
+            json!([
+                {"path": "WORK.md", "start_line": 4, "read_to_next_pattern": "^body"},
+                {"path": "WORK.md", "start_line": 8, "read_to_next_pattern": "DECISION"},
+            ]),
+        ),
+        // `^$`: one paragraph; starting on a blank line includes it.
+        (
+            "to_next_blank_line",
+            json!([
+                {"path": "para.md", "start_line": 1, "read_to_next_pattern": "^$"},
+                {"path": "para.md", "start_line": 5, "read_to_next_pattern": "^$"},
+                {"path": "para.md", "start_line": 4, "read_to_next_pattern": "^$"},
+            ]),
+        ),
+        // Odd files. The content always ends with a newline before the closing dashes.
+        (
+            "no_trailing_newline",
+            json!([
+                {"path": "nonl.md"},
+                {"path": "nonl.md", "tail": 1},
+                {"path": "nonl.md", "start_line": 3, "read_to_next_pattern": "^## "},
+                {"path": "nonl.md", "start_line": 1, "read_to_next_pattern": "^## "},
+            ]),
+        ),
+        (
+            "empty_file",
+            json!([{"path": "empty.md"}, {"path": "empty.md", "head": 5}, {"path": "empty.md", "tail": 5}]),
+        ),
+        // A section read of an empty file has no start line to start from.
+        (
+            "empty_file_to_next",
+            json!([{"path": "empty.md", "start_line": 1, "read_to_next_pattern": "^## "}]),
+        ),
+        // The byte-order mark is not in the output (checked below as well).
+        (
+            "bom",
+            json!([
+                {"path": "bom.md"},
+                {"path": "bom.md", "head": 1},
+                {"path": "bom.md", "start_line": 1, "read_to_next_pattern": "^#+ "},
+            ]),
+        ),
+        // A large structured file: parts of it are read, the whole of it is refused without
+        // large_file_passthrough (and none of its content leaks into the refusal).
+        (
+            "large_json_parts",
+            json!([
+                {"path": "data.json", "head": 3},
+                {"path": "data.json", "tail": 2},
+                {"path": "data.json", "start_line": 2, "end_line": 2},
+            ]),
+        ),
+        ("large_json_whole", json!([{"path": "data.json"}])),
+        // Errors: past the end (with the tip, also for a plain start_line read), an invalid
+        // regex, and every invalid combination of line parameters in the server's words.
+        (
+            "start_line_past_the_end",
+            json!([
+                {"path": "WORK.md", "start_line": 11, "read_to_next_pattern": log},
+                {"path": "WORK.md", "start_line": 99},
+            ]),
+        ),
+        (
+            "invalid_regex",
+            json!([{"path": "WORK.md", "start_line": 3, "read_to_next_pattern": "^[LOG-("}]),
+        ),
+        (
+            "invalid_parameters",
+            json!([
+                {"path": "WORK.md", "read_to_next_pattern": log},
+                {"path": "WORK.md", "start_line": 3, "end_line": 5, "read_to_next_pattern": log},
+                {"path": "WORK.md", "start_line": 3, "head": 2, "read_to_next_pattern": log},
+                {"path": "WORK.md", "start_line": 3, "tail": 2, "read_to_next_pattern": log},
+                {"path": "WORK.md", "head": 1, "tail": 1},
+                {"path": "WORK.md", "head": 0},
+                {"path": "WORK.md", "start_line": 0},
+                {"path": "WORK.md", "start_line": 5, "end_line": 4},
+                {"path": "WORK.md", "head": 2, "start_line": 1},
+                {"path": "WORK.md", "start_line": 1, "read_to_next_pattern": ""},
+            ]),
+        ),
+        // One bad entry does not fail the others, and a partly good batch is no error.
+        (
+            "one_bad_entry",
+            json!([
+                {"path": "WORK.md", "start_line": 3, "read_to_next_pattern": log},
+                {"path": "WORK.md", "read_to_next_pattern": log},
+                {"path": "README.md", "head": 2},
+            ]),
+        ),
+        (
+            "missing_file_in_a_batch",
+            json!([{"path": "README.md", "tail": 1}, {"path": "missing.md"}, {"path": "WORK.md", "head": 1}]),
+        ),
+        // Every entry bad: the call is flagged as an error.
+        (
+            "every_entry_bad",
+            json!([{"path": "missing.md"}, {"path": "WORK.md", "head": 0}]),
+        ),
+        ("empty_batch", json!([])),
+    ];
+    for (name, files) in cases {
+        let args = json!({ "files": files });
+        let out = srv.read_files(args.clone()).await;
+        // Every answer but the empty batch's is blocks in the layout.
+        if name != "empty_batch" {
+            let all = blocks(&out.text);
+            assert_eq!(all.len(), files.as_array().unwrap().len(), "{name}");
+            assert_eq!(
+                out.is_error,
+                all.iter().all(|b| b.error.is_some()),
+                "{name}: an error exactly when every entry failed"
+            );
+        }
+        assert!(!out.text.contains('\u{FEFF}'), "{name}: {:?}", out.text);
+        let request = args
+            .to_string()
+            .replace(fx.base().to_str().unwrap(), "[TMP]");
+        insta::with_settings!({description => request}, {
+            insta::assert_snapshot!(name, format!("isError: {}\n{}", out.is_error, out.text));
+        });
+    }
     srv.shutdown().await;
 }
 
@@ -630,42 +280,18 @@ async fn crlf_file_with_blank_line_pattern() {
         ]}))
         .await;
     let expected = [
-        block("crlf.md", "1-2 of 6", &[], "## A\r\nalpha\r\n"),
-        block("crlf.md", "4-4 of 6", &[], "beta\r\n"),
-        block(
+        read_block("crlf.md", "1-2 of 6", &[], "## A\r\nalpha\r\n"),
+        read_block("crlf.md", "4-4 of 6", &[], "beta\r\n"),
+        read_block(
             "crlf.md",
             "6-6 of 6",
             &["Note: Pattern '^$' not found after line 6. Read to end of file."],
             "gamma\r\n",
         ),
         // `$` matches before the `\r` of a CRLF line.
-        block("crlf.md", "1-3 of 6", &[], "## A\r\nalpha\r\n\r\n"),
-    ]
-    .join("\n");
-    assert_eq!(out.text, expected);
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn utf8_bom_is_not_in_the_output() {
-    let fx = Fixture::new();
-    fx.write("bom.md", "\u{FEFF}# Title\nbody\n## Next\nmore\n");
-    let srv = fx.serve().await;
-    let out = srv
-        .read_files(json!({"files": [
-            {"path": "bom.md"},
-            {"path": "bom.md", "head": 1},
-            {"path": "bom.md", "start_line": 1, "read_to_next_pattern": "^#+ "},
-        ]}))
-        .await;
-    assert!(!out.text.contains('\u{FEFF}'), "{:?}", out.text);
-    let expected = [
-        block("bom.md", "1-4 of 4", &[], "# Title\nbody\n## Next\nmore\n"),
-        block("bom.md", "1-1 of 4", &[], "# Title\n"),
-        block("bom.md", "1-2 of 4", &[], "# Title\nbody\n"),
-    ]
-    .join("\n");
-    assert_eq!(out.text, expected);
+        read_block("crlf.md", "1-3 of 6", &[], "## A\r\nalpha\r\n\r\n"),
+    ];
+    assert_eq!(blocks(&out.text), expected);
     srv.shutdown().await;
 }
 
@@ -684,25 +310,6 @@ fn big_json() -> (String, usize) {
     s.push_str("  {}\n]\n");
     let total = s.lines().count();
     (s, total)
-}
-
-#[tokio::test]
-async fn large_json_whole_read_is_refused_without_passthrough() {
-    let fx = Fixture::new();
-    let (json_text, _) = big_json();
-    fx.write("data.json", &json_text);
-    let srv = fx.serve().await;
-    let out = srv.read_one(json!({"path": "data.json"})).await;
-    assert!(out.is_error, "{}", &out.text[..out.text.len().min(500)]);
-    let e = parse_error_block(&out.text);
-    assert_eq!(e.short, "Large structured data file");
-    assert!(e.fix.contains("head") && e.fix.contains("tail"), "{e:?}");
-    assert!(e.fix.contains("large_file_passthrough"), "{e:?}");
-    assert!(
-        !out.text.contains("item-000001"),
-        "no content leaks into the refusal"
-    );
-    srv.shutdown().await;
 }
 
 #[tokio::test]
@@ -775,45 +382,6 @@ async fn large_json_whole_read_is_allowed_with_passthrough() {
 }
 
 #[tokio::test]
-async fn large_json_head_read_is_allowed_without_passthrough() {
-    let fx = Fixture::new();
-    let (json_text, total) = big_json();
-    fx.write("data.json", &json_text);
-    let srv = fx.serve().await;
-    let out = srv
-        .read_files(json!({"files": [
-            {"path": "data.json", "head": 3},
-            {"path": "data.json", "tail": 2},
-            {"path": "data.json", "start_line": 2, "end_line": 2},
-        ]}))
-        .await;
-    assert!(!out.is_error, "{}", out.text);
-    let expected = [
-        block(
-            "data.json",
-            &format!("1-3 of {total}"),
-            &[],
-            &lines(&json_text, 1, 3),
-        ),
-        block(
-            "data.json",
-            &format!("{}-{total} of {total}", total - 1),
-            &[],
-            "  {}\n]\n",
-        ),
-        block(
-            "data.json",
-            &format!("2-2 of {total}"),
-            &[],
-            "  {\"id\": 000001, \"name\": \"item-000001\"},\n",
-        ),
-    ]
-    .join("\n");
-    assert_eq!(out.text, expected);
-    srv.shutdown().await;
-}
-
-#[tokio::test]
 async fn response_budget_cuts_at_a_line_and_says_where_to_continue() {
     let fx = Fixture::new();
     // 500 lines of 9 bytes: 111 lines (999 bytes) fit in 1000 bytes.
@@ -824,8 +392,8 @@ async fn response_budget_cuts_at_a_line_and_says_where_to_continue() {
     let out = srv.read_one(json!({"path": "big.txt"})).await;
     assert!(!out.is_error, "{}", out.text);
     assert_eq!(
-        out.text,
-        block(
+        one_block(&out.text),
+        read_block(
             "big.txt",
             "1-111 of 500",
             &["Note: Output cut at the response size limit. Continue with start_line: 112."],
@@ -882,8 +450,8 @@ async fn a_line_longer_than_the_budget_is_cut_with_a_note() {
     let out = srv.read_one(json!({"path": "long.txt"})).await;
     assert!(!out.is_error, "{}", out.text);
     assert_eq!(
-        out.text,
-        block(
+        one_block(&out.text),
+        read_block(
             "long.txt",
             "1-1 of 2",
             &[
@@ -913,23 +481,24 @@ async fn response_budget_is_shared_across_a_batch() {
     // 600 bytes of text in a 641-byte block, then what is left of the 1000 bytes after it
     // and the blank line between blocks (358 bytes: 35 lines), then nothing left.
     assert!(!out.is_error, "{}", out.text);
-    let first = block("big.txt", "1-60 of 500", &[], &lines(&text, 1, 60)) + "\n";
-    assert!(out.text.starts_with(&first), "{}", out.text);
-    let rest = &out.text[first.len()..];
-    // The second read gets what is left; its note says where to continue.
-    assert!(
-        rest.starts_with("File: big.txt\nLines: 1-35 of 500\nNote: Output cut at the "),
-        "{rest}"
+    let all = blocks(&out.text);
+    assert_eq!(all.len(), 3, "{}", out.text);
+    assert_eq!(
+        all[0],
+        read_block("big.txt", "1-60 of 500", &[], &lines(&text, 1, 60))
     );
-    assert_eq!(continue_line(rest), Some(36));
-    let second_end = rest.find("---\n").unwrap() + 4;
-    let second_end = second_end + rest[second_end..].find("---\n").unwrap() + 4;
-    assert_eq!(block_content(&rest[..second_end]), lines(&text, 1, 35));
-    let rest = rest[second_end..]
-        .strip_prefix('\n')
-        .expect("blocks are separated");
-    let e = parse_error_block(rest);
-    assert_eq!(e.short, "Response limit reached", "{rest}");
+    // The second read gets what is left; its note says where to continue.
+    assert_eq!(
+        all[1],
+        read_block(
+            "big.txt",
+            "1-35 of 500",
+            &["Note: Output cut at the response size limit. Continue with start_line: 36."],
+            &lines(&text, 1, 35)
+        )
+    );
+    let e = all[2].error.as_ref().expect("the third entry is refused");
+    assert_eq!(e.short, "Response limit reached", "{}", out.text);
     assert_eq!(e.fix, "Request this file in a separate read_files call.");
     assert_eq!(e.provided, "entry 3 of 3: path=\"big.txt\"");
     srv.shutdown().await;
@@ -943,7 +512,10 @@ async fn a_changed_file_is_read_fresh() {
     let path = fx.write("live.md", "one\ntwo\n");
     let srv = fx.serve().await;
     let out = srv.read_one(json!({"path": "live.md"})).await;
-    assert_eq!(out.text, block("live.md", "1-2 of 2", &[], "one\ntwo\n"));
+    assert_eq!(
+        one_block(&out.text),
+        read_block("live.md", "1-2 of 2", &[], "one\ntwo\n")
+    );
     // Appended to (the index is extended).
     let mut f = std::fs::OpenOptions::new()
         .append(true)
@@ -952,16 +524,25 @@ async fn a_changed_file_is_read_fresh() {
     std::io::Write::write_all(&mut f, b"three\n").unwrap();
     drop(f);
     let out = srv.read_one(json!({"path": "live.md", "tail": 2})).await;
-    assert_eq!(out.text, block("live.md", "2-3 of 3", &[], "two\nthree\n"));
+    assert_eq!(
+        one_block(&out.text),
+        read_block("live.md", "2-3 of 3", &[], "two\nthree\n")
+    );
     // Rewritten shorter.
     std::fs::write(&path, "solo\n").unwrap();
     let out = srv.read_one(json!({"path": "live.md"})).await;
-    assert_eq!(out.text, block("live.md", "1-1 of 1", &[], "solo\n"));
+    assert_eq!(
+        one_block(&out.text),
+        read_block("live.md", "1-1 of 1", &[], "solo\n")
+    );
     // Replaced by a new file (new inode) of the same length.
     let tmp = fx.write("live.tmp", "s\nol\n");
     std::fs::rename(&tmp, &path).unwrap();
     let out = srv.read_one(json!({"path": "live.md"})).await;
-    assert_eq!(out.text, block("live.md", "1-2 of 2", &[], "s\nol\n"));
+    assert_eq!(
+        one_block(&out.text),
+        read_block("live.md", "1-2 of 2", &[], "s\nol\n")
+    );
     srv.shutdown().await;
 }
 
@@ -971,7 +552,10 @@ async fn a_same_size_rewrite_with_restored_mtime_is_not_served_stale() {
     let path = fx.write("f.txt", "abc\n");
     let srv = fx.serve().await;
     let out = srv.read_one(json!({"path": "f.txt"})).await;
-    assert_eq!(out.text, block("f.txt", "1-1 of 1", &[], "abc\n"));
+    assert_eq!(
+        one_block(&out.text),
+        read_block("f.txt", "1-1 of 1", &[], "abc\n")
+    );
     let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
     std::fs::write(&path, "a\nb\n").unwrap();
     std::fs::File::options()
@@ -981,7 +565,10 @@ async fn a_same_size_rewrite_with_restored_mtime_is_not_served_stale() {
         .set_modified(mtime)
         .unwrap();
     let out = srv.read_one(json!({"path": "f.txt"})).await;
-    assert_eq!(out.text, block("f.txt", "1-2 of 2", &[], "a\nb\n"));
+    assert_eq!(
+        one_block(&out.text),
+        read_block("f.txt", "1-2 of 2", &[], "a\nb\n")
+    );
     srv.shutdown().await;
 }
 
@@ -1020,21 +607,5 @@ async fn concurrent_calls_on_one_session() {
     while let Some(done) = tasks.join_next().await {
         done.expect("task");
     }
-    srv.shutdown().await;
-}
-
-#[tokio::test]
-async fn empty_batch_is_an_error() {
-    let fx = Fixture::new();
-    let srv = fx.serve().await;
-    let out = srv.read_files(json!({"files": []})).await;
-    assert!(out.is_error, "{}", out.text);
-    assert!(
-        out.text
-            .starts_with("Error: No files requested\n\nYou provided: files=[]\nProblem: "),
-        "{}",
-        out.text
-    );
-    assert!(out.text.contains("\nFix: "), "{}", out.text);
     srv.shutdown().await;
 }

@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use crate::common::{CALL_TIMEOUT, Fixture, Server, block, parse_error_block};
+use crate::common::{
+    CALL_TIMEOUT, Fixture, Server, blocks, one_block, parse_error_block, read_block,
+};
 
 const SECRET: &str = "TOP SECRET outside the root\n";
 
@@ -108,8 +110,8 @@ async fn assert_read_text_file_refuses(srv: &Server, path: &str, refusal: Refusa
 async fn assert_good_read(srv: &Server, fx: &Fixture) {
     let out = srv.read_one(json!({"path": "good.md"})).await;
     assert_eq!(
-        out.text,
-        block("good.md", "1-2 of 2", &[], "# Good\nline 2\n")
+        one_block(&out.text),
+        read_block("good.md", "1-2 of 2", &[], "# Good\nline 2\n")
     );
     let r = srv
         .read_text_file(json!({"path": fx.abs("good.md")}))
@@ -176,8 +178,8 @@ async fn symlink_to_a_file_outside() {
     // A symlink that stays inside the root is followed.
     let out = srv.read_one(json!({"path": "inlink.md"})).await;
     assert_eq!(
-        out.text,
-        block("inlink.md", "1-2 of 2", &[], "# Good\nline 2\n")
+        one_block(&out.text),
+        read_block("inlink.md", "1-2 of 2", &[], "# Good\nline 2\n")
     );
     assert_good_read(&srv, &fx).await;
     srv.shutdown().await;
@@ -263,9 +265,9 @@ async fn the_server_survives_every_refusal_in_one_session() {
     assert!(!out.is_error, "{}", out.text);
     assert!(!out.text.contains("TOP SECRET"), "{}", out.text);
     assert_eq!(out.text.matches("\nError: ").count(), 8, "{}", out.text);
-    assert!(
-        out.text
-            .ends_with(&block("good.md", "1-2 of 2", &[], "# Good\nline 2\n")),
+    assert_eq!(
+        blocks(&out.text).last(),
+        Some(&read_block("good.md", "1-2 of 2", &[], "# Good\nline 2\n")),
         "{}",
         out.text
     );

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::common::{Fixture, text_of};
+use crate::common::{Fixture, snapshot_settings, text_of};
 
 const WORK: &str = "# Work\n## Log\n[LOG-001] - [2026-01-27 09:00] - [PLAN] - Task: A\nplan body\n[LOG-002] - [2026-01-27 10:00] - [DECISION] - Task: MODEL-A\ndecided\nbecause\n[LOG-003] - [2026-01-27 11:00] - [NOTE] - Task: B\nlast\n";
 
@@ -12,9 +12,7 @@ async fn tool_text_formats() {
     let fx = Fixture::new();
     fx.write("WORK.md", WORK);
     let srv = fx.serve().await;
-    let mut settings = insta::Settings::clone_current();
-    settings.add_filter(&regex_escape(fx.base().to_str().unwrap()), "[TMP]");
-    let _guard = settings.bind_to_scope();
+    let _guard = snapshot_settings(&fx).bind_to_scope();
 
     let batch = srv
         .read_files(json!({"files": [
@@ -49,17 +47,4 @@ async fn tool_text_formats() {
         .expect("read_text_file");
     insta::assert_snapshot!("read_text_file_page", text_of(&page));
     srv.shutdown().await;
-}
-
-/// The temporary directory's path as a literal regex.
-fn regex_escape(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            let special = "\\.+*?()|[]{}^$#&-~".contains(c);
-            special
-                .then_some('\\')
-                .into_iter()
-                .chain(std::iter::once(c))
-        })
-        .collect()
 }
