@@ -888,6 +888,413 @@ fn spec_004_acceptance() {
     );
 }
 
+// ---- The addressing tiers on whole documents (moved from the server tests) -------------------
+
+/// Headings at three levels, a title that carries its own numbering ("2.1 Configure", at
+/// position 1.1.2, while position 2.1 is "API Details"), a heading whose title is another
+/// heading's slug ("foo-bar"), and a preamble before the first heading.
+const TIERS: &str = "\
+Preamble line one.
+Preamble line two.
+
+# Guide
+
+Guide intro.
+
+## Setup
+
+Setup text.
+
+### Install the Tools
+
+Install step one.
+Install step two.
+Install step three.
+
+### 2.1 Configure
+
+Configure text.
+
+## Usage Notes
+
+Usage text.
+
+# Reference
+
+## API Details
+
+API text.
+
+### Error Codes
+
+Codes text.
+
+## Foo Bar
+
+## foo-bar
+
+Last line.
+";
+
+/// Titles in several scripts, full-width letters and a sharp s.
+const UNICODE: &str = "\
+# 文档
+
+## 安装指南
+
+中文内容。
+
+## 日本語の見出し
+
+日本語の本文。
+
+## Привет мир
+
+Текст.
+
+## ＦＵＬＬ Width Heading
+
+Full-width text.
+
+## Straße Notes
+
+German text.
+
+## Ελληνικά Κεφάλαιο
+
+Greek text.
+";
+
+/// Repeated titles, and titles that collide with the suffixed slugs of others.
+const DUPES: &str = "\
+# Log
+
+## Notes
+
+first notes
+
+## Notes
+
+second notes
+
+## Notes
+
+third notes
+
+## Tag
+
+## Tag
+
+## Tag 1
+
+## Item 1
+
+## Item
+
+## Item
+";
+
+/// The 1-based number of the first line of `doc` equal to `line`.
+fn line_no(doc: &str, line: &str) -> u64 {
+    doc.lines()
+        .position(|l| l == line)
+        .unwrap_or_else(|| panic!("no line {line:?}")) as u64
+        + 1
+}
+
+/// The slug and tier of the one section `query` finds in `outline`.
+fn slug_tier(outline: &Outline, query: &str) -> (String, Tier) {
+    match resolve(outline, query) {
+        Resolution::Found(s, tier) => (s.slug.clone(), tier),
+        other => panic!("{query:?}: {other:?}"),
+    }
+}
+
+/// The error `find_section` gives for `query`, in neutral words.
+fn section_error(outline: &Outline, query: &str) -> crate::error::ParamError {
+    doc::find_section(outline, query)
+        .map(|(s, _)| s.slug.clone())
+        .expect_err(query)
+        .to_param_error("given", &crate::words::Neutral)
+}
+
+#[test]
+fn every_addressing_tier_on_a_three_level_document() {
+    let o = Outline::build(TIERS.as_bytes());
+    let paths: Vec<&str> = o.sections().iter().map(|s| s.index_path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "1", "1.1", "1.1.1", "1.1.2", "1.2", "2", "2.1", "2.1.1", "2.2", "2.3"
+        ]
+    );
+    assert_eq!(
+        slugs(TIERS),
+        [
+            "guide",
+            "setup",
+            "install-the-tools",
+            "21-configure",
+            "usage-notes",
+            "reference",
+            "api-details",
+            "error-codes",
+            "foo-bar",
+            "foo-bar-1"
+        ]
+    );
+    let line = |l: &str| line_no(TIERS, l).to_string();
+    let last = o.total_lines().to_string();
+    let cases: Vec<(String, &str, Tier)> = vec![
+        // 1. Slug, bare, with `#`, with GitHub's `user-content-` prefix, with spaces around.
+        ("setup".into(), "setup", Tier::Slug),
+        ("#setup".into(), "setup", Tier::Slug),
+        ("user-content-setup".into(), "setup", Tier::Slug),
+        (
+            "#user-content-error-codes".into(),
+            "error-codes",
+            Tier::Slug,
+        ),
+        ("  usage-notes  ".into(), "usage-notes", Tier::Slug),
+        // The slug tier comes before the exact title: "foo-bar" is the slug of "Foo Bar"
+        // even though another heading's title is exactly "foo-bar" (slug foo-bar-1).
+        ("foo-bar".into(), "foo-bar", Tier::Slug),
+        ("foo-bar-1".into(), "foo-bar-1", Tier::Slug),
+        // 2. Index path: the numbering written in a title wins over the tree position...
+        ("2.1".into(), "21-configure", Tier::TitleNumber),
+        ("2.1.".into(), "21-configure", Tier::TitleNumber),
+        // ...and a path no title carries is a position.
+        ("2.1.1".into(), "error-codes", Tier::TreePosition),
+        ("1.2".into(), "usage-notes", Tier::TreePosition),
+        ("1.1.2".into(), "21-configure", Tier::TreePosition),
+        ("2.".into(), "reference", Tier::TreePosition),
+        ("2.3".into(), "foo-bar-1", Tier::TreePosition),
+        // 3. Line number: the innermost section containing it.
+        (line("Install step two."), "install-the-tools", Tier::Line),
+        (
+            line("### Install the Tools"),
+            "install-the-tools",
+            Tier::Line,
+        ),
+        (line("Setup text."), "setup", Tier::Line),
+        (line("# Guide"), "guide", Tier::Line),
+        (last, "foo-bar-1", Tier::Line),
+        // 4. Exact title.
+        (
+            "Install the Tools".into(),
+            "install-the-tools",
+            Tier::ExactTitle,
+        ),
+        ("2.1 Configure".into(), "21-configure", Tier::ExactTitle),
+        // 5. Normalized title: case, spacing and punctuation do not matter.
+        (
+            "install THE tools".into(),
+            "install-the-tools",
+            Tier::FoldedTitle,
+        ),
+        (
+            "INSTALLTHETOOLS".into(),
+            "install-the-tools",
+            Tier::FoldedTitle,
+        ),
+        ("api-details!".into(), "api-details", Tier::FoldedTitle),
+        ("21 configure".into(), "21-configure", Tier::FoldedTitle),
+        // 6. Part of the normalized title.
+        ("error cod".into(), "error-codes", Tier::TitleSubstring),
+        ("USAGE".into(), "usage-notes", Tier::TitleSubstring),
+        ("the tool".into(), "install-the-tools", Tier::TitleSubstring),
+        // 7. All words, any order.
+        ("codes error".into(), "error-codes", Tier::TitleTokens),
+        (
+            "tools install".into(),
+            "install-the-tools",
+            Tier::TitleTokens,
+        ),
+        ("Details  API".into(), "api-details", Tier::TitleTokens),
+    ];
+    for (query, slug, tier) in &cases {
+        assert_eq!(slug_tier(&o, query), (slug.to_string(), *tier), "{query:?}");
+    }
+    // A line in the middle of a subsection names that subsection, whole.
+    let s = resolve(&o, &line("Install step two.")).found().unwrap();
+    assert_eq!(
+        (s.line_start, s.line_end),
+        (
+            line_no(TIERS, "### Install the Tools"),
+            line_no(TIERS, "### 2.1 Configure") - 1
+        )
+    );
+
+    // A line before the first heading, line 0 and a line past the end are in no section.
+    // (Only digits no title contains: a number that is no line falls through to the title
+    // rules, and "2" is part of "2.1 Configure"'s normalized title "21configure".)
+    const PRE: &str = "Preamble.\n\nMore preamble.\n\n# First Heading\n\ntext\n";
+    let pre = Outline::build(PRE.as_bytes());
+    for (outline, doc, query) in [(&o, TIERS, "3"), (&pre, PRE, "1"), (&pre, PRE, "4")] {
+        let e = section_error(outline, query);
+        assert_eq!(e.short, "Section not found");
+        assert_eq!(
+            e.problem,
+            format!(
+                "Line {query} is in no section: the document has {} lines and its first heading is at line {}.",
+                doc.split_inclusive('\n').count(),
+                doc.lines().position(|l| l.starts_with('#')).unwrap() + 1
+            )
+        );
+        assert_eq!(e.provided, "given");
+    }
+    assert_eq!(
+        slug_tier(&pre, "5"),
+        ("first-heading".to_string(), Tier::Line)
+    );
+    // Line 0, a line past the end, and an index path that is no title's numbering and no
+    // position are not found; a blank query is refused as empty.
+    for query in ["0", "999", "3.1"] {
+        assert_eq!(
+            section_error(&o, query).short,
+            "Section not found",
+            "{query}"
+        );
+    }
+    assert_eq!(section_error(&o, "   ").short, "Empty section");
+}
+
+#[test]
+fn every_script_addresses_by_slug_and_by_title() {
+    let o = Outline::build(UNICODE.as_bytes());
+    assert_eq!(
+        titles(UNICODE),
+        [
+            "文档",
+            "安装指南",
+            "日本語の見出し",
+            "Привет мир",
+            "ＦＵＬＬ Width Heading",
+            "Straße Notes",
+            "Ελληνικά Κεφάλαιο"
+        ]
+    );
+    // GitHub's slugs: lowercased, letters of every script kept, spaces to `-`.
+    let all = [
+        "文档",
+        "安装指南",
+        "日本語の見出し",
+        "привет-мир",
+        "ｆｕｌｌ-width-heading",
+        "straße-notes",
+        "ελληνικά-κεφάλαιο",
+    ];
+    assert_eq!(slugs(UNICODE), all);
+    for slug in all {
+        assert_eq!(slug_tier(&o, slug), (slug.to_string(), Tier::Slug));
+        assert_eq!(
+            slug_tier(&o, &format!("#{slug}")),
+            (slug.to_string(), Tier::Slug)
+        );
+    }
+    let cases = [
+        ("安装", "安装指南", Tier::TitleSubstring),
+        ("指南", "安装指南", Tier::TitleSubstring),
+        ("見出し", "日本語の見出し", Tier::TitleSubstring),
+        ("日本語の見出し", "日本語の見出し", Tier::Slug),
+        ("привет", "привет-мир", Tier::TitleSubstring),
+        ("ПРИВЕТ МИР", "привет-мир", Tier::FoldedTitle),
+        ("мир привет", "привет-мир", Tier::TitleTokens),
+        ("Привет мир", "привет-мир", Tier::ExactTitle),
+        ("full width", "ｆｕｌｌ-width-heading", Tier::TitleSubstring),
+        (
+            "ＦＵＬＬ ＷＩＤＴＨ ＨＥＡＤＩＮＧ",
+            "ｆｕｌｌ-width-heading",
+            Tier::FoldedTitle,
+        ),
+        (
+            "full width heading",
+            "ｆｕｌｌ-width-heading",
+            Tier::FoldedTitle,
+        ),
+        ("STRASSE NOTES", "straße-notes", Tier::FoldedTitle),
+        ("strasse", "straße-notes", Tier::TitleSubstring),
+        ("ΕΛΛΗΝΙΚΆ", "ελληνικά-κεφάλαιο", Tier::TitleSubstring),
+    ];
+    for (query, slug, tier) in cases {
+        assert_eq!(slug_tier(&o, query), (slug.to_string(), tier), "{query:?}");
+    }
+    // "ü" is not "u", but folds from "Ü".
+    let bom = Outline::build("# Überblick\n\nText.\n".as_bytes());
+    assert!(matches!(
+        resolve(&bom, "uberblick"),
+        Resolution::NotFound(_)
+    ));
+    assert_eq!(
+        slug_tier(&bom, "ÜBERBLICK"),
+        ("überblick".to_string(), Tier::FoldedTitle)
+    );
+}
+
+#[test]
+fn duplicate_titles_are_ambiguous_and_slugs_or_positions_name_one() {
+    let o = Outline::build(DUPES.as_bytes());
+    // github-slugger: a repeated slug gets -1, -2; "Tag 1" then skips the taken "tag-1", and
+    // a second "Item" skips "item-1", taken by "Item 1" before it.
+    assert_eq!(
+        slugs(DUPES),
+        [
+            "log", "notes", "notes-1", "notes-2", "tag", "tag-1", "tag-1-1", "item-1", "item",
+            "item-2"
+        ]
+    );
+    // The title names three sections: nothing is guessed, all three are offered.
+    for (query, tier) in [("Notes", "exact title"), ("NOTES", "normalized title")] {
+        let e = section_error(&o, query);
+        assert_eq!(e.short, "Ambiguous section");
+        assert_eq!(
+            e.problem,
+            format!("\"{query}\" matches 3 sections by {tier}; no guess was made.")
+        );
+        let offered: Vec<&str> = e
+            .fix
+            .lines()
+            .filter_map(|l| l.strip_prefix("  - "))
+            .collect();
+        assert_eq!(offered.len(), 3, "{}", e.fix);
+        for (line, slug) in offered.iter().zip(["notes", "notes-1", "notes-2"]) {
+            assert!(
+                line.contains(&format!("## Notes (#{slug}, lines ")),
+                "{line}"
+            );
+        }
+    }
+    // A slug names exactly one, whose section is its heading and text.
+    for (slug, body) in [
+        ("notes", "first notes"),
+        ("notes-1", "second notes"),
+        ("notes-2", "third notes"),
+    ] {
+        let s = resolve(&o, slug).found().unwrap();
+        assert_eq!(slug_tier(&o, slug), (slug.to_string(), Tier::Slug));
+        assert_eq!(s.line_start, line_no(DUPES, body) - 2);
+        assert_eq!(s.line_end, s.line_start + 3);
+    }
+    // So does an index path (position) and a line.
+    assert_eq!(
+        slug_tier(&o, "1.3"),
+        ("notes-2".to_string(), Tier::TreePosition)
+    );
+    assert_eq!(
+        slug_tier(&o, &line_no(DUPES, "third notes").to_string()),
+        ("notes-2".to_string(), Tier::Line)
+    );
+    // "Tag" is exact for two, "Tag 1" exact for one.
+    assert!(matches!(
+        resolve(&o, "Tag"),
+        Resolution::Ambiguous(Tier::ExactTitle, c) if c.len() == 2
+    ));
+    assert_eq!(
+        slug_tier(&o, "Tag 1"),
+        ("tag-1-1".to_string(), Tier::ExactTitle)
+    );
+}
+
 #[test]
 fn chunked_parse_checks_its_cuts() {
     // Each piece is long enough to be cut at its headings; the blocks before the cuts decide
