@@ -152,18 +152,22 @@ fn spec_000_edge_cases() {
 
 #[test]
 fn validation_follows_spec_000() {
-    let cases: Vec<(ReadRequest, &str)> = vec![
+    // (request, short message, what `You provided` echoes after the path): every invalid
+    // combination of the line parameters, and every parameter below 1.
+    let cases: Vec<(ReadRequest, &str, &str)> = vec![
         (
             req(|r| r.read_to_next_pattern = Some("x".into())),
             "start_line is required when using read_to_next_pattern",
+            r#"read_to_next_pattern="x""#,
         ),
         (
             req(|r| {
-                r.start_line = Some(1);
-                r.end_line = Some(2);
+                r.start_line = Some(3);
+                r.end_line = Some(5);
                 r.read_to_next_pattern = Some("x".into());
             }),
             "Cannot specify both end_line and read_to_next_pattern",
+            r#"start_line=3, end_line=5, read_to_next_pattern="x""#,
         ),
         (
             req(|r| {
@@ -172,6 +176,7 @@ fn validation_follows_spec_000() {
                 r.read_to_next_pattern = Some("x".into());
             }),
             "Cannot mix head/tail with read_to_next_pattern",
+            r#"head=2, start_line=1, read_to_next_pattern="x""#,
         ),
         (
             req(|r| {
@@ -180,6 +185,15 @@ fn validation_follows_spec_000() {
                 r.read_to_next_pattern = Some("x".into());
             }),
             "Cannot mix head/tail with read_to_next_pattern",
+            r#"tail=2, start_line=1, read_to_next_pattern="x""#,
+        ),
+        (
+            req(|r| {
+                r.start_line = Some(1);
+                r.read_to_next_pattern = Some(String::new());
+            }),
+            "read_to_next_pattern is empty",
+            r#"start_line=1, read_to_next_pattern="""#,
         ),
         (
             req(|r| {
@@ -187,31 +201,75 @@ fn validation_follows_spec_000() {
                 r.tail = Some(1);
             }),
             "Cannot specify both head and tail",
+            "head=1, tail=1",
+        ),
+        (
+            req(|r| {
+                r.head = Some(2);
+                r.start_line = Some(1);
+            }),
+            "Cannot mix head/tail with start_line/end_line",
+            "head=2, start_line=1",
+        ),
+        (
+            req(|r| {
+                r.tail = Some(2);
+                r.end_line = Some(4);
+            }),
+            "Cannot mix head/tail with start_line/end_line",
+            "tail=2, end_line=4",
         ),
         (
             req(|r| r.start_line = Some(0)),
             "start_line must be at least 1",
+            "start_line=0",
         ),
-        (req(|r| r.head = Some(-3)), "head must be at least 1"),
+        (
+            req(|r| r.head = Some(0)),
+            "head must be at least 1",
+            "head=0",
+        ),
+        (
+            req(|r| r.head = Some(-3)),
+            "head must be at least 1",
+            "head=-3",
+        ),
+        (
+            req(|r| r.tail = Some(0)),
+            "tail must be at least 1",
+            "tail=0",
+        ),
+        (
+            req(|r| r.end_line = Some(0)),
+            "end_line must be at least 1",
+            "end_line=0",
+        ),
         (
             req(|r| {
                 r.start_line = Some(5);
                 r.end_line = Some(2);
             }),
             "end_line is before start_line",
+            "start_line=5, end_line=2",
         ),
     ];
-    for (r, short) in cases {
+    for (r, short, provided) in cases {
         let e = r.mode(&crate::words::Neutral).unwrap_err();
         assert_eq!(e.short, short);
+        assert_eq!(e.provided, format!("path=\"f.md\", {provided}"), "{short}");
         let text = e.to_string();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], format!("Error: {short}"));
         assert_eq!(lines[1], "");
-        assert!(lines[2].starts_with("You provided: path=\"f.md\""));
+        assert_eq!(lines[2], format!("You provided: {}", e.provided));
         assert!(lines[3].starts_with("Problem: "));
         assert!(lines[4].starts_with("Fix: "));
     }
+    // The fix of a pattern without a start line shows a request that has one.
+    let e = req(|r| r.read_to_next_pattern = Some("x".into()))
+        .mode(&crate::words::Neutral)
+        .unwrap_err();
+    assert!(e.fix.contains("start_line"), "{e:?}");
 }
 
 #[test]
