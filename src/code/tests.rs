@@ -432,3 +432,77 @@ fn fuzz_regressions_addresses_always_resolve() {
     let addresses: Vec<&str> = s.symbols.iter().map(|s| s.address.as_str()).collect();
     assert_eq!(addresses, ["a@1#1", "b", "a@1#2"]);
 }
+
+/// The parameter matrix of a code read (docs/file_read.md, "Choosing the mode"): a target
+/// with a range, an inverted range and a start past the end are refused; a start below 1 and
+/// an end past the end are brought into the file.
+#[test]
+fn parameters_are_validated_or_clamped() {
+    let target = |start, end, skeleton| ReadQuery {
+        targets: vec!["CONFIG".into(), "initializeApp".into()],
+        start_line: start,
+        end_line: end,
+        skeleton,
+        ..ReadQuery::default()
+    };
+    let refused = [
+        (
+            target(Some(1), None, false),
+            "target and start_line/end_line together",
+        ),
+        (
+            target(None, Some(9), false),
+            "target and start_line/end_line together",
+        ),
+        (
+            target(Some(1), Some(9), false),
+            "target and start_line/end_line together",
+        ),
+        (
+            target(Some(1), None, true),
+            "target and start_line/end_line together",
+        ),
+        (range(Some(9), Some(3), false), "start_line after end_line"),
+        (
+            range(Some(41), Some(50), false),
+            "start_line past the end of the file",
+        ),
+        (
+            range(Some(41), None, false),
+            "start_line past the end of the file",
+        ),
+    ];
+    for (query, short) in refused {
+        let e = read("a.ts", CONFIG_TS, query.clone()).unwrap_err();
+        assert!(
+            e.starts_with(&format!("Error: {short}\n\nYou provided: ")),
+            "{query:?}: {e}"
+        );
+        if short.starts_with("target") {
+            assert!(e.contains("They are mutually exclusive."), "{e}");
+        }
+    }
+    let e = read("a.ts", CONFIG_TS, range(Some(9), Some(3), false)).unwrap_err();
+    assert!(
+        e.contains("\nProblem: start_line (9) is greater than end_line (3).\n"),
+        "{e}"
+    );
+    let e = read("a.ts", CONFIG_TS, range(Some(41), None, false)).unwrap_err();
+    assert!(
+        e.contains("the file's 15 lines") && e.ends_with("from 1 to 15."),
+        "{e}"
+    );
+    // Clamped: (start, end) asked → lines read.
+    for (start, end, first, last) in [
+        (Some(0), Some(3), 1, 3),
+        (Some(-4), Some(3), 1, 3),
+        (Some(14), Some(999), 14, 15),
+        (Some(-1), Some(1000), 1, 15),
+    ] {
+        let text = read("a.ts", CONFIG_TS, range(start, end, false)).unwrap();
+        assert!(
+            text.contains(&format!("**Range:** lines {first}-{last} of 15\n")),
+            "{start:?}-{end:?}: {text}"
+        );
+    }
+}

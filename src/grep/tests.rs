@@ -274,6 +274,25 @@ fn bad_input_is_a_parameter_error() {
     let mut q = GrepQuery::new("x");
     q.section_patterns = Some(vec!["(".into()]);
     assert_eq!(err(q), "Invalid regex in section_patterns");
+    let mut q = GrepQuery::new("x");
+    q.section_patterns = Some(vec![r"\w{1000}{1000}".into()]);
+    assert_eq!(err(q), "Regex too large in section_patterns");
+    let mut q = GrepQuery::new("");
+    q.fixed_strings = true;
+    assert_eq!(err(q), "Empty pattern");
+    // A pattern that can only match across a line break would never match line by line.
+    for pattern in ["\n", r"needle\na", "a\nb"] {
+        assert_eq!(
+            err(GrepQuery::new(pattern)),
+            "Pattern needs a line break",
+            "{pattern:?}"
+        );
+    }
+    let mut q = GrepQuery::new("x");
+    q.globs = vec!["a{b".into()];
+    assert_eq!(err(q), "Invalid glob");
+    // A newline that is optional is fine.
+    assert!(search(&ws, &GrepQuery::new(r"needle\n?"), &Progress::default()).is_ok());
 }
 
 #[test]

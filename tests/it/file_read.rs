@@ -628,8 +628,10 @@ async fn edge_end_line_alone_reads_from_line_one() {
 // Phase D: validation
 // ---------------------------------------------------------------------------------------------
 
+/// The server's wording of the refused parameter combinations (`startLine`, `file=`); the
+/// matrix itself is an engine test (`src/code/tests.rs`, `parameters_are_validated_or_clamped`).
 #[tokio::test]
-async fn target_with_start_or_end_line_is_an_error() {
+async fn invalid_parameters_are_errors_in_the_tool_words() {
     let (_fx, srv) = serve(&[("app.ts", APP)]).await;
     for args in [
         json!({"file": "app.ts", "target": "CONFIG", "startLine": 1}),
@@ -650,11 +652,6 @@ async fn target_with_start_or_end_line_is_an_error() {
             "{e:?}"
         );
     }
-}
-
-#[tokio::test]
-async fn start_line_after_end_line_is_an_error() {
-    let (_fx, srv) = serve(&[("app.ts", APP)]).await;
     let e = read_err(
         &srv,
         json!({"file": "app.ts", "startLine": 9, "endLine": 3}),
@@ -663,28 +660,15 @@ async fn start_line_after_end_line_is_an_error() {
     assert_eq!(e.short, "startLine after endLine");
     assert_eq!(e.provided, "file=\"app.ts\", startLine=9, endLine=3");
     assert!(e.problem.contains('9') && e.problem.contains('3'), "{e:?}");
-}
-
-#[tokio::test]
-async fn start_line_past_the_end_is_an_error() {
-    let (_fx, srv) = serve(&[("app.ts", APP)]).await;
-    let e = read_err(
-        &srv,
+    for args in [
         json!({"file": "app.ts", "startLine": 41, "endLine": 50}),
-    )
-    .await;
-    assert_eq!(e.short, "startLine past the end of the file");
-    assert!(e.problem.contains("40 lines"), "{e:?}");
-    assert!(e.fix.contains("1 to 40"), "{e:?}");
-}
-
-#[tokio::test]
-
-async fn start_line_alone_past_the_end_names_the_file_length() {
-    let (_fx, srv) = serve(&[("app.ts", APP)]).await;
-    let e = read_err(&srv, json!({"file": "app.ts", "startLine": 41})).await;
-    assert_eq!(e.short, "startLine past the end of the file", "{e:?}");
-    assert!(e.problem.contains("40 lines"), "{e:?}");
+        json!({"file": "app.ts", "startLine": 41}),
+    ] {
+        let e = read_err(&srv, args.clone()).await;
+        assert_eq!(e.short, "startLine past the end of the file", "{args}");
+        assert!(e.problem.contains("40 lines"), "{e:?}");
+        assert!(e.fix.contains("1 to 40"), "{e:?}");
+    }
 }
 
 #[tokio::test]
