@@ -1295,6 +1295,139 @@ fn duplicate_titles_are_ambiguous_and_slugs_or_positions_name_one() {
     );
 }
 
+/// Front matter, fenced, indented and commented `#` lines, setext headings, repeated titles
+/// and a title numbered "2.1" that is not at position 2.1 (moved from the server tests).
+const PLAN_DOC: &str = "\
+---
+title: front matter
+# not a heading
+---
+# Plan
+
+Intro.
+
+## Phase B
+
+Phase B text.
+
+## 6.1 Phase B: Design
+
+```bash
+# not a heading either
+```
+
+~~~
+## nor this
+~~~
+
+    # indented code
+
+<!--
+# commented out
+-->
+
+## 6.2 Phase B 验证计划
+
+Verification plan.
+
+### Notes
+
+first notes
+
+### Notes
+
+second notes
+
+## 日本語の見出し
+
+Japanese.
+
+## Проверка данных
+
+Cyrillic.
+
+## ＦＵＬＬ　ＷＩＤＴＨ Title
+
+Full width.
+
+Straße und Weg
+--------------
+
+Setext level 2.
+
+Appendix
+========
+
+Setext level 1.
+
+## 2.1 Written number
+
+Not at position 2.1.
+
+## Notes
+
+third notes
+";
+
+#[test]
+fn every_addressing_tier_past_front_matter_code_and_setext() {
+    let o = Outline::build(PLAN_DOC.as_bytes());
+    // docs/doc_tools.md, "Addressing a section".
+    assert_eq!(slug_tier(&o, "验证计划").0, "62-phase-b-验证计划");
+    assert_eq!(slug_tier(&o, "phase b").0, "phase-b");
+    assert_eq!(slug_tier(&o, "PhaseB").0, "phase-b");
+    let cases = [
+        ("phase-b", "phase-b", Tier::Slug),
+        ("#phase-b", "phase-b", Tier::Slug),
+        ("user-content-phase-b", "phase-b", Tier::Slug),
+        ("notes-1", "notes-1", Tier::Slug),
+        // The numbering written in a title wins over the position in the outline...
+        ("6.2", "62-phase-b-验证计划", Tier::TitleNumber),
+        ("2.1", "21-written-number", Tier::TitleNumber),
+        // ...and a path no title carries is a position: 1.3.1 is the first "Notes".
+        ("1.3.1", "notes", Tier::TreePosition),
+        // Line 38 is inside the second "### Notes".
+        ("38", "notes-1", Tier::Line),
+        ("Phase B", "phase-b", Tier::ExactTitle),
+        ("ＰＨＡＳＥ　Ｂ", "phase-b", Tier::FoldedTitle),
+        ("STRASSE UND WEG", "straße-und-weg", Tier::FoldedTitle),
+        ("日本語", "日本語の見出し", Tier::TitleSubstring),
+        ("проверка", "проверка-данных", Tier::TitleSubstring),
+        (
+            "full width",
+            "ｆｕｌｌｗｉｄｔｈ-title",
+            Tier::TitleSubstring,
+        ),
+        ("number written", "21-written-number", Tier::TitleTokens),
+    ];
+    for (query, slug, tier) in cases {
+        assert_eq!(slug_tier(&o, query), (slug.to_string(), tier), "{query:?}");
+    }
+    // Duplicates: ambiguous, no guess, candidates listed.
+    let e = section_error(&o, "Notes");
+    assert_eq!(e.short, "Ambiguous section");
+    assert!(e.problem.contains("no guess"), "{e:?}");
+    for slug in ["#notes,", "#notes-1,", "#notes-2,"] {
+        assert!(e.fix.contains(slug), "{slug} in {e:?}");
+    }
+    // A line before the first heading or past the end is in no section, and says why.
+    for line in ["3", "999"] {
+        assert_eq!(
+            section_error(&o, line).problem,
+            format!(
+                "Line {line} is in no section: the document has 69 lines and its first heading is at line 5."
+            )
+        );
+    }
+    // Not found: suggestions.
+    let e = section_error(&o, "Phsae B Desgin");
+    assert_eq!(e.short, "Section not found");
+    assert!(
+        e.fix.starts_with("Did you mean") && e.fix.contains("#61-phase-b-design"),
+        "{e:?}"
+    );
+}
+
 #[test]
 fn chunked_parse_checks_its_cuts() {
     // Each piece is long enough to be cut at its headings; the blocks before the cuts decide

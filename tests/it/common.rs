@@ -247,6 +247,11 @@ pub struct Answer {
 }
 
 impl Answer {
+    /// The text and what it says.
+    pub fn pair(self) -> (String, Value) {
+        (self.text, self.structured)
+    }
+
     pub fn of(tool: &str, r: &CallToolResult) -> Answer {
         Answer {
             text: text_of(r),
@@ -565,6 +570,36 @@ pub fn grep_view(r: &CallToolResult) -> serde_json::Value {
         &facts["next_cursor"]
     );
     facts
+}
+
+/// `doc_read` of one section of `path`: the `section` object, or the error text.
+pub async fn read(srv: &Server, path: &str, section: &str) -> Result<Value, String> {
+    read_with(srv, serde_json::json!({"path": path, "section": section})).await
+}
+
+/// `doc_read` with `args`: the `section` object, or the error text.
+pub async fn read_with(srv: &Server, args: Value) -> Result<Value, String> {
+    let r = srv
+        .call("doc_read", args.clone())
+        .await
+        .unwrap_or_else(|e| panic!("doc_read {args}: JSON-RPC error {e:?}"));
+    if r.is_error == Some(true) {
+        return Err(text_of(&r));
+    }
+    Ok(doc_view("doc_read", &r)["section"].clone())
+}
+
+/// `doc_read` → (slug, matched_by), or the error text.
+pub async fn found(srv: &Server, path: &str, section: &str) -> Result<(String, String), String> {
+    let s = read(srv, path, section).await?;
+    Ok((str_of(&s["slug"]), str_of(&s["matched_by"])))
+}
+
+/// A JSON string as a `String`.
+pub fn str_of(v: &Value) -> String {
+    v.as_str()
+        .unwrap_or_else(|| panic!("not a string: {v}"))
+        .to_string()
 }
 
 /// What `tool`'s answer says, for a test to assert on: for grep_content, the doc tools and

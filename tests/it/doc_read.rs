@@ -1,6 +1,6 @@
-//! The document read tools through the MCP server: docs/doc_tools.md, "Addressing a section"'s assertions, every
-//! addressing tier, Unicode titles (Chinese, Japanese, Cyrillic, full-width), duplicate,
-//! setext and code-fenced headings, include_children, doc_read_many, doc_find and doc_toc.
+//! The document read tools through the MCP server on one document with Unicode titles
+//! (Chinese, Japanese, Cyrillic, full-width), duplicate, setext and code-fenced headings:
+//! doc_toc, include_children, hashes, doc_read_many and doc_find.
 
 use serde_json::{Value, json};
 
@@ -78,125 +78,27 @@ Not at position 2.1.
 third notes
 ";
 
-/// `doc_read` → (slug, matched_by), or the error text.
-async fn read(srv: &Server, section: &str) -> Result<(String, String), String> {
-    let r = srv
-        .call("doc_read", json!({"path": "plan.md", "section": section}))
-        .await
-        .expect("doc_read answers");
-    if r.is_error == Some(true) {
-        return Err(text_of(&r));
-    }
-    let s = &doc_view("doc_read", &r)["section"];
-    Ok((
-        s["slug"].as_str().unwrap().to_string(),
-        s["matched_by"].as_str().unwrap().to_string(),
-    ))
-}
-
 fn section(v: &Value) -> &Value {
     &v["section"]
 }
 
+/// One server over the document: its outline, its sections' text, children and hashes (the
+/// file changes last), doc_read_many and doc_find. The addressing tiers on this document are
+/// an engine test (`src/markdown/tests.rs`,
+/// `every_addressing_tier_past_front_matter_code_and_setext`).
 #[tokio::test]
-async fn spec_004_acceptance_and_every_addressing_tier() {
+async fn one_document_through_every_read_tool() {
     let fx = Fixture::new();
     fx.write("plan.md", DOC);
+    fx.write("image.bin", b"\x00\x01binary");
     let srv = fx.serve().await;
-
-    // docs/doc_tools.md, "Addressing a section".
-    let (slug, _) = read(&srv, "验证计划").await.unwrap();
-    assert_eq!(slug, "62-phase-b-验证计划");
-    assert_eq!(read(&srv, "phase b").await.unwrap().0, "phase-b");
-    assert_eq!(read(&srv, "PhaseB").await.unwrap().0, "phase-b");
-
-    let cases: &[(&str, &str, &str)] = &[
-        ("phase-b", "phase-b", "slug"),
-        ("#phase-b", "phase-b", "slug"),
-        ("user-content-phase-b", "phase-b", "slug"),
-        ("notes-1", "notes-1", "slug"),
-        // The numbering written in a title wins over the position in the outline...
-        (
-            "6.2",
-            "62-phase-b-验证计划",
-            "index path (the numbering written in the title)",
-        ),
-        (
-            "2.1",
-            "21-written-number",
-            "index path (the numbering written in the title)",
-        ),
-        // ...and a path no title carries is a position: 1.3.1 is the first "Notes".
-        ("1.3.1", "notes", "index path (position in the outline)"),
-        // Line 38 is inside the second "### Notes".
-        (
-            "38",
-            "notes-1",
-            "line number (innermost section containing it)",
-        ),
-        ("Phase B", "phase-b", "exact title"),
-        ("ＰＨＡＳＥ　Ｂ", "phase-b", "normalized title"),
-        ("STRASSE UND WEG", "straße-und-weg", "normalized title"),
-        ("日本語", "日本語の見出し", "part of the normalized title"),
-        (
-            "проверка",
-            "проверка-данных",
-            "part of the normalized title",
-        ),
-        (
-            "full width",
-            "ｆｕｌｌｗｉｄｔｈ-title",
-            "part of the normalized title",
-        ),
-        (
-            "number written",
-            "21-written-number",
-            "all words of the title",
-        ),
-    ];
-    for (query, slug, tier) in cases {
-        let got = read(&srv, query).await;
-        assert_eq!(
-            got,
-            Ok((slug.to_string(), tier.to_string())),
-            "query {query:?}"
-        );
-    }
-
-    // Duplicates: ambiguous, no guess, candidates listed.
-    let err = read(&srv, "Notes").await.unwrap_err();
-    assert!(err.starts_with("Error: Ambiguous section"), "{err}");
-    for slug in ["#notes,", "#notes-1,", "#notes-2,"] {
-        assert!(err.contains(slug), "{slug} in {err}");
-    }
-    assert!(err.contains("no guess"), "{err}");
-
-    // A line before the first heading or past the end is in no section, and says why.
-    for line in ["3", "999"] {
-        let err = read(&srv, line).await.unwrap_err();
-        assert!(
-            err.contains(&format!(
-                "Line {line} is in no section: the document has 69 lines and its first heading is at line 5."
-            )),
-            "{err}"
-        );
-    }
-
-    // Not found: suggestions.
-    let err = read(&srv, "Phsae B Desgin").await.unwrap_err();
-    assert!(err.starts_with("Error: Section not found"), "{err}");
-    assert!(
-        err.contains("Did you mean") && err.contains("#61-phase-b-design"),
-        "{err}"
-    );
+    outline_skips_code_comments_and_front_matter_and_counts_setext(&srv).await;
+    read_many_and_find(&srv).await;
+    section_text_children_hash_and_changes(&fx, &srv).await;
     srv.shutdown().await;
 }
 
-#[tokio::test]
-async fn outline_skips_code_comments_and_front_matter_and_counts_setext() {
-    let fx = Fixture::new();
-    fx.write("plan.md", DOC);
-    let srv = fx.serve().await;
+async fn outline_skips_code_comments_and_front_matter_and_counts_setext(srv: &Server) {
     let r = srv
         .call("doc_toc", json!({"path": "plan.md"}))
         .await
@@ -255,14 +157,10 @@ async fn outline_skips_code_comments_and_front_matter_and_counts_setext() {
         .map(|s| s["slug"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(slugs, ["62-phase-b-验证计划", "notes", "notes-1"]);
-    srv.shutdown().await;
 }
 
-#[tokio::test]
-async fn section_text_children_hash_and_changes() {
-    let fx = Fixture::new();
-    let path = fx.write("plan.md", DOC);
-    let srv = fx.serve().await;
+async fn section_text_children_hash_and_changes(fx: &Fixture, srv: &Server) {
+    let path = fx.root.join("plan.md");
     let lines: Vec<&str> = DOC.lines().collect();
     let slice = |a: usize, b: usize| lines[a - 1..b].join("\n") + "\n";
 
@@ -318,16 +216,9 @@ async fn section_text_children_hash_and_changes() {
             .unwrap()
             .contains("Changed plan.")
     );
-    srv.shutdown().await;
 }
 
-#[tokio::test]
-async fn read_many_and_find() {
-    let fx = Fixture::new();
-    fx.write("plan.md", DOC);
-    fx.write("image.bin", b"\x00\x01binary");
-    let srv = fx.serve().await;
-
+async fn read_many_and_find(srv: &Server) {
     let r = srv
         .call(
             "doc_read_many",
@@ -364,23 +255,20 @@ async fn read_many_and_find() {
         .unwrap();
     assert!(r.is_error == Some(true) && text_of(&r).contains("No sections requested"));
 
-    let find = |args: Value| {
-        let srv = &srv;
-        async move {
-            let mut a = args;
-            a["path"] = json!("plan.md");
-            let r = srv.call("doc_find", a).await.unwrap();
-            if r.is_error == Some(true) {
-                return Err(text_of(&r));
-            }
-            let v = doc_view("doc_find", &r);
-            Ok(v["matches"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| m["slug"].as_str().unwrap().to_string())
-                .collect::<Vec<_>>())
+    let find = |args: Value| async move {
+        let mut a = args;
+        a["path"] = json!("plan.md");
+        let r = srv.call("doc_find", a).await.unwrap();
+        if r.is_error == Some(true) {
+            return Err(text_of(&r));
         }
+        let v = doc_view("doc_find", &r);
+        Ok(v["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["slug"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>())
     };
     assert_eq!(
         find(json!({"pattern": "*Phase*"})).await.unwrap(),
@@ -441,5 +329,4 @@ async fn read_many_and_find() {
         assert_eq!(r.is_error, Some(true));
         assert!(text_of(&r).starts_with(short), "{path}: {}", text_of(&r));
     }
-    srv.shutdown().await;
 }

@@ -12,7 +12,9 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::common::{Fixture, Server, doc_view, layout, lines, text_of};
+use crate::common::{
+    Fixture, Server, doc_view, found, layout, lines, read, read_with, str_of, text_of,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -26,62 +28,6 @@ const BY_EXACT: &str = "exact title";
 const BY_NORMALIZED: &str = "normalized title";
 const BY_SUBSTRING: &str = "part of the normalized title";
 const BY_TOKENS: &str = "all words of the title";
-
-/// A successful call: its text and what that text says ([`doc_view`]; the call must not be
-/// an error).
-async fn call_ok(srv: &Server, tool: &'static str, args: Value) -> (String, Value) {
-    let r = srv
-        .call(tool, args.clone())
-        .await
-        .unwrap_or_else(|e| panic!("{tool} {args}: JSON-RPC error {e:?}"));
-    let text = text_of(&r);
-    assert_ne!(
-        r.is_error,
-        Some(true),
-        "{tool} {args} should succeed:\n{text}"
-    );
-    (text, doc_view(tool, &r))
-}
-
-/// A failed call: its text (the call must be a tool result flagged isError, not a JSON-RPC
-/// error).
-async fn call_err(srv: &Server, tool: &'static str, args: Value) -> String {
-    let r = srv
-        .call(tool, args.clone())
-        .await
-        .unwrap_or_else(|e| panic!("{tool} {args}: JSON-RPC error {e:?}"));
-    let text = text_of(&r);
-    assert_eq!(r.is_error, Some(true), "{tool} {args} should fail:\n{text}");
-    text
-}
-
-/// `doc_read` of one section: the `section` object, or the error text.
-async fn read(srv: &Server, path: &str, section: &str) -> Result<Value, String> {
-    read_with(srv, json!({"path": path, "section": section})).await
-}
-
-async fn read_with(srv: &Server, args: Value) -> Result<Value, String> {
-    let r = srv
-        .call("doc_read", args.clone())
-        .await
-        .unwrap_or_else(|e| panic!("doc_read {args}: JSON-RPC error {e:?}"));
-    if r.is_error == Some(true) {
-        return Err(text_of(&r));
-    }
-    Ok(doc_view("doc_read", &r)["section"].clone())
-}
-
-/// `doc_read` → (slug, matched_by), or the error text.
-async fn found(srv: &Server, path: &str, section: &str) -> Result<(String, String), String> {
-    let s = read(srv, path, section).await?;
-    Ok((str_of(&s["slug"]), str_of(&s["matched_by"])))
-}
-
-fn str_of(v: &Value) -> String {
-    v.as_str()
-        .unwrap_or_else(|| panic!("not a string: {v}"))
-        .to_string()
-}
 
 fn u64_of(v: &Value) -> u64 {
     v.as_u64()
@@ -171,12 +117,13 @@ async fn spec_004_section_4_1_fuzzy_matching_and_multi_read() {
     );
 
     // results = doc_read_many(sections=["a", "b", "c"]); assert len(results) == 3
-    let (text, v) = call_ok(
-        &srv,
-        "doc_read_many",
-        json!({"path": "plan.md", "sections": ["phase-b", "6.1", "Risks"]}),
-    )
-    .await;
+    let (text, v) = srv
+        .ok(
+            "doc_read_many",
+            json!({"path": "plan.md", "sections": ["phase-b", "6.1", "Risks"]}),
+        )
+        .await
+        .pair();
     assert_eq!(v["path"], "plan.md");
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 3, "{v}");
@@ -255,7 +202,7 @@ async fn every_addressing_tier_and_its_matched_by() {
     let srv = fx.serve().await;
 
     // The outline the positions refer to.
-    let (_, toc) = call_ok(&srv, "doc_toc", json!({"path": "tiers.md"})).await;
+    let (_, toc) = srv.ok("doc_toc", json!({"path": "tiers.md"})).await.pair();
     assert_eq!(
         field(&toc["sections"], "index_path"),
         [
@@ -390,7 +337,7 @@ async fn unicode_titles_and_github_slugs() {
     fx.write("bom.md", "\u{feff}# Überblick\n\nText.\n");
     let srv = fx.serve().await;
 
-    let (_, toc) = call_ok(&srv, "doc_toc", json!({"path": "uni.md"})).await;
+    let (_, toc) = srv.ok("doc_toc", json!({"path": "uni.md"})).await.pair();
     assert_eq!(
         field(&toc["sections"], "title"),
         [
@@ -442,7 +389,7 @@ async fn unicode_titles_and_github_slugs() {
     assert_eq!(str_of(&s["content"]), lines(UNICODE, at, at + 3));
     assert_eq!(u64_of(&s["line_start"]), at);
 
-    let (_, toc) = call_ok(&srv, "doc_toc", json!({"path": "bom.md"})).await;
+    let (_, toc) = srv.ok("doc_toc", json!({"path": "bom.md"})).await.pair();
     assert_eq!(toc["total_sections"], 1);
     assert_eq!(toc["sections"][0]["title"], "Überblick");
     assert_eq!(toc["sections"][0]["slug"], "überblick");
@@ -493,7 +440,7 @@ async fn duplicate_headings_get_suffixed_slugs_and_titles_are_ambiguous() {
     fx.write("dupes.md", DUPES);
     let srv = fx.serve().await;
 
-    let (_, toc) = call_ok(&srv, "doc_toc", json!({"path": "dupes.md"})).await;
+    let (_, toc) = srv.ok("doc_toc", json!({"path": "dupes.md"})).await.pair();
     // github-slugger: a repeated slug gets -1, -2; "Tag 1" then skips the taken "tag-1",
     // and a second "Item" skips "item-1", taken by "Item 1" before it.
     assert_eq!(
@@ -589,7 +536,7 @@ async fn setext_headings_count_and_code_comments_front_matter_do_not() {
     fx.write("setext.md", SETEXT);
     let srv = fx.serve().await;
 
-    let (text, toc) = call_ok(&srv, "doc_toc", json!({"path": "setext.md"})).await;
+    let (text, toc) = srv.ok("doc_toc", json!({"path": "setext.md"})).await.pair();
     let got: Vec<(u64, String, u64)> = toc["sections"]
         .as_array()
         .unwrap()
@@ -728,7 +675,7 @@ async fn sections_end_before_the_next_heading_of_the_same_or_higher_level() {
         ("beta", l("## Beta"), l("# Second") - 1, "1.2"),
         ("second", l("# Second"), n, "2"),
     ];
-    let (text, toc) = call_ok(&srv, "doc_toc", json!({"path": "ranges.md"})).await;
+    let (text, toc) = srv.ok("doc_toc", json!({"path": "ranges.md"})).await.pair();
     assert_eq!(u64_of(&toc["total_lines"]), n);
     for (entry, (slug, a, b, path)) in toc["sections"].as_array().unwrap().iter().zip(expected) {
         assert_eq!(entry["slug"], slug);
@@ -947,7 +894,7 @@ async fn hash_is_stable_and_follows_changes_of_the_file() {
     assert_eq!(beta2["hash"], beta["hash"]);
     assert_ne!(beta2["line_start"], beta["line_start"]);
     // doc_toc sees the new outline too.
-    let (_, toc) = call_ok(&srv, "doc_toc", json!({"path": "h.md"})).await;
+    let (_, toc) = srv.ok("doc_toc", json!({"path": "h.md"})).await.pair();
     assert_eq!(u64_of(&toc["total_lines"]), total_lines(&v2));
 
     // A file old enough for its outline to be cached, then rewritten in place with the same
@@ -1053,12 +1000,13 @@ async fn read_many_reports_errors_per_entry() {
     assert_eq!(text.matches("\n\n[").count(), 4, "{text}");
 
     // include_children applies to every entry.
-    let (_, v) = call_ok(
-        &srv,
-        "doc_read_many",
-        json!({"path": "ranges.md", "sections": ["top", "alpha"], "include_children": false}),
-    )
-    .await;
+    let (_, v) = srv
+        .ok(
+            "doc_read_many",
+            json!({"path": "ranges.md", "sections": ["top", "alpha"], "include_children": false}),
+        )
+        .await
+        .pair();
     let l = |s: &str| line_no(RANGES, s);
     let got: Vec<(u64, u64)> = v["results"]
         .as_array()
@@ -1084,12 +1032,12 @@ async fn read_many_reports_errors_per_entry() {
     );
 
     // Every entry failing fails the call, still with each entry's error.
-    let text = call_err(
-        &srv,
-        "doc_read_many",
-        json!({"path": "dupes.md", "sections": ["Notes", "zzzz qqqq"]}),
-    )
-    .await;
+    let text = srv
+        .err(
+            "doc_read_many",
+            json!({"path": "dupes.md", "sections": ["Notes", "zzzz qqqq"]}),
+        )
+        .await;
     assert!(
         text.starts_with("[1/2] section: \"Notes\"\nError: Ambiguous section\n"),
         "{text}"
@@ -1100,23 +1048,20 @@ async fn read_many_reports_errors_per_entry() {
     );
 
     // No sections at all.
-    let text = call_err(
-        &srv,
-        "doc_read_many",
-        json!({"path": "dupes.md", "sections": []}),
-    )
-    .await;
+    let text = srv
+        .err("doc_read_many", json!({"path": "dupes.md", "sections": []}))
+        .await;
     let e = layout(&text);
     assert_eq!(e.short, "No sections requested", "{text}");
     assert!(e.provided.contains("sections=[]"), "{text}");
 
     // A missing file fails the whole call once, in the file error layout.
-    let text = call_err(
-        &srv,
-        "doc_read_many",
-        json!({"path": "missing.md", "sections": ["a", "b"]}),
-    )
-    .await;
+    let text = srv
+        .err(
+            "doc_read_many",
+            json!({"path": "missing.md", "sections": ["a", "b"]}),
+        )
+        .await;
     assert_eq!(layout(&text).short, "File not found", "{text}");
     srv.shutdown().await;
 }
@@ -1161,7 +1106,7 @@ async fn doc_find_filters_by_title_level_content_size_and_depth() {
     async fn find(srv: &Server, args: Value) -> Value {
         let mut args = args;
         args["path"] = json!("find.md");
-        call_ok(srv, "doc_find", args).await.1
+        srv.ok("doc_find", args).await.pair().1
     }
     async fn slugs(srv: &Server, args: Value) -> Vec<String> {
         let v = find(srv, args).await;
@@ -1236,12 +1181,13 @@ async fn doc_find_filters_by_title_level_content_size_and_depth() {
     assert_eq!(field(&v["matches"], "slug"), ["risks"]);
     assert_eq!(u64_of(&v["matches"][0]["matched_line"]), l("## Risks"));
     // Matched lines show in the text under their hit.
-    let (text, _) = call_ok(
-        &srv,
-        "doc_find",
-        json!({"path": "find.md", "content_pattern": "work"}),
-    )
-    .await;
+    let (text, _) = srv
+        .ok(
+            "doc_find",
+            json!({"path": "find.md", "content_pattern": "work"}),
+        )
+        .await
+        .pair();
     assert!(
         text.contains(&format!(
             "  1.1 ## Phase A  (#phase-a, lines {}-{}, ",
@@ -1316,12 +1262,13 @@ async fn doc_find_filters_by_title_level_content_size_and_depth() {
     );
 
     // Nothing matching is an answer, not an error.
-    let (text, v) = call_ok(
-        &srv,
-        "doc_find",
-        json!({"path": "find.md", "pattern": "phase", "level": 1}),
-    )
-    .await;
+    let (text, v) = srv
+        .ok(
+            "doc_find",
+            json!({"path": "find.md", "pattern": "phase", "level": 1}),
+        )
+        .await
+        .pair();
     assert_eq!(v["total_matches"], 0);
     assert!(text.contains("No section matches every filter."), "{text}");
 
@@ -1337,12 +1284,14 @@ async fn doc_find_filters_by_title_level_content_size_and_depth() {
     ] {
         let mut a = args.clone();
         a["path"] = json!("find.md");
-        let text = call_err(&srv, "doc_find", a).await;
+        let text = srv.err("doc_find", a).await;
         let e = layout(&text);
         assert_eq!(e.short, short, "{args}: {text}");
         assert!(e.provided.starts_with("path=\"find.md\", "), "{text}");
     }
-    let text = call_err(&srv, "doc_find", json!({"path": "find.md", "level": 9})).await;
+    let text = srv
+        .err("doc_find", json!({"path": "find.md", "level": 9}))
+        .await;
     assert!(
         layout(&text).problem.contains("between 1 and 6; got 9"),
         "{text}"
@@ -1366,7 +1315,7 @@ async fn doc_toc_depth_subtree_and_file_errors() {
     let l = |s: &str| line_no(FIND, s);
 
     // The whole outline, as text lines and structured entries.
-    let (text, toc) = call_ok(&srv, "doc_toc", json!({"path": "find.md"})).await;
+    let (text, toc) = srv.ok("doc_toc", json!({"path": "find.md"})).await.pair();
     assert_eq!(toc["path"], "find.md");
     assert_eq!(toc["total_sections"], 6);
     assert_eq!(u64_of(&toc["total_lines"]), total_lines(FIND));
@@ -1402,7 +1351,10 @@ async fn doc_toc_depth_subtree_and_file_errors() {
     assert_eq!(text, expected_text);
 
     // max_depth 1: the top level only.
-    let (text, toc) = call_ok(&srv, "doc_toc", json!({"path": "find.md", "max_depth": 1})).await;
+    let (text, toc) = srv
+        .ok("doc_toc", json!({"path": "find.md", "max_depth": 1}))
+        .await
+        .pair();
     assert_eq!(
         field(&toc["sections"], "slug"),
         ["project-plan", "appendix"]
@@ -1415,7 +1367,10 @@ async fn doc_toc_depth_subtree_and_file_errors() {
         )),
         "{text}"
     );
-    let (_, toc) = call_ok(&srv, "doc_toc", json!({"path": "find.md", "max_depth": 2})).await;
+    let (_, toc) = srv
+        .ok("doc_toc", json!({"path": "find.md", "max_depth": 2}))
+        .await
+        .pair();
     assert_eq!(
         field(&toc["sections"], "slug"),
         ["project-plan", "phase-a", "phase-b", "risks", "appendix"]
@@ -1423,50 +1378,51 @@ async fn doc_toc_depth_subtree_and_file_errors() {
 
     // A subtree: the section and its subsections, addressed like doc_read.
     for q in ["phase-b", "1.2", "Phase B", &l("Beta work.").to_string()] {
-        let (_, toc) = call_ok(&srv, "doc_toc", json!({"path": "find.md", "section": q})).await;
+        let (_, toc) = srv
+            .ok("doc_toc", json!({"path": "find.md", "section": q}))
+            .await
+            .pair();
         assert_eq!(
             field(&toc["sections"], "slug"),
             ["phase-b", "phase-b-tests"],
             "{q}"
         );
     }
-    let (_, toc) = call_ok(
-        &srv,
-        "doc_toc",
-        json!({"path": "find.md", "section": "project-plan", "max_depth": 2}),
-    )
-    .await;
+    let (_, toc) = srv
+        .ok(
+            "doc_toc",
+            json!({"path": "find.md", "section": "project-plan", "max_depth": 2}),
+        )
+        .await
+        .pair();
     assert_eq!(
         field(&toc["sections"], "slug"),
         ["project-plan", "phase-a", "phase-b", "risks"]
     );
-    let (_, toc) = call_ok(
-        &srv,
-        "doc_toc",
-        json!({"path": "find.md", "section": "appendix"}),
-    )
-    .await;
+    let (_, toc) = srv
+        .ok("doc_toc", json!({"path": "find.md", "section": "appendix"}))
+        .await
+        .pair();
     assert_eq!(field(&toc["sections"], "slug"), ["appendix"]);
     // A section that is not there, or names several, is an error.
-    let text = call_err(
-        &srv,
-        "doc_toc",
-        json!({"path": "find.md", "section": "Gamma Delta"}),
-    )
-    .await;
+    let text = srv
+        .err(
+            "doc_toc",
+            json!({"path": "find.md", "section": "Gamma Delta"}),
+        )
+        .await;
     assert_eq!(layout(&text).short, "Section not found", "{text}");
-    let text = call_err(
-        &srv,
-        "doc_toc",
-        json!({"path": "find.md", "section": "phase"}),
-    )
-    .await;
+    let text = srv
+        .err("doc_toc", json!({"path": "find.md", "section": "phase"}))
+        .await;
     assert_eq!(layout(&text).short, "Ambiguous section", "{text}");
-    let text = call_err(&srv, "doc_toc", json!({"path": "find.md", "max_depth": 0})).await;
+    let text = srv
+        .err("doc_toc", json!({"path": "find.md", "max_depth": 0}))
+        .await;
     assert_eq!(layout(&text).short, "Invalid max_depth", "{text}");
 
     // A file without headings is no error.
-    let (text, toc) = call_ok(&srv, "doc_toc", json!({"path": "plain.md"})).await;
+    let (text, toc) = srv.ok("doc_toc", json!({"path": "plain.md"})).await.pair();
     assert_eq!(toc["total_sections"], 0);
     assert_eq!(toc["sections"], json!([]));
     assert!(text.contains("No headings"), "{text}");
@@ -1474,9 +1430,15 @@ async fn doc_toc_depth_subtree_and_file_errors() {
     assert!(layout(&err).problem.contains("no headings"), "{err}");
 
     // Paths: relative in a subdirectory and absolute inside the root work.
-    let (_, toc) = call_ok(&srv, "doc_toc", json!({"path": "dir/inner.md"})).await;
+    let (_, toc) = srv
+        .ok("doc_toc", json!({"path": "dir/inner.md"}))
+        .await
+        .pair();
     assert_eq!(toc["sections"][0]["slug"], "inner");
-    let (_, toc) = call_ok(&srv, "doc_toc", json!({"path": fx.abs("find.md")})).await;
+    let (_, toc) = srv
+        .ok("doc_toc", json!({"path": fx.abs("find.md")}))
+        .await
+        .pair();
     assert_eq!(toc["total_sections"], 6);
 
     // File errors, in the Error / You provided / Problem / Fix layout, for every tool.
@@ -1499,7 +1461,7 @@ async fn doc_toc_depth_subtree_and_file_errors() {
             ("doc_find", json!({"path": path, "pattern": "*"})),
         ];
         for (tool, args) in calls {
-            let text = call_err(&srv, tool, args).await;
+            let text = srv.err(tool, args).await;
             let e = layout(&text);
             assert_eq!(e.short, short, "{tool} {path}: {text}");
             assert!(
@@ -1638,12 +1600,13 @@ async fn long_sections_lists_and_batches_are_cut_at_the_limit() {
     assert!(text.contains(&format!("Lines: {a}-{b} of ")), "{text}");
 
     // A batch shares the limit: once it is spent, one last entry says which were not read.
-    let (text, v) = call_ok(
-        &srv,
-        "doc_read_many",
-        json!({"path": "big.md", "sections": ["part-1", "part-2", "part-3"]}),
-    )
-    .await;
+    let (text, v) = srv
+        .ok(
+            "doc_read_many",
+            json!({"path": "big.md", "sections": ["part-1", "part-2", "part-3"]}),
+        )
+        .await
+        .pair();
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 2, "{v}");
     let first = &results[0]["section"];
@@ -1667,7 +1630,7 @@ async fn long_sections_lists_and_batches_are_cut_at_the_limit() {
     assert!(text.contains("[2-3/3] sections not read\n"), "{text}");
 
     // The outline listing and find results are cut too, and say where to continue.
-    let (text, toc) = call_ok(&srv, "doc_toc", json!({"path": "big.md"})).await;
+    let (text, toc) = srv.ok("doc_toc", json!({"path": "big.md"})).await.pair();
     assert_eq!(toc["truncated"], true);
     assert_eq!(toc["total_sections"], 31);
     let listed_n = toc["sections"].as_array().unwrap().len();
@@ -1679,7 +1642,10 @@ async fn long_sections_lists_and_batches_are_cut_at_the_limit() {
         )),
         "{text}"
     );
-    let (_, v) = call_ok(&srv, "doc_find", json!({"path": "big.md", "level": 2})).await;
+    let (_, v) = srv
+        .ok("doc_find", json!({"path": "big.md", "level": 2}))
+        .await
+        .pair();
     assert_eq!(v["truncated"], true);
     assert_eq!(v["total_matches"], 30);
     assert!(v["matches"].as_array().unwrap().len() < 30);
@@ -1736,7 +1702,7 @@ async fn every_slug_doc_toc_lists_reads_its_own_section() {
     let srv = fx.serve().await;
 
     // GitHub's anchors for the odd headings.
-    let (_, toc) = call_ok(&srv, "doc_toc", json!({"path": "odd.md"})).await;
+    let (_, toc) = srv.ok("doc_toc", json!({"path": "odd.md"})).await.pair();
     assert_eq!(
         field(&toc["sections"], "title"),
         [
@@ -1767,7 +1733,7 @@ async fn every_slug_doc_toc_lists_reads_its_own_section() {
     );
 
     for (path, doc) in docs {
-        let (_, toc) = call_ok(&srv, "doc_toc", json!({"path": path})).await;
+        let (_, toc) = srv.ok("doc_toc", json!({"path": path})).await.pair();
         for entry in toc["sections"].as_array().unwrap() {
             let slug = str_of(&entry["slug"]);
             for query in [
@@ -1797,7 +1763,7 @@ async fn an_exact_slug_beginning_with_user_content_reads_its_own_section() {
     let fx = Fixture::new();
     fx.write("uc.md", DOC);
     let srv = fx.serve().await;
-    let (_, toc) = call_ok(&srv, "doc_toc", json!({"path": "uc.md"})).await;
+    let (_, toc) = srv.ok("doc_toc", json!({"path": "uc.md"})).await.pair();
     assert_eq!(field(&toc["sections"], "slug"), ["foo", "user-content-foo"]);
     for query in ["user-content-foo", "#user-content-foo"] {
         let s = read(&srv, "uc.md", query).await.unwrap();
