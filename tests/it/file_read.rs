@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Fixture, Layout, Server, both_views, layout, lines, text_of};
+use crate::common::{Fixture, Layout, Server, layout, lines, text_of};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -15,19 +15,8 @@ use crate::common::{Fixture, Layout, Server, both_views, layout, lines, text_of}
 /// A successful `file_read`: its text and the facts that text gives ([`facts`]). The
 /// structured view must carry the same text.
 pub(crate) async fn read_ok(srv: &Server, args: Value) -> (String, Value) {
-    let r = srv
-        .call("file_read", args.clone())
-        .await
-        .unwrap_or_else(|e| panic!("file_read {args}: JSON-RPC error {e:?}"));
-    assert_ne!(
-        r.is_error,
-        Some(true),
-        "file_read {args} should succeed:\n{}",
-        text_of(&r)
-    );
-    let text = both_views("file_read", &r);
-    let facts = facts(&text);
-    (text, facts)
+    // The facts are read from the text both views carry (`common::view`).
+    srv.ok("file_read", args).await.pair()
 }
 
 /// What a `file_read` answer tells the model, read back from its text: `file`, `mode`
@@ -122,17 +111,7 @@ pub(crate) async fn read_text(srv: &Server, args: Value) -> String {
 /// A failed `file_read` (a tool result flagged isError, not a JSON-RPC error), parsed as
 /// the Error/Problem/Fix layout.
 pub(crate) async fn read_err(srv: &Server, args: Value) -> Layout {
-    let r = srv
-        .call("file_read", args.clone())
-        .await
-        .unwrap_or_else(|e| panic!("file_read {args}: JSON-RPC error {e:?}"));
-    let text = text_of(&r);
-    assert_eq!(
-        r.is_error,
-        Some(true),
-        "file_read {args} should fail:\n{text}"
-    );
-    layout(&text)
+    layout(&srv.err("file_read", args).await)
 }
 
 /// A structured range read split into its header and body.

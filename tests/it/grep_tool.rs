@@ -3,25 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Fixture, Server, grep_view, text_of};
-
-struct Grep {
-    text: String,
-    structured: Value,
-    is_error: bool,
-}
-
-async fn grep(srv: &Server, args: Value) -> Grep {
-    let r = srv
-        .call("grep_content", args)
-        .await
-        .unwrap_or_else(|e| panic!("grep_content JSON-RPC error: {e:?}"));
-    Grep {
-        text: text_of(&r),
-        structured: grep_view(&r),
-        is_error: r.is_error == Some(true),
-    }
-}
+use crate::common::{Answer, Fixture, text_of};
 
 /// The `File: ...` header lines of a grep answer.
 fn headers(text: &str) -> Vec<&str> {
@@ -61,11 +43,12 @@ async fn spec_000_example_hint_format() {
     let (decision, next) = (120, 145);
     fx.write("WORK.md", &text);
     let srv = fx.serve().await;
-    let g = grep(
-        &srv,
-        json!({"pattern": r"\[DECISION\]", "search_path": "WORK.md"}),
-    )
-    .await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": r"\[DECISION\]", "search_path": "WORK.md"}),
+        )
+        .await;
     assert!(!g.is_error, "{}", g.text);
     // the grep_content contract's line, and (a markdown file) the heading section the entry sits in.
     let want = "File: WORK.md, Line: 120, Section-End-Hint: 144 (next: ^\\[LOG-), Section: #log (lines 2-146)\n---\n[LOG-015] - [2026-01-27 10:00] - [DECISION] - Task: MODEL-A\n---\n";
@@ -91,7 +74,9 @@ async fn spec_001_hint_rules() {
 
     // Defaults: the nearest boundary after the match ends its section: [LOG-2] on line 6,
     // before "## B" on line 7. The markdown file's hits name their heading sections.
-    let g = grep(&srv, json!({"pattern": "DECISION"})).await;
+    let g = srv
+        .answer("grep_content", json!({"pattern": "DECISION"}))
+        .await;
     assert_eq!(
         headers(&g.text),
         vec![
@@ -103,11 +88,12 @@ async fn spec_001_hint_rules() {
     assert_eq!(g.structured["matches"][2]["section_end_hint"], Value::Null);
 
     // A caller's list replaces the defaults.
-    let g = grep(
-        &srv,
-        json!({"pattern": "DECISION", "section_patterns": [r"^\[LOG-"]}),
-    )
-    .await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "DECISION", "section_patterns": [r"^\[LOG-"]}),
+        )
+        .await;
     assert_eq!(
         headers(&g.text)[0],
         "File: WORK.md, Line: 4, Section-End-Hint: 5 (next: ^\\[LOG-), Section: #a (lines 3-6)"
@@ -115,18 +101,24 @@ async fn spec_001_hint_rules() {
 
     // The nearest boundary wins, whatever its place in the list; when several patterns match
     // that line, the first in list order is credited.
-    let g = grep(
-        &srv,
-        json!({"pattern": "DECISION", "section_patterns": ["^## ", r"^\[LOG-\d", r"^\[LOG-"]}),
-    )
-    .await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "DECISION", "section_patterns": ["^## ", r"^\[LOG-\d", r"^\[LOG-"]}),
+        )
+        .await;
     assert_eq!(
         headers(&g.text)[0],
         "File: WORK.md, Line: 4, Section-End-Hint: 5 (next: ^\\[LOG-\\d), Section: #a (lines 3-6)"
     );
 
     // [] disables hints.
-    let g = grep(&srv, json!({"pattern": "DECISION", "section_patterns": []})).await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "DECISION", "section_patterns": []}),
+        )
+        .await;
     assert!(!g.text.contains("Section-End-Hint"), "{}", g.text);
     assert!(
         g.structured["matches"]
@@ -149,7 +141,12 @@ async fn results_are_sorted_filtered_and_structured() {
     fx.write("bin.dat", b"needle\0\x01".as_slice());
     let srv = fx.serve().await;
 
-    let g = grep(&srv, json!({"pattern": "needle", "section_patterns": []})).await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "needle", "section_patterns": []}),
+        )
+        .await;
     let keys: Vec<(String, u64)> = g.structured["matches"]
         .as_array()
         .unwrap()
@@ -177,32 +174,55 @@ async fn results_are_sorted_filtered_and_structured() {
         g.text
     );
 
-    let count = |g: &Grep| g.structured["matches"].as_array().unwrap().len();
-    let g = grep(&srv, json!({"pattern": "needle", "case_insensitive": true})).await;
+    let count = |g: &Answer| g.structured["matches"].as_array().unwrap().len();
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "needle", "case_insensitive": true}),
+        )
+        .await;
     assert_eq!(count(&g), 4);
-    let g = grep(
-        &srv,
-        json!({"pattern": "needle", "include_ignored": true, "include_hidden": true}),
-    )
-    .await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "needle", "include_ignored": true, "include_hidden": true}),
+        )
+        .await;
     assert_eq!(count(&g), 5);
-    let g = grep(&srv, json!({"pattern": "needle", "glob": ["*.rs"]})).await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "needle", "glob": ["*.rs"]}),
+        )
+        .await;
     assert_eq!(count(&g), 2);
-    let g = grep(&srv, json!({"pattern": "needle", "glob": ["!*.rs"]})).await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "needle", "glob": ["!*.rs"]}),
+        )
+        .await;
     assert_eq!(count(&g), 1);
-    let g = grep(
-        &srv,
-        json!({"pattern": "needle", "word": true, "search_path": "b"}),
-    )
-    .await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "needle", "word": true, "search_path": "b"}),
+        )
+        .await;
     assert_eq!(count(&g), 2);
-    let g = grep(
-        &srv,
-        json!({"pattern": "fn needle()", "fixed_strings": true}),
-    )
-    .await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "fn needle()", "fixed_strings": true}),
+        )
+        .await;
     assert_eq!(count(&g), 1);
-    let g = grep(&srv, json!({"pattern": "Needle", "context_lines": 1})).await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "Needle", "context_lines": 1}),
+        )
+        .await;
     let m = &g.structured["matches"][0];
     assert_eq!(m["context"]["before"], json!([{"line": 1, "text": "x"}]));
     assert_eq!(
@@ -225,7 +245,12 @@ async fn a_cut_result_continues_exactly_with_its_cursor() {
         fx.write(&format!("f{f}.txt"), body);
     }
     let srv = fx.serve().await;
-    let all = grep(&srv, json!({"pattern": "hit", "max_results": 1000})).await;
+    let all = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "hit", "max_results": 1000}),
+        )
+        .await;
     assert_eq!(all.structured["truncated"], false);
     let want: Vec<Value> = all.structured["matches"].as_array().unwrap().clone();
     assert_eq!(want.len(), 150);
@@ -238,7 +263,7 @@ async fn a_cut_result_continues_exactly_with_its_cursor() {
         if let Some(c) = &cursor {
             args["cursor"] = json!(c);
         }
-        let g = grep(&srv, args).await;
+        let g = srv.answer("grep_content", args).await;
         calls += 1;
         got.extend(g.structured["matches"].as_array().unwrap().iter().cloned());
         if g.structured["truncated"] == true {
@@ -283,7 +308,7 @@ async fn bad_input_gets_the_spec_001_layout_and_the_server_keeps_serving() {
             "Error: Invalid cursor",
         ),
     ] {
-        let g = grep(&srv, args.clone()).await;
+        let g = srv.answer("grep_content", args.clone()).await;
         assert!(g.is_error, "{args}: {}", g.text);
         assert!(
             g.text.starts_with(&format!("{short}\n\nYou provided: ")),
@@ -296,7 +321,9 @@ async fn bad_input_gets_the_spec_001_layout_and_the_server_keeps_serving() {
             g.text
         );
     }
-    let g = grep(&srv, json!({"pattern": "needle"})).await;
+    let g = srv
+        .answer("grep_content", json!({"pattern": "needle"}))
+        .await;
     assert_eq!(headers(&g.text), vec!["File: a.txt, Line: 1"]);
     srv.shutdown().await;
 }
@@ -308,7 +335,7 @@ async fn every_change_between_calls_shows_in_the_next_call() {
     fx.write("gone.txt", "needle 2\n");
     fx.write("edit.txt", "nothing\n");
     let srv = fx.serve().await;
-    let names = |g: &Grep| -> Vec<String> {
+    let names = |g: &Answer| -> Vec<String> {
         g.structured["matches"]
             .as_array()
             .unwrap()
@@ -317,14 +344,18 @@ async fn every_change_between_calls_shows_in_the_next_call() {
             .collect()
     };
     for _ in 0..2 {
-        let g = grep(&srv, json!({"pattern": "needle"})).await;
+        let g = srv
+            .answer("grep_content", json!({"pattern": "needle"}))
+            .await;
         assert_eq!(names(&g), vec!["gone.txt:1", "keep.txt:1"]);
     }
     fx.write("new.txt", "x\nneedle 3\n");
     fx.write("edit.txt", "needle!\n");
     std::fs::remove_file(fx.root.join("gone.txt")).unwrap();
     for _ in 0..2 {
-        let g = grep(&srv, json!({"pattern": "needle"})).await;
+        let g = srv
+            .answer("grep_content", json!({"pattern": "needle"}))
+            .await;
         assert_eq!(names(&g), vec!["edit.txt:1", "keep.txt:1", "new.txt:2"]);
     }
     srv.shutdown().await;
@@ -335,7 +366,7 @@ async fn two_million_matches_come_back_bounded_and_cut() {
     let fx = Fixture::new();
     fx.write("many.txt", "x\n".repeat(2_000_000));
     let srv = fx.serve().await;
-    let g = grep(&srv, json!({"pattern": "x"})).await;
+    let g = srv.answer("grep_content", json!({"pattern": "x"})).await;
     assert_eq!(g.structured["matches"].as_array().unwrap().len(), 100);
     assert_eq!(g.structured["truncated"], true);
     assert_eq!(g.structured["next_cursor"], "101:many.txt");
@@ -356,7 +387,12 @@ async fn matches_in_code_name_their_enclosing_symbol() {
     );
     fx.write("notes.txt", "MARK in text\n");
     let srv = fx.serve().await;
-    let g = grep(&srv, json!({"pattern": "MARK", "section_patterns": []})).await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "MARK", "section_patterns": []}),
+        )
+        .await;
     assert!(!g.is_error, "{}", g.text);
     assert_eq!(
         headers(&g.text),
@@ -427,7 +463,9 @@ async fn hints_take_the_nearest_boundary_and_give_the_section_start() {
     fx.write("WORK.md", &text);
     fx.write("work.log", &text);
     let srv = fx.serve().await;
-    let g = grep(&srv, json!({"pattern": "NEEDLE"})).await;
+    let g = srv
+        .answer("grep_content", json!({"pattern": "NEEDLE"}))
+        .await;
     // In a plain file and in a markdown file alike (its section named there too).
     assert_eq!(
         headers(&g.text),
@@ -451,7 +489,12 @@ async fn markdown_hints_follow_heading_levels() {
     fx.write("doc.md", doc);
     fx.write("doc.txt", doc);
     let srv = fx.serve().await;
-    let g = grep(&srv, json!({"pattern": "^hit", "search_path": "doc.md"})).await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "^hit", "search_path": "doc.md"}),
+        )
+        .await;
     assert_eq!(
         headers(&g.text),
         [
@@ -463,21 +506,23 @@ async fn markdown_hints_follow_heading_levels() {
         g.text
     );
     // A plain file: the nearest line matching a default pattern (`## ` inside the fence too).
-    let g = grep(
-        &srv,
-        json!({"pattern": "^hit one", "search_path": "doc.txt"}),
-    )
-    .await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "^hit one", "search_path": "doc.txt"}),
+        )
+        .await;
     assert_eq!(
         headers(&g.text),
         ["File: doc.txt, Line: 4, Section-End-Hint: 5 (next: ^## ), Section-Start: 2"]
     );
     // The caller's patterns apply as given, in markdown files too.
-    let g = grep(
-        &srv,
-        json!({"pattern": "^hit one", "search_path": "doc.md", "section_patterns": ["^#### "]}),
-    )
-    .await;
+    let g = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "^hit one", "search_path": "doc.md", "section_patterns": ["^#### "]}),
+        )
+        .await;
     assert_eq!(
         headers(&g.text),
         ["File: doc.md, Line: 4, Section-End-Hint: 7 (next: ^#### ), Section: #c (lines 3-9)"]
@@ -516,19 +561,25 @@ async fn a_running_server_honours_a_changed_global_excludes_file() {
         &[("XDG_CONFIG_HOME", config.as_path()), ("HOME", fx.base())],
     )
     .await;
-    let files = |g: &Grep| -> Vec<String> {
+    let files = |g: &Answer| -> Vec<String> {
         headers(&g.text)
             .iter()
             .map(|h| h.split(',').next().unwrap().to_string())
             .collect()
     };
-    let g = grep(&srv, json!({"pattern": "needle"})).await;
+    let g = srv
+        .answer("grep_content", json!({"pattern": "needle"}))
+        .await;
     assert_eq!(files(&g), ["File: a.txt", "File: b.txt"]);
-    let g = grep(&srv, json!({"pattern": "needle"})).await;
+    let g = srv
+        .answer("grep_content", json!({"pattern": "needle"}))
+        .await;
     assert_eq!(files(&g), ["File: a.txt", "File: b.txt"]);
     std::fs::write(config.join("git/ignore"), "a.txt\n").unwrap();
     age(&config.join("git/ignore"));
-    let g = grep(&srv, json!({"pattern": "needle"})).await;
+    let g = srv
+        .answer("grep_content", json!({"pattern": "needle"}))
+        .await;
     assert_eq!(files(&g), ["File: b.txt"], "{}", g.text);
     srv.shutdown().await;
 }

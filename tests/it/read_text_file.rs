@@ -51,13 +51,6 @@ fn assert_meta(meta: &Value, total: u64, returned: u64, has_more: bool, next: Op
     }
 }
 
-fn rpc_error(result: Result<CallToolResult, ErrorData>) -> (i32, String) {
-    match result {
-        Ok(r) => panic!("expected a JSON-RPC error, got {r:?}"),
-        Err(e) => (e.code.0, e.message.to_string()),
-    }
-}
-
 #[tokio::test]
 async fn tc1_read_entire_file() {
     let fx = Fixture::new();
@@ -91,7 +84,7 @@ async fn tc3_file_not_found() {
     let fx = Fixture::new();
     let srv = fx.serve().await;
     let path = fx.abs("missing.txt");
-    let (code, message) = rpc_error(srv.read_text_file(json!({"path": path})).await);
+    let (code, message) = srv.rpc_err("read_text_file", json!({"path": path})).await;
     assert_eq!(code, -32001);
     assert_eq!(message, format!("File not found: {path}"));
     srv.shutdown().await;
@@ -102,10 +95,9 @@ async fn tc4_relative_path_is_invalid() {
     let fx = Fixture::new();
     fx.write("relative/path.txt", "x\n");
     let srv = fx.serve().await;
-    let (code, message) = rpc_error(
-        srv.read_text_file(json!({"path": "relative/path.txt"}))
-            .await,
-    );
+    let (code, message) = srv
+        .rpc_err("read_text_file", json!({"path": "relative/path.txt"}))
+        .await;
     assert_eq!(code, -32600);
     assert_eq!(message, "Path must be absolute: relative/path.txt");
     srv.shutdown().await;
@@ -118,7 +110,7 @@ async fn tc5_binary_file() {
     fx.write("image.png", png);
     let srv = fx.serve().await;
     let path = fx.abs("image.png");
-    let (code, message) = rpc_error(srv.read_text_file(json!({"path": path})).await);
+    let (code, message) = srv.rpc_err("read_text_file", json!({"path": path})).await;
     assert_eq!(code, -32004);
     assert_eq!(message, format!("Cannot read binary file: {path}"));
     srv.shutdown().await;
@@ -144,10 +136,12 @@ async fn line_below_one_is_invalid() {
     fx.write("f.txt", "a\n");
     let srv = fx.serve().await;
     for line in [0, -3] {
-        let (code, message) = rpc_error(
-            srv.read_text_file(json!({"path": fx.abs("f.txt"), "line": line}))
-                .await,
-        );
+        let (code, message) = srv
+            .rpc_err(
+                "read_text_file",
+                json!({"path": fx.abs("f.txt"), "line": line}),
+            )
+            .await;
         assert_eq!(code, -32600);
         assert_eq!(message, format!("Line number must be >= 1: {line}"));
     }
@@ -160,10 +154,12 @@ async fn limit_below_one_is_invalid() {
     fx.write("f.txt", "a\n");
     let srv = fx.serve().await;
     for limit in [0, -1] {
-        let (code, message) = rpc_error(
-            srv.read_text_file(json!({"path": fx.abs("f.txt"), "limit": limit}))
-                .await,
-        );
+        let (code, message) = srv
+            .rpc_err(
+                "read_text_file",
+                json!({"path": fx.abs("f.txt"), "limit": limit}),
+            )
+            .await;
         assert_eq!(code, -32600);
         assert_eq!(message, format!("Limit must be >= 1: {limit}"));
     }
@@ -192,7 +188,7 @@ async fn directory_is_not_a_file() {
     fx.write("sub/inner.txt", "x\n");
     let srv = fx.serve().await;
     let path = fx.abs("sub");
-    let (code, message) = rpc_error(srv.read_text_file(json!({"path": path})).await);
+    let (code, message) = srv.rpc_err("read_text_file", json!({"path": path})).await;
     assert_eq!(code, -32003);
     assert_eq!(message, format!("{path} is not a file"));
     srv.shutdown().await;
