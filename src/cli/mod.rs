@@ -5,6 +5,7 @@ mod code;
 mod doc;
 mod errors;
 mod grep;
+mod printer;
 mod read;
 
 use std::path::PathBuf;

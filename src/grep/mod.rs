@@ -21,6 +21,7 @@ mod collect;
 mod file;
 mod hints;
 mod query;
+mod visit;
 mod walk;
 mod walklist;
 
@@ -40,6 +41,7 @@ use crate::workspace::Workspace;
 pub use collect::MAX_NAMED;
 pub use hints::{DEFAULT_SECTION_PATTERNS, SectionHint, compute as section_hints};
 pub use query::{Cursor, GrepQuery};
+pub use visit::{Visited, VisitedFile, visit_files};
 pub use walklist::{WalkCache, WalkKey, WalkList};
 
 use collect::{Collector, Display, Stats};
@@ -202,6 +204,15 @@ pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<Grep
     report.cancelled = progress.is_cancelled();
     report.timed_out = progress.timed_out.load(Ordering::Relaxed);
     Ok(report)
+}
+
+/// Compiles the query's pattern as a search would (its errors worded the same way): for a
+/// front-end that matches by itself over [`visit_files`].
+pub fn compile_check(
+    ws: &Workspace,
+    q: &GrepQuery,
+) -> Result<std::sync::Arc<regex_automata::meta::Regex>, GrepError> {
+    compile(ws, q).map(|c| c.re)
 }
 
 fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {

@@ -50,6 +50,13 @@ pub struct GrepQuery {
     pub cursor: Option<Cursor>,
     /// Walker threads (default: rayon's pool size).
     pub threads: Option<usize>,
+    /// Only files of these types (the `ignore` crate's default type table: `rust`, `py`, `md`…).
+    pub types: Vec<String>,
+    /// No files of these types.
+    pub types_not: Vec<String>,
+    /// Follow symbolic links in the walk (a front-end that keeps callers inside roots, the
+    /// server, never sets it: a link may lead out of them).
+    pub follow_links: bool,
     /// Display paths relative to the first root (the server) rather than as given (the CLI).
     pub relative_to_root: bool,
 }
@@ -72,6 +79,9 @@ impl Default for GrepQuery {
             max_results: 100,
             cursor: None,
             threads: None,
+            types: Vec::new(),
+            types_not: Vec::new(),
+            follow_links: false,
             relative_to_root: true,
         }
     }
@@ -202,6 +212,15 @@ impl GrepQuery {
                 self.pattern.escape_debug()
             ),
             "Search for one line of it (^ and $ match at line starts and ends), then read the lines around the match.",
+        )
+    }
+
+    pub(super) fn type_error(&self, w: &dyn Words, e: &str) -> ParamError {
+        self.error(
+            w,
+            "Unknown file type",
+            format!("{e}."),
+            "Use a type of the default table (rust, py, js, ts, go, md, c, cpp, java, json, yaml…).",
         )
     }
 

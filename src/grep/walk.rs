@@ -22,7 +22,7 @@ pub(super) fn walk_builder(
         .git_global(standard)
         .git_exclude(standard)
         .parents(standard)
-        .follow_links(false)
+        .follow_links(q.follow_links)
         .max_filesize(q.max_filesize)
         .threads(q.threads.unwrap_or_else(rayon::current_num_threads));
     if !q.globs.is_empty() {
@@ -35,6 +35,20 @@ pub(super) fn walk_builder(
             .build()
             .map_err(|e| GrepError::Param(q.glob_error(w, &q.globs.join(", "), &e.to_string())))?;
         wb.overrides(ov);
+    }
+    if !q.types.is_empty() || !q.types_not.is_empty() {
+        let mut tb = ignore::types::TypesBuilder::new();
+        tb.add_defaults();
+        for t in &q.types {
+            tb.select(t);
+        }
+        for t in &q.types_not {
+            tb.negate(t);
+        }
+        let types = tb
+            .build()
+            .map_err(|e| GrepError::Param(q.type_error(w, &e.to_string())))?;
+        wb.types(types);
     }
     Ok(wb)
 }
@@ -50,6 +64,8 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
             include_ignored: ctx.q.include_ignored,
             globs: ctx.q.globs.clone(),
             max_filesize: ctx.q.max_filesize,
+            types: (ctx.q.types.clone(), ctx.q.types_not.clone()),
+            follow_links: ctx.q.follow_links,
             display_prefix: ctx.display.prefix.clone(),
         };
         let list = ctx

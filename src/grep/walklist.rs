@@ -25,6 +25,9 @@ pub struct WalkKey {
     pub include_ignored: bool,
     pub globs: Vec<String>,
     pub max_filesize: Option<u64>,
+    /// File types selected and negated.
+    pub types: (Vec<String>, Vec<String>),
+    pub follow_links: bool,
     /// How paths are displayed (part of the key because names are precomputed).
     pub display_prefix: String,
 }

@@ -1,0 +1,792 @@
+//! The command line's matching and printing, as ripgrep prints: `path:line:text` lines with
+//! `-` for context and `--` between groups, headings and colour, counts, file lists, only the
+//! matches, vimgrep lines, and ripgrep's JSON Lines events (with mapgrep's section and symbol
+//! as extra fields). Each file is rendered on its own (files are searched in parallel) and
+//! [`Printer::write_all`] writes them in order.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+use regex_automata::Input;
+use regex_automata::meta::Regex;
+
+use crate::grep::{GrepError, GrepQuery};
+use crate::workspace::Workspace;
+
+/// The compiled patterns: a line regex, or with `-U` a regex that may match `\n`.
+pub struct Matcher {
+    re: Arc<Regex>,
+    multiline: bool,
+}
+
+impl Matcher {
+    /// Compiles the query's pattern; errors (a bad regex, a pattern that needs a line break
+    /// without `-U`) come worded by the engine in the command line's words.
+    pub fn new(
+        ws: &Workspace,
+        q: &GrepQuery,
+        pattern: &str,
+        ci: bool,
+        multiline: bool,
+    ) -> Result<Matcher, GrepError> {
+        if !multiline {
+            return Ok(Matcher {
+                re: crate::grep::compile_check(ws, q)?,
+                multiline,
+            });
+        }
+        let re = Regex::builder()
+            .syntax(
+                regex_automata::util::syntax::Config::new()
+                    .multi_line(true)
+                    .crlf(true)
+                    .case_insensitive(ci),
+            )
+            .build(pattern);
+        match re {
+            Ok(re) => Ok(Matcher {
+                re: Arc::new(re),
+                multiline,
+            }),
+            // The engine words a syntax error; its line-break complaint does not apply here.
+            Err(_) => crate::grep::compile_check(ws, q).map(|re| Matcher { re, multiline }),
+        }
+    }
+}
+
+/// mapgrep's extras for one hit (`--hints`): the section's end and start, the markdown
+/// section, the enclosing symbol.
+#[derive(Clone, Debug, Default)]
+pub struct Extras {
+    /// The section's last line and the boundary pattern after it.
+    pub section_end: Option<(u64, Option<String>)>,
+    pub section_start: Option<u64>,
+    /// Markdown: slug, first and last line.
+    pub section: Option<(String, u64, u64)>,
+    /// Code: name, kind, first and last line.
+    pub symbol: Option<(String, String, u64, u64)>,
+}
+
+/// Counts, per file and in total.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub matches: u64,
+    pub matched_lines: u64,
+    pub files_with_match: u64,
+    pub files_printed: u64,
+    pub bytes_searched: u64,
+    pub bytes_printed: u64,
+}
+
+/// One file's rendered output.
+pub struct FileOut {
+    pub name: String,
+    pub out: Vec<u8>,
+    /// Each selected line's number and where its group ends in `out` (for a total cap).
+    pub selected: Vec<(u64, usize)>,
+    /// The output has groups separated like context groups (so files are too).
+    pub stats: Stats,
+    elapsed_nanos: u128,
+}
+
+/// How to print.
+pub struct Printer<'a> {
+    pub matcher: &'a Matcher,
+    pub invert: bool,
+    pub only_matching: bool,
+    pub count: bool,
+    pub count_matches: bool,
+    pub files_with_matches: bool,
+    pub files_without_match: bool,
+    pub quiet: bool,
+    pub max_count: Option<u64>,
+    pub before: usize,
+    pub after: usize,
+    pub line_numbers: bool,
+    pub with_filename: bool,
+    pub heading: bool,
+    pub color: bool,
+    pub vimgrep: bool,
+    pub max_columns: Option<usize>,
+    pub json: bool,
+    pub extras: &'a HashMap<(String, u64), Extras>,
+}
+
+/// A selected line: its number, byte range (without `\n`), and its matches in it.
+struct Sel {
+    line: u64,
+    start: usize,
+    end: usize,
+    subs: Vec<(usize, usize)>,
+}
+
+const PATH: &str = "\x1b[0m\x1b[35m";
+const LINE: &str = "\x1b[0m\x1b[32m";
+const MATCH: &str = "\x1b[0m\x1b[1m\x1b[31m";
+const RESET: &str = "\x1b[0m";
+
+impl Printer<'_> {
+    fn counting(&self) -> bool {
+        self.count
+            || self.count_matches
+            || self.files_with_matches
+            || self.files_without_match
+            || self.quiet
+    }
+
+    fn context(&self) -> bool {
+        (self.before > 0 || self.after > 0) && !self.counting() && !self.only_matching
+    }
+
+    /// Renders one file.
+    pub fn file(&self, name: &str, bytes: &[u8]) -> FileOut {
+        let started = Instant::now();
+        let sels = self.select(bytes);
+        let mut f = FileOut {
+            name: name.to_string(),
+            out: Vec::new(),
+            selected: Vec::new(),
+            stats: Stats {
+                bytes_searched: bytes.len() as u64,
+                ..Stats::default()
+            },
+            elapsed_nanos: 0,
+        };
+        f.stats.matched_lines = sels.len() as u64;
+        // A search stopped by -m read the file only up to its last selected line.
+        if let (Some(max), Some(last)) = (self.max_count, sels.last())
+            && sels.len() as u64 >= max
+        {
+            f.stats.bytes_searched = (last.end + 1).min(bytes.len()) as u64;
+        }
+        f.stats.matches = if self.invert {
+            0
+        } else {
+            sels.iter().map(|s| s.subs.len().max(1) as u64).sum()
+        };
+        f.stats.files_with_match = u64::from(!sels.is_empty());
+        if self.json {
+            self.json_file(&mut f, bytes, &sels);
+        } else if self.counting() {
+            self.counts(&mut f);
+        } else if !sels.is_empty() {
+            self.lines(&mut f, bytes, &sels);
+        }
+        f.elapsed_nanos = started.elapsed().as_nanos();
+        f
+    }
+
+    /// The selected lines, up to `-m` of them.
+    fn select(&self, bytes: &[u8]) -> Vec<Sel> {
+        let re = &*self.matcher.re;
+        let max = self.max_count.unwrap_or(u64::MAX);
+        let mut out = Vec::new();
+        if max == 0 {
+            return out;
+        }
+        let subs_of = |line: &[u8]| -> Vec<(usize, usize)> {
+            re.find_iter(Input::new(line))
+                .filter(|m| !m.is_empty() || line.is_empty() || m.start() < line.len())
+                .map(|m| (m.start(), m.end()))
+                .collect()
+        };
+        if self.invert {
+            for (n, (start, end)) in (1..).zip(line_ranges(bytes)) {
+                if !re.is_match(Input::new(&bytes[start..end])) {
+                    out.push(Sel {
+                        line: n,
+                        start,
+                        end,
+                        subs: Vec::new(),
+                    });
+                    if out.len() as u64 >= max {
+                        break;
+                    }
+                }
+            }
+            return out;
+        }
+        let mut counter = LineCounter::default();
+        let mut pos = 0;
+        while pos <= bytes.len() {
+            let Some(m) = re.search(&Input::new(bytes).range(pos..)) else {
+                break;
+            };
+            let ls = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |i| i + 1);
+            let last = if self.matcher.multiline && m.end() > m.start() {
+                m.end() - 1
+            } else {
+                m.start()
+            };
+            let le = memchr::memchr(b'\n', &bytes[last..]).map_or(bytes.len(), |i| last + i);
+            let mut line = counter.line_at(bytes, ls);
+            let mut s = ls;
+            // A match over several lines (-U) selects each of them.
+            loop {
+                let e = memchr::memchr(b'\n', &bytes[s..le]).map_or(le, |i| s + i);
+                let subs = if self.matcher.multiline {
+                    clip(m.start(), m.end(), s, e)
+                } else {
+                    subs_of(&bytes[s..e])
+                };
+                out.push(Sel {
+                    line,
+                    start: s,
+                    end: e,
+                    subs,
+                });
+                if out.len() as u64 >= max || e >= le {
+                    break;
+                }
+                s = e + 1;
+                line += 1;
+            }
+            if out.len() as u64 >= max {
+                break;
+            }
+            pos = le + 1;
+        }
+        out
+    }
+
+    fn counts(&self, f: &mut FileOut) {
+        let name = f.name.clone();
+        let n = if self.count_matches {
+            f.stats.matches
+        } else {
+            f.stats.matched_lines
+        };
+        let has = f.stats.matched_lines > 0;
+        if self.quiet {
+            return;
+        }
+        if self.files_with_matches && has || self.files_without_match && !has {
+            self.path(&mut f.out, &name);
+            f.out.push(b'\n');
+            f.stats.files_printed = 1;
+        } else if (self.count || self.count_matches)
+            && !self.files_with_matches
+            && !self.files_without_match
+            && has
+        {
+            if self.with_filename {
+                self.path(&mut f.out, &name);
+                f.out.push(b':');
+            }
+            let _ = writeln!(f.out, "{n}");
+            f.stats.files_printed = 1;
+        }
+    }
+
+    /// The text lines: selected lines with their context, `--` between groups.
+    fn lines(&self, f: &mut FileOut, bytes: &[u8], sels: &[Sel]) {
+        let name = f.name.clone();
+        if self.heading && self.with_filename {
+            self.path(&mut f.out, &name);
+            f.out.push(b'\n');
+        }
+        // The last line printed: its number and the byte after it.
+        let mut last: Option<(u64, usize)> = None;
+        let mut after_left = 0;
+        for sel in sels {
+            // The previous selected line's trailing context, up to this one.
+            if let Some((n, end)) = last {
+                let mut n = n;
+                let mut pos = end;
+                while after_left > 0 && n + 1 < sel.line && pos < bytes.len() {
+                    let e = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+                    self.line(&mut f.out, &name, n + 1, &bytes[pos..e], &[], b'-');
+                    n += 1;
+                    pos = e + 1;
+                    after_left -= 1;
+                }
+                last = Some((n, pos));
+            }
+            // This one's leading context, after what is already printed.
+            let floor = last.map_or(1, |(n, _)| n + 1);
+            let mut starts = Vec::new();
+            let mut s = sel.start;
+            let mut n = sel.line;
+            while n > floor && starts.len() < self.before && s > 0 {
+                let ps = memchr::memrchr(b'\n', &bytes[..s - 1]).map_or(0, |i| i + 1);
+                starts.push((n - 1, ps, s - 1));
+                s = ps;
+                n -= 1;
+            }
+            let first = starts.last().map_or(sel.line, |t| t.0);
+            if self.context()
+                && let Some((ln, _)) = last
+                && first > ln + 1
+            {
+                f.out.extend_from_slice(b"--\n");
+            }
+            for &(n, s, e) in starts.iter().rev() {
+                self.line(&mut f.out, &name, n, &bytes[s..e], &[], b'-');
+            }
+            self.selected(&mut f.out, &name, bytes, sel);
+            f.selected.push((sel.line, f.out.len()));
+            last = Some((sel.line, (sel.end + 1).min(bytes.len() + 1)));
+            after_left = self.after;
+        }
+        if let Some((mut n, mut pos)) = last {
+            while after_left > 0 && pos < bytes.len() {
+                let e = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+                self.line(&mut f.out, &name, n + 1, &bytes[pos..e], &[], b'-');
+                n += 1;
+                pos = e + 1;
+                after_left -= 1;
+            }
+        }
+        f.stats.files_printed = 1;
+    }
+
+    /// A selected line: whole, only its matches (-o), or one line per match (--vimgrep).
+    fn selected(&self, out: &mut Vec<u8>, name: &str, bytes: &[u8], sel: &Sel) {
+        let text = &bytes[sel.start..sel.end];
+        if self.only_matching || self.vimgrep {
+            for &(s, e) in &sel.subs {
+                if s == e {
+                    continue;
+                }
+                self.prefix(out, name, sel.line, b':');
+                if self.vimgrep {
+                    let _ = write!(out, "{}:", s + 1);
+                    self.text(out, text, &sel.subs);
+                } else {
+                    self.text(out, &text[s..e], &[(0, e - s)]);
+                }
+                out.push(b'\n');
+            }
+        } else {
+            self.line(out, name, sel.line, text, &sel.subs, b':');
+        }
+        if let Some(x) = self.extras.get(&(name.to_string(), sel.line)) {
+            hint_line(out, x);
+        }
+    }
+
+    fn line(
+        &self,
+        out: &mut Vec<u8>,
+        name: &str,
+        n: u64,
+        text: &[u8],
+        subs: &[(usize, usize)],
+        sep: u8,
+    ) {
+        self.prefix(out, name, n, sep);
+        match self.max_columns {
+            // ripgrep counts the line terminator in the line's length.
+            Some(max) if text.len() >= max => {
+                if sep == b':' {
+                    out.extend_from_slice(b"[Omitted long matching line]");
+                } else {
+                    out.extend_from_slice(b"[Omitted long context line]");
+                }
+            }
+            _ => self.text(out, text, subs),
+        }
+        out.push(b'\n');
+    }
+
+    fn prefix(&self, out: &mut Vec<u8>, name: &str, n: u64, sep: u8) {
+        if self.with_filename && !self.heading {
+            self.path(out, name);
+            out.push(sep);
+        }
+        if self.line_numbers {
+            if self.color {
+                let _ = write!(out, "{LINE}{n}{RESET}");
+            } else {
+                let _ = write!(out, "{n}");
+            }
+            out.push(sep);
+        }
+    }
+
+    fn path(&self, out: &mut Vec<u8>, name: &str) {
+        if self.color {
+            let _ = write!(out, "{PATH}{name}{RESET}");
+        } else {
+            out.extend_from_slice(name.as_bytes());
+        }
+    }
+
+    /// A line's text, its matches highlighted when colouring.
+    fn text(&self, out: &mut Vec<u8>, text: &[u8], subs: &[(usize, usize)]) {
+        if !self.color || subs.is_empty() {
+            out.extend_from_slice(text);
+            return;
+        }
+        let mut at = 0;
+        for &(s, e) in subs {
+            if s < at || s == e {
+                continue;
+            }
+            out.extend_from_slice(&text[at..s]);
+            out.extend_from_slice(MATCH.as_bytes());
+            out.extend_from_slice(&text[s..e]);
+            out.extend_from_slice(RESET.as_bytes());
+            at = e;
+        }
+        out.extend_from_slice(&text[at..]);
+    }
+
+    /// ripgrep's JSON events for one file: begin, match and context, end.
+    fn json_file(&self, f: &mut FileOut, bytes: &[u8], sels: &[Sel]) {
+        if sels.is_empty() {
+            return;
+        }
+        let name = f.name.clone();
+        let mut out = Vec::new();
+        let event = |out: &mut Vec<u8>, v: serde_json::Value| {
+            let _ = serde_json::to_writer(&mut *out, &v);
+            out.push(b'\n');
+        };
+        event(
+            &mut out,
+            serde_json::json!({"type": "begin", "data": {"path": data(name.as_bytes())}}),
+        );
+        let line_event = |out: &mut Vec<u8>,
+                          kind: &str,
+                          n: u64,
+                          s: usize,
+                          e: usize,
+                          subs: &[(usize, usize)]| {
+            let end = if e < bytes.len() { e + 1 } else { e };
+            let text = &bytes[s..e];
+            let subs: Vec<serde_json::Value> = subs
+                .iter()
+                .map(
+                    |&(a, b)| serde_json::json!({"match": data(&text[a..b]), "start": a, "end": b}),
+                )
+                .collect();
+            let mut d = serde_json::json!({
+                "path": data(name.as_bytes()),
+                "lines": data(&bytes[s..end]),
+                "line_number": n,
+                "absolute_offset": s,
+                "submatches": subs,
+            });
+            if kind == "match"
+                && let Some(x) = self.extras.get(&(name.clone(), n))
+            {
+                d["mapgrep"] = extras_json(x);
+            }
+            event(out, serde_json::json!({"type": kind, "data": d}));
+        };
+        let mut printed: u64 = 0;
+        for (k, sel) in sels.iter().enumerate() {
+            // Leading context, after what is printed.
+            let mut starts = Vec::new();
+            let (mut s, mut n) = (sel.start, sel.line);
+            while n > printed + 1 && starts.len() < self.before && s > 0 {
+                let ps = memchr::memrchr(b'\n', &bytes[..s - 1]).map_or(0, |i| i + 1);
+                starts.push((n - 1, ps, s - 1));
+                s = ps;
+                n -= 1;
+            }
+            for &(n, s, e) in starts.iter().rev() {
+                line_event(&mut out, "context", n, s, e, &[]);
+            }
+            line_event(&mut out, "match", sel.line, sel.start, sel.end, &sel.subs);
+            printed = sel.line;
+            // Trailing context, up to the next selected line.
+            let stop = sels.get(k + 1).map_or(u64::MAX, |x| x.line);
+            let mut pos = sel.end + 1;
+            let mut left = self.after;
+            while left > 0 && printed + 1 < stop && pos < bytes.len() {
+                let e = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+                line_event(&mut out, "context", printed + 1, pos, e, &[]);
+                printed += 1;
+                pos = e + 1;
+                left -= 1;
+            }
+        }
+        f.stats.bytes_printed = out.len() as u64;
+        f.stats.files_printed = 1;
+        f.out = out;
+        f.selected = sels.iter().map(|s| (s.line, 0)).collect();
+    }
+
+    /// Writes the files' outputs in order, separated as ripgrep separates them, up to `cap`
+    /// selected lines in all; returns the totals.
+    pub fn write_all(
+        &self,
+        out: &mut impl Write,
+        files: &[FileOut],
+        cap: Option<u64>,
+    ) -> std::io::Result<Stats> {
+        let mut total = Stats::default();
+        let mut first = true;
+        let mut left = cap.unwrap_or(u64::MAX);
+        for f in files {
+            total.matches += f.stats.matches;
+            total.bytes_searched += f.stats.bytes_searched;
+            total.files_with_match += f.stats.files_with_match;
+            if f.out.is_empty() {
+                continue;
+            }
+            if left == 0 {
+                if let Some(&(line, _)) = f.selected.first() {
+                    eprintln!(
+                        "mapgrep: stopped at {} matching lines; the next is {}:{line}",
+                        total.matched_lines, f.name
+                    );
+                }
+                break;
+            }
+            if !first && !self.json && !self.counting() {
+                if self.heading {
+                    out.write_all(b"\n")?;
+                } else if self.context() {
+                    out.write_all(b"--\n")?;
+                }
+            }
+            first = false;
+            let mut text = &f.out[..];
+            let mut lines = f.stats.matched_lines;
+            if !self.json && !self.counting() && lines > left {
+                let (next, _) = f.selected[left as usize];
+                text = &f.out[..f.selected[left as usize - 1].1];
+                lines = left;
+                eprintln!(
+                    "mapgrep: stopped at {} matching lines; the next is {}:{next}",
+                    total.matched_lines + lines,
+                    f.name
+                );
+                out.write_all(text)?;
+                total.matched_lines += lines;
+                total.bytes_printed += text.len() as u64;
+                total.files_printed += f.stats.files_printed;
+                break;
+            }
+            left = left.saturating_sub(lines);
+            out.write_all(text)?;
+            if self.json {
+                self.json_end(out, f)?;
+            }
+            total.matched_lines += lines;
+            total.bytes_printed += text.len() as u64;
+            total.files_printed += f.stats.files_printed;
+        }
+        // Files without output still count as searched and matched (for -L, -q, counts).
+        if cap.is_none() {
+            total.matched_lines = files.iter().map(|f| f.stats.matched_lines).sum();
+        }
+        Ok(total)
+    }
+
+    fn json_end(&self, out: &mut impl Write, f: &FileOut) -> std::io::Result<()> {
+        let v = serde_json::json!({"type": "end", "data": {
+            "path": data(f.name.as_bytes()),
+            "binary_offset": null,
+            "stats": stats_json(&f.stats, 1, f.stats.files_with_match, f.elapsed_nanos),
+        }});
+        serde_json::to_writer(&mut *out, &v)?;
+        out.write_all(b"\n")
+    }
+
+    /// ripgrep's closing `summary` event.
+    pub fn summary(
+        &self,
+        out: &mut impl Write,
+        total: &Stats,
+        started: Instant,
+    ) -> std::io::Result<()> {
+        let nanos = started.elapsed().as_nanos();
+        let v = serde_json::json!({"data": {
+            "elapsed_total": elapsed(nanos),
+            "stats": stats_json(total, total.files_with_match.max(total.files_printed), total.files_with_match, nanos),
+        }, "type": "summary"});
+        serde_json::to_writer(&mut *out, &v)?;
+        out.write_all(b"\n")
+    }
+}
+
+/// A compact line after a hit: its section (start, end, the boundary after it) and its
+/// enclosing symbol.
+fn hint_line(out: &mut Vec<u8>, x: &Extras) {
+    let mut parts = Vec::new();
+    if let Some((slug, a, b)) = &x.section {
+        parts.push(format!("section #{slug} (lines {a}-{b})"));
+    } else if let Some((end, next)) = &x.section_end {
+        let from = x
+            .section_start
+            .map_or(String::new(), |s| format!("from line {s} "));
+        match next {
+            Some(p) => parts.push(format!("section {from}to line {end} (next {p})")),
+            None => parts.push(format!("section {from}to line {end} (end of file)")),
+        }
+    }
+    if let Some((name, kind, a, b)) = &x.symbol {
+        parts.push(format!("in {kind} {name} (lines {a}-{b})"));
+    }
+    if !parts.is_empty() {
+        let _ = writeln!(out, "    ↳ {}", parts.join("; "));
+    }
+}
+
+fn extras_json(x: &Extras) -> serde_json::Value {
+    serde_json::json!({
+        "section_end_line": x.section_end.as_ref().map(|e| e.0),
+        "section_next": x.section_end.as_ref().and_then(|e| e.1.clone()),
+        "section_start_line": x.section_start,
+        "section": x.section.as_ref().map(|(slug, a, b)| serde_json::json!({"slug": slug, "start_line": a, "end_line": b})),
+        "symbol": x.symbol.as_ref().map(|(n, k, a, b)| serde_json::json!({"name": n, "kind": k, "start_line": a, "end_line": b})),
+    })
+}
+
+/// ripgrep's arbitrary data: `{"text": …}` for UTF-8, `{"bytes": base64}` otherwise.
+fn data(bytes: &[u8]) -> serde_json::Value {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => serde_json::json!({ "text": s }),
+        Err(_) => serde_json::json!({ "bytes": base64(bytes) }),
+    }
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            if k <= c.len() {
+                s.push(char::from(T[(n >> (18 - 6 * k) & 63) as usize]));
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s
+}
+
+fn elapsed(nanos: u128) -> serde_json::Value {
+    let secs = nanos / 1_000_000_000;
+    serde_json::json!({
+        "secs": secs as u64,
+        "nanos": (nanos % 1_000_000_000) as u64,
+        "human": format!("{:.6}s", nanos as f64 / 1e9),
+    })
+}
+
+fn stats_json(s: &Stats, searches: u64, with_match: u64, nanos: u128) -> serde_json::Value {
+    serde_json::json!({
+        "elapsed": elapsed(nanos),
+        "searches": searches,
+        "searches_with_match": with_match,
+        "bytes_searched": s.bytes_searched,
+        "bytes_printed": s.bytes_printed,
+        "matched_lines": s.matched_lines,
+        "matches": s.matches,
+    })
+}
+
+/// The part of the match `[ms, me)` inside the line `[ls, le)`, relative to the line.
+fn clip(ms: usize, me: usize, ls: usize, le: usize) -> Vec<(usize, usize)> {
+    let (s, e) = (ms.max(ls), me.min(le));
+    if s <= e {
+        vec![(s - ls, e - ls)]
+    } else {
+        Vec::new()
+    }
+}
+
+/// `(start, end)` of every line (without its `\n`); a final line without `\n` counts, an
+/// empty text after the last `\n` does not.
+fn line_ranges(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        if pos >= bytes.len() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+        let r = (pos, end);
+        pos = end + 1;
+        Some(r)
+    })
+}
+
+/// Line numbers of increasing offsets, counted incrementally.
+#[derive(Default)]
+struct LineCounter {
+    pos: usize,
+    line: u64,
+}
+
+impl LineCounter {
+    /// The line number of the line starting at `at` (offsets only grow).
+    fn line_at(&mut self, bytes: &[u8], at: usize) -> u64 {
+        if at < self.pos {
+            self.pos = 0;
+            self.line = 0;
+        }
+        self.line += memchr::memchr_iter(b'\n', &bytes[self.pos..at]).count() as u64;
+        self.pos = at;
+        self.line + 1
+    }
+}
+
+/// `-z`: the text of a compressed file (by its extension), through the format's own tool;
+/// `None` for other files or when the tool fails.
+pub fn decompress(name: &str, bytes: &[u8]) -> Option<Vec<u8>> {
+    let tool = [
+        (".gz", "gzip"),
+        (".tgz", "gzip"),
+        (".bz2", "bzip2"),
+        (".xz", "xz"),
+        (".lzma", "xz"),
+        (".zst", "zstd"),
+        (".lz4", "lz4"),
+        (".br", "brotli"),
+    ]
+    .iter()
+    .find(|(ext, _)| name.ends_with(ext))?
+    .1;
+    let mut child = std::process::Command::new(tool)
+        .args(["-d", "-c"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let input = bytes.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().ok()?;
+    let _ = writer.join();
+    out.status.success().then_some(out.stdout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_the_rfc_examples() {
+        for (raw, enc) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(raw.as_bytes()), enc);
+        }
+    }
+
+    #[test]
+    fn line_ranges_skip_the_empty_text_after_the_last_newline() {
+        let r: Vec<_> = line_ranges(b"a\n\nb").collect();
+        assert_eq!(r, vec![(0, 1), (2, 2), (3, 4)]);
+        assert_eq!(line_ranges(b"a\n").count(), 1);
+    }
+}
