@@ -34,12 +34,29 @@ pub fn build_line_regex(
     pattern: &str,
     case_insensitive: bool,
 ) -> Result<Regex, Box<regex_automata::meta::BuildError>> {
+    build_lines(pattern, case_insensitive, true)
+}
+
+/// [`build_line_regex`] with `\n` alone as the line terminator, as ripgrep has it without
+/// `--crlf`: `$` does not match before the `\r` of `\r\n`, and `.` matches `\r`.
+pub fn build_lf_line_regex(
+    pattern: &str,
+    case_insensitive: bool,
+) -> Result<Regex, Box<regex_automata::meta::BuildError>> {
+    build_lines(pattern, case_insensitive, false)
+}
+
+fn build_lines(
+    pattern: &str,
+    case_insensitive: bool,
+    crlf: bool,
+) -> Result<Regex, Box<regex_automata::meta::BuildError>> {
     let builder = {
         let mut b = Regex::builder();
         b.syntax(
             syntax::Config::new()
                 .multi_line(true)
-                .crlf(true)
+                .crlf(crlf)
                 .case_insensitive(case_insensitive),
         )
         .configure(
@@ -49,7 +66,7 @@ pub fn build_line_regex(
         );
         b
     };
-    match line_hir(pattern, case_insensitive) {
+    match line_hir_with(pattern, case_insensitive, crlf) {
         Some(hir) => builder.build_from_hir(&hir).map_err(Box::new),
         // The meta builder reports the same syntax error, in the type callers expect.
         None => builder.build(pattern).map_err(Box::new),
@@ -59,9 +76,13 @@ pub fn build_line_regex(
 /// `pattern` parsed for line search: multi-line, CRLF-aware anchors, `\n` out of every class.
 /// `None` for a syntax error (the regex builder reports it).
 fn line_hir(pattern: &str, case_insensitive: bool) -> Option<Hir> {
+    line_hir_with(pattern, case_insensitive, true)
+}
+
+fn line_hir_with(pattern: &str, case_insensitive: bool, crlf: bool) -> Option<Hir> {
     regex_syntax::ParserBuilder::new()
         .multi_line(true)
-        .crlf(true)
+        .crlf(crlf)
         .case_insensitive(case_insensitive)
         .build()
         .parse(pattern)

@@ -166,6 +166,9 @@ pub struct GrepArgs {
     /// Let matches span lines (the pattern may match `\n`).
     #[arg(short = 'U', long)]
     pub multiline: bool,
+    /// Treat `\r\n` as a line terminator (`$` matches before the `\r`), as the server does.
+    #[arg(long)]
+    pub crlf: bool,
     /// Search inside compressed files (gzip, bzip2, xz, zstd, lz4, brotli) with their tools.
     #[arg(short = 'z', long = "search-zip")]
     pub search_zip: bool,
@@ -236,7 +239,7 @@ fn query(args: &GrepArgs, pattern: &str, paths: &[String], ci: bool) -> GrepQuer
         include_ignored: args.no_ignore || args.unrestricted >= 1,
         include_hidden: args.hidden || args.unrestricted >= 2,
         max_filesize: args.max_filesize,
-        max_results: usize::MAX,
+        max_results: u32::MAX as usize,
         cursor: None,
         threads: args.threads,
         types: args.types.clone(),
@@ -271,8 +274,8 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
         eprintln!("mapgrep: no pattern given (give PATTERN, or -e PATTERN)");
         return Ok(ExitCode::from(2));
     }
-    let use_stdin =
-        paths.iter().any(|p| p == "-") || (paths.is_empty() && stdin_has_input() && !args.files);
+    let stdin_at = paths.iter().position(|p| p == "-");
+    let use_stdin = stdin_at.is_some() || (paths.is_empty() && stdin_has_input() && !args.files);
     paths.retain(|p| p != "-");
     let cwd = std::env::current_dir()?;
     // People at a shell search whatever their user may read: relative paths resolve against
@@ -286,7 +289,7 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
     if args.files {
         return list_files(&ws, &q, &args);
     }
-    let matcher = match Matcher::new(&ws, &q, &regex, ci, args.multiline) {
+    let matcher = match Matcher::new(&ws, &q, &regex, ci, args.multiline, args.crlf) {
         Ok(m) => m,
         Err(e) => return Ok(error_exit(&e)),
     };
@@ -340,7 +343,12 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
         } else {
             f.bytes
         };
-        let out = printer.file(f.name, bytes);
+        // Files print in the order of the paths given (standard input at its `-`).
+        let order = match stdin_at {
+            Some(at) if f.given >= at && f.name != "<stdin>" => f.given + 1,
+            _ => f.given,
+        };
+        let out = printer.file(order, f.name, bytes);
         if args.quiet && out.stats.matched_lines > 0 {
             progress.cancel();
         }
@@ -352,6 +360,7 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
         std::io::stdin().lock().read_to_end(&mut bytes)?;
         visited.files += 1;
         visit(VisitedFile {
+            given: stdin_at.unwrap_or(0),
             name: "<stdin>",
             bytes: &bytes,
         });
@@ -462,9 +471,9 @@ fn sort(outs: &mut [FileOut], by: Option<SortBy>, reverse: bool) {
     };
     match by {
         Some(by @ (SortBy::Modified | SortBy::Accessed | SortBy::Created)) => {
-            outs.sort_by_cached_key(|o| (time(&o.name, by), o.name.clone()))
+            outs.sort_by_cached_key(|o| (o.order, time(&o.name, by), o.name.clone()))
         }
-        _ => outs.sort_by(|a, b| a.name.cmp(&b.name)),
+        _ => outs.sort_by(|a, b| (a.order, &a.name).cmp(&(b.order, &b.name))),
     }
     if reverse {
         outs.reverse();

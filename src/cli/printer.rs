@@ -30,18 +30,28 @@ impl Matcher {
         pattern: &str,
         ci: bool,
         multiline: bool,
+        crlf: bool,
     ) -> Result<Matcher, GrepError> {
         if !multiline {
-            return Ok(Matcher {
-                re: crate::grep::compile_check(ws, q)?,
-                multiline,
-            });
+            let re = crate::grep::compile_check(ws, q)?;
+            if crlf {
+                return Ok(Matcher { re, multiline });
+            }
+            // Without --crlf, `\n` alone ends a line, as in ripgrep (the engine's own line
+            // regex, which compiled above, treats `\r\n` as one terminator).
+            return match crate::matcher::build_lf_line_regex(pattern, ci) {
+                Ok(re) => Ok(Matcher {
+                    re: Arc::new(re),
+                    multiline,
+                }),
+                Err(_) => Ok(Matcher { re, multiline }),
+            };
         }
         let re = Regex::builder()
             .syntax(
                 regex_automata::util::syntax::Config::new()
                     .multi_line(true)
-                    .crlf(true)
+                    .crlf(crlf)
                     .case_insensitive(ci),
             )
             .build(pattern);
@@ -82,6 +92,8 @@ pub struct Stats {
 
 /// One file's rendered output.
 pub struct FileOut {
+    /// The position of its path among those given (files print in that order, then by name).
+    pub order: usize,
     pub name: String,
     pub out: Vec<u8>,
     /// Each selected line's number and where its group ends in `out` (for a total cap).
@@ -141,10 +153,11 @@ impl Printer<'_> {
     }
 
     /// Renders one file.
-    pub fn file(&self, name: &str, bytes: &[u8]) -> FileOut {
+    pub fn file(&self, order: usize, name: &str, bytes: &[u8]) -> FileOut {
         let started = Instant::now();
         let sels = self.select(bytes);
         let mut f = FileOut {
+            order,
             name: name.to_string(),
             out: Vec::new(),
             selected: Vec::new(),
@@ -210,10 +223,14 @@ impl Printer<'_> {
         }
         let mut counter = LineCounter::default();
         let mut pos = 0;
-        while pos <= bytes.len() {
+        while pos < bytes.len() {
             let Some(m) = re.search(&Input::new(bytes).range(pos..)) else {
                 break;
             };
+            // The empty text after the last `\n` is no line.
+            if m.start() == bytes.len() && bytes.ends_with(b"\n") {
+                break;
+            }
             let ls = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |i| i + 1);
             let last = if self.matcher.multiline && m.end() > m.start() {
                 m.end() - 1
@@ -330,10 +347,22 @@ impl Printer<'_> {
             last = Some((sel.line, (sel.end + 1).min(bytes.len() + 1)));
             after_left = self.after;
         }
+        // After the last selected line (-m stops the search there), a line of the trailing
+        // context that matches is shown as a match, as ripgrep shows it.
         if let Some((mut n, mut pos)) = last {
             while after_left > 0 && pos < bytes.len() {
                 let e = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
-                self.line(&mut f.out, &name, n + 1, &bytes[pos..e], &[], b'-');
+                let text = &bytes[pos..e];
+                let re = &*self.matcher.re;
+                if !self.invert && re.is_match(Input::new(text)) {
+                    let subs: Vec<_> = re
+                        .find_iter(Input::new(text))
+                        .map(|m| (m.start(), m.end()))
+                        .collect();
+                    self.line(&mut f.out, &name, n + 1, text, &subs, b':');
+                } else {
+                    self.line(&mut f.out, &name, n + 1, text, &[], b'-');
+                }
                 n += 1;
                 pos = e + 1;
                 after_left -= 1;
@@ -449,34 +478,30 @@ impl Printer<'_> {
             &mut out,
             serde_json::json!({"type": "begin", "data": {"path": data(name.as_bytes())}}),
         );
-        let line_event = |out: &mut Vec<u8>,
-                          kind: &str,
-                          n: u64,
-                          s: usize,
-                          e: usize,
-                          subs: &[(usize, usize)]| {
-            let end = if e < bytes.len() { e + 1 } else { e };
-            let text = &bytes[s..e];
-            let subs: Vec<serde_json::Value> = subs
+        let line_event =
+            |out: &mut Vec<u8>, kind: &str, n: u64, s: usize, e: usize, subs: &[(usize, usize)]| {
+                let end = if e < bytes.len() { e + 1 } else { e };
+                let text = &bytes[s..e];
+                let subs: Vec<serde_json::Value> = subs
                 .iter()
                 .map(
                     |&(a, b)| serde_json::json!({"match": data(&text[a..b]), "start": a, "end": b}),
                 )
                 .collect();
-            let mut d = serde_json::json!({
-                "path": data(name.as_bytes()),
-                "lines": data(&bytes[s..end]),
-                "line_number": n,
-                "absolute_offset": s,
-                "submatches": subs,
-            });
-            if kind == "match"
-                && let Some(x) = self.extras.get(&(name.clone(), n))
-            {
-                d["mapgrep"] = extras_json(x);
-            }
-            event(out, serde_json::json!({"type": kind, "data": d}));
-        };
+                let mut d = serde_json::json!({
+                    "path": data(name.as_bytes()),
+                    "lines": data(&bytes[s..end]),
+                    "line_number": n,
+                    "absolute_offset": s,
+                    "submatches": subs,
+                });
+                if kind == "match"
+                    && let Some(x) = self.extras.get(&(name.clone(), n))
+                {
+                    d["mapgrep"] = extras_json(x);
+                }
+                event(out, serde_json::json!({"type": kind, "data": d}));
+            };
         let mut printed: u64 = 0;
         for (k, sel) in sels.iter().enumerate() {
             // Leading context, after what is printed.

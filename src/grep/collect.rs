@@ -143,14 +143,14 @@ impl Collector {
 
     /// At most this many matches of one file can be kept (cap + 1 to detect "more").
     pub(super) fn limit(&self) -> usize {
-        self.cap + 1
+        self.cap.saturating_add(1)
     }
 
     pub(super) fn add(&mut self, name: String, matches: Vec<GrepMatch>) {
         self.count += matches.len();
         self.files.insert(name, matches);
         // Drop whole files from the end while the rest still holds more than cap matches.
-        while self.count > self.cap + 1 {
+        while self.count > self.cap.saturating_add(1) {
             let (last_name, last_len) = {
                 let (k, v) = self.files.iter().next_back().expect("non-empty");
                 (k.clone(), v.len())
@@ -165,7 +165,7 @@ impl Collector {
                     .get_mut(&last_name)
                     .expect("exists")
                     .truncate(keep);
-                self.count = self.cap + 1;
+                self.count = self.cap.saturating_add(1);
                 self.dropped = true;
             }
         }

@@ -32,6 +32,8 @@ pub struct Visited {
 
 /// One text file: its display name and bytes (a UTF-8 BOM skipped, UTF-16 transcoded).
 pub struct VisitedFile<'a> {
+    /// Which of the query's paths it was found under (0-based).
+    pub given: usize,
     pub name: &'a str,
     pub bytes: &'a [u8],
 }
@@ -50,10 +52,14 @@ pub fn visit_files(
     let files = AtomicU64::new(0);
     let binary = AtomicU64::new(0);
     let errors = Mutex::new(Vec::new());
-    let one = |path: &Path, name: &str, buf: &mut Vec<u8>| {
+    let one = |given: usize, path: &Path, name: &str, buf: &mut Vec<u8>| {
         if names_only {
             files.fetch_add(1, Ordering::Relaxed);
-            visit(VisitedFile { name, bytes: &[] });
+            visit(VisitedFile {
+                given,
+                name,
+                bytes: &[],
+            });
             return;
         }
         // Files are opened by canonical path (no link in it); a walk that follows links
@@ -82,7 +88,11 @@ pub fn visit_files(
                     return;
                 }
                 let done = source::guard_mapped(hay.is_mapped(), path, || {
-                    visit(VisitedFile { name, bytes: &hay })
+                    visit(VisitedFile {
+                        given,
+                        name,
+                        bytes: &hay,
+                    })
                 });
                 if done.is_err() || !hay.intact() {
                     let e = Error::Changed {
@@ -96,7 +106,7 @@ pub fn visit_files(
             Err(e) => errors.lock().expect("errors").push(e.to_string()),
         }
     };
-    for given in q.paths() {
+    for (index, given) in q.paths().into_iter().enumerate() {
         let resolved = ws
             .resolve(&given)
             .map_err(|e| GrepError::Param(q.path_error(w, &given, &e)))?;
@@ -105,7 +115,7 @@ pub fn visit_files(
         })?;
         let display = Display::new(ws, q, &given, &resolved);
         if !md.is_dir() {
-            one(&resolved, &display.of(&resolved), &mut Vec::new());
+            one(index, &resolved, &display.of(&resolved), &mut Vec::new());
             continue;
         }
         let wb = walk_builder(q, &resolved, w)?;
@@ -118,7 +128,7 @@ pub fn visit_files(
                 }
                 match entry {
                     Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                        one(e.path(), &display.of(e.path()), &mut buf);
+                        one(index, e.path(), &display.of(e.path()), &mut buf);
                     }
                     Ok(_) => {}
                     Err(e) => errors.lock().expect("errors").push(e.to_string()),

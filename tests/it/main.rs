@@ -4,6 +4,7 @@
 mod bad_input;
 mod bounded;
 mod cli;
+mod cli_rg;
 mod common;
 mod doc_read;
 mod doc_replace;
