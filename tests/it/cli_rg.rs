@@ -242,6 +242,7 @@ enum Event {
         stats: EventStats,
     },
     Summary {
+        #[allow(dead_code)]
         elapsed_total: Elapsed,
         stats: EventStats,
     },
