@@ -44,6 +44,14 @@ pub enum Command {
     Outline(code::OutlineArgs),
     /// Print symbols of a code file by name ("initializeApp") or qualified name ("App.start").
     Symbol(code::SymbolArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard
+    /// output, e.g. `mapgrep completions bash > ~/.local/share/bash-completion/completions/mapgrep`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to standard output, e.g. `mapgrep man > mapgrep.1`.
+    Man,
     /// Time a search repeated in one process (a warm server); for scripts/bench_grep.py.
     #[command(hide = true)]
     BenchGrep(grep::BenchGrepArgs),
@@ -94,6 +102,18 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Outline(args) => code::outline(args),
         Command::Symbol(args) => code::symbol(args),
         Command::BenchGrep(args) => grep::bench(args),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "mapgrep", &mut script);
+            std::io::Write::write_all(&mut std::io::stdout(), &script)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            clap_mangen::Man::new(cmd).render(&mut std::io::stdout())?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -123,6 +143,16 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             "read-only"
         }
     );
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        // Run by hand: say what this is waiting for, and how a client runs it.
+        eprintln!(
+            "mapgrep serve speaks MCP over standard input and output: it waits for an MCP client, \
+             which starts it itself. Configure your client to run it, for example:\n  \
+             Claude Code:  claude mcp add mapgrep -- mapgrep serve /path/to/repo\n  \
+             JSON config:  {{\"mcpServers\": {{\"mapgrep\": {{\"command\": \"mapgrep\", \"args\": [\"serve\", \"/path/to/repo\"]}}}}}}\n\
+             Press Ctrl-D to quit (it exits 0 when its input ends)."
+        );
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -261,3 +261,22 @@ fn engine_errors_speak_cli() {
         assert_speaks_cli(&err);
     }
 }
+
+#[test]
+fn completions_and_man_page_come_from_the_flag_definitions() {
+    for shell in ["bash", "zsh", "fish"] {
+        let o = Command::new(BIN)
+            .args(["completions", shell])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{shell}");
+        let script = stdout(&o);
+        assert!(script.contains("files-without-match"), "{shell}");
+        assert!(script.contains("vimgrep"), "{shell}");
+    }
+    let o = Command::new(BIN).arg("man").output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let page = stdout(&o);
+    assert!(page.starts_with(".ie \\n(.g .ds Aq"), "{page}");
+    assert!(page.contains(".TH mapgrep 1"), "{page}");
+}
