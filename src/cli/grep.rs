@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use clap::ValueEnum;
@@ -333,6 +334,7 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
     };
     let progress = Progress::default();
     let outs: Mutex<Vec<FileOut>> = Mutex::new(Vec::new());
+    let quiet_bytes = AtomicU64::new(0);
     let visit = |f: VisitedFile<'_>| {
         let decompressed;
         let bytes = if args.search_zip
@@ -352,7 +354,12 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
         if args.quiet && out.stats.matched_lines > 0 {
             progress.cancel();
         }
-        outs.lock().expect("outputs").push(out);
+        // Files with nothing to print only add to the byte count.
+        if out.out.is_empty() && out.stats.matched_lines == 0 {
+            quiet_bytes.fetch_add(out.stats.bytes_searched, Ordering::Relaxed);
+        } else {
+            outs.lock().expect("outputs").push(out);
+        }
     };
     let mut visited = grep::Visited::default();
     if use_stdin {
@@ -378,7 +385,8 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
     let mut outs = outs.into_inner().expect("outputs");
     sort(&mut outs, args.sort.or(args.sortr), args.sortr.is_some());
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
-    let total = printer.write_all(&mut out, &outs, args.max_results)?;
+    let mut total = printer.write_all(&mut out, &outs, args.max_results)?;
+    total.bytes_searched += quiet_bytes.into_inner();
     if args.json {
         printer.summary(&mut out, &total, started)?;
     }
