@@ -32,14 +32,14 @@ const TREE: &[(&str, &str)] = &[
         "import os\n\ndef foo():\n    return 'FOO'\n\nclass Bar:\n    def baz(self):\n        return foo()\n",
     ),
     (
-        "docs/guide.md",
+        "notes/guide.md",
         "# Guide\n\nIntro text.\n\n## Install\n\nRun foo.\nThen bar.\n\n## Use\n\nfoo bar foo\nthe end\n",
     ),
-    ("docs/crlf.txt", "first foo\r\nsecond\r\nthird foo\r\n"),
-    ("docs/unicode.txt", "Grüße foo\nΣίσυφος FOO\n日本語 foo\n"),
-    ("docs/noeol.txt", "no newline at the end foo"),
+    ("notes/crlf.txt", "first foo\r\nsecond\r\nthird foo\r\n"),
+    ("notes/unicode.txt", "Grüße foo\nΣίσυφος FOO\n日本語 foo\n"),
+    ("notes/noeol.txt", "no newline at the end foo"),
     (
-        "docs/long.txt",
+        "notes/long.txt",
         "short foo\nthis is a rather long line with foo in the middle of it and more text after\n",
     ),
     ("data/numbers.txt", "1\n22\n333\nfoo 4444\n55555\n"),
@@ -77,9 +77,9 @@ const CASES: &[&str] = &[
     "-n -B1 foo",
     "-n -C1 foo",
     "-n -C2 bar",
-    "-C1 foo docs/guide.md",
-    "-H foo docs/guide.md",
-    "foo docs/guide.md",
+    "-C1 foo notes/guide.md",
+    "-H foo notes/guide.md",
+    "foo notes/guide.md",
     "-I foo",
     "-n --heading foo",
     "--heading -C1 foo",
@@ -91,7 +91,7 @@ const CASES: &[&str] = &[
     "-t py -t md foo",
     "-T md foo",
     "-g *.md foo",
-    "-g !docs/** foo",
+    "-g !notes/** foo",
     "--hidden foo",
     "-. foo",
     "-u foo",
@@ -107,7 +107,7 @@ const CASES: &[&str] = &[
     "foo$",
     "-n \\bfoo\\(\\)",
     "-n -i σίσυφος",
-    "foo src docs",
+    "foo src notes",
 ];
 
 /// `--json` cases: compared as parsed events.
@@ -361,13 +361,13 @@ fn standard_input_is_searched_when_piped_or_named() {
     assert_eq!(String::from_utf8_lossy(&o.stdout), "2:hello world\n");
     assert_eq!(o.status.code(), Some(0));
     // `-` names it beside a path: both searched, each line with its source.
-    let o = feed(&["hello", "-", "docs/guide.md"], "hello\n");
+    let o = feed(&["hello", "-", "notes/guide.md"], "hello\n");
     assert_eq!(String::from_utf8_lossy(&o.stdout), "<stdin>:hello\n");
     let o = feed(&["-c", "foo", "-"], "foo\nfoo\nbar\n");
     assert_eq!(String::from_utf8_lossy(&o.stdout), "2\n");
     // Not piped (no input): the current directory.
     let o = run(BIN, &["grep", "-l"], "Install", dir.path());
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "docs/guide.md\n");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "notes/guide.md\n");
 }
 
 #[test]
@@ -377,7 +377,7 @@ fn hints_show_the_section_and_the_symbol() {
     let out = String::from_utf8_lossy(&o.stdout);
     // A markdown hit: its section by slug and lines.
     assert!(
-        out.contains("docs/guide.md:7:Run foo.\n    ↳ section #install (lines 5-9)\n"),
+        out.contains("notes/guide.md:7:Run foo.\n    ↳ section #install (lines 5-9)\n"),
         "{out}"
     );
     // A code hit: the function around it.
