@@ -108,6 +108,11 @@ const CASES: &[&str] = &[
     "-n \\bfoo\\(\\)",
     "-n -i σίσυφος",
     "foo src notes",
+    "--color always -n foo",
+    "--color always --heading -n -C1 foo",
+    "--color always -o -i foo",
+    "--color always -c foo",
+    "--color always -l foo",
 ];
 
 /// `--json` cases: compared as parsed events.
