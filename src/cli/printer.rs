@@ -9,6 +9,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
+use rayon::prelude::*;
 use regex_automata::Input;
 use regex_automata::meta::Regex;
 
@@ -199,12 +200,6 @@ impl Printer<'_> {
         if max == 0 {
             return out;
         }
-        let subs_of = |line: &[u8]| -> Vec<(usize, usize)> {
-            re.find_iter(Input::new(line))
-                .filter(|m| !m.is_empty() || line.is_empty() || m.start() < line.len())
-                .map(|m| (m.start(), m.end()))
-                .collect()
-        };
         if self.invert {
             for (n, (start, end)) in (1..).zip(line_ranges(bytes)) {
                 if !re.is_match(Input::new(&bytes[start..end])) {
@@ -221,17 +216,55 @@ impl Printer<'_> {
             }
             return out;
         }
-        let mut counter = LineCounter::default();
-        let mut pos = 0;
-        while pos < bytes.len() {
-            let Some(m) = re.search(&Input::new(bytes).range(pos..)) else {
+        // A large file is searched in chunks (cut after a `\n`) on all cores, as the engine
+        // searches one; a pattern that may span lines (-U) or a search that stops early (-m)
+        // reads it in one pass.
+        if bytes.len() >= CHUNKED && !self.matcher.multiline && self.max_count.is_none() {
+            let bounds = chunk_bounds(bytes, CHUNK);
+            let parts: Vec<(Vec<Sel>, u64)> = bounds
+                .par_windows(2)
+                .map(|w| {
+                    let sels = self.select_in(bytes, w[0], w[1], u64::MAX);
+                    let lines = memchr::memchr_iter(b'\n', &bytes[w[0]..w[1]]).count() as u64;
+                    (sels, lines)
+                })
+                .collect();
+            let mut before = 0;
+            for (sels, lines) in parts {
+                out.extend(sels.into_iter().map(|mut s| {
+                    s.line += before;
+                    s
+                }));
+                before += lines;
+            }
+            return out;
+        }
+        self.select_in(bytes, 0, bytes.len(), max)
+    }
+
+    /// The selected lines of `bytes[from..to]` (`from` starts a line, `to` ends one or the
+    /// text), up to `max`; line numbers count from 1 at `from`.
+    fn select_in(&self, bytes: &[u8], from: usize, to: usize, max: u64) -> Vec<Sel> {
+        let re = &*self.matcher.re;
+        let mut out = Vec::new();
+        let subs_of = |line: &[u8]| -> Vec<(usize, usize)> {
+            re.find_iter(Input::new(line))
+                .filter(|m| !m.is_empty() || line.is_empty() || m.start() < line.len())
+                .map(|m| (m.start(), m.end()))
+                .collect()
+        };
+        let mut counter = LineCounter { pos: from, line: 0 };
+        let mut pos = from;
+        while pos < to {
+            let Some(m) = re.search(&Input::new(bytes).range(pos..to)) else {
                 break;
             };
-            // The empty text after the last `\n` is no line.
-            if m.start() == bytes.len() && bytes.ends_with(b"\n") {
+            // The empty text after the last `\n` is no line (and an empty match at a chunk's
+            // end is the next chunk's).
+            if m.start() == to && (to < bytes.len() || bytes.ends_with(b"\n")) {
                 break;
             }
-            let ls = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |i| i + 1);
+            let ls = memchr::memrchr(b'\n', &bytes[from..m.start()]).map_or(from, |i| from + i + 1);
             let last = if self.matcher.multiline && m.end() > m.start() {
                 m.end() - 1
             } else {
@@ -719,6 +752,29 @@ fn clip(ms: usize, me: usize, ls: usize, le: usize) -> Vec<(usize, usize)> {
     } else {
         Vec::new()
     }
+}
+
+/// Files at least this large are searched in chunks on all cores.
+const CHUNKED: usize = 16 << 20;
+/// The size of one chunk (cut at the next `\n`).
+const CHUNK: usize = 8 << 20;
+
+/// `0`, the offsets just after the first `\n` at or past each multiple of `size`, and the
+/// length: consecutive pairs bound whole lines.
+fn chunk_bounds(bytes: &[u8], size: usize) -> Vec<usize> {
+    let mut bounds = vec![0];
+    let mut at = size;
+    while at < bytes.len() {
+        match memchr::memchr(b'\n', &bytes[at..]) {
+            Some(i) if at + i + 1 < bytes.len() => {
+                bounds.push(at + i + 1);
+                at += i + 1 + size;
+            }
+            _ => break,
+        }
+    }
+    bounds.push(bytes.len());
+    bounds
 }
 
 /// `(start, end)` of every line (without its `\n`); a final line without `\n` counts, an
