@@ -388,7 +388,12 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
     let mut total = printer.write_all(&mut out, &outs, args.max_results)?;
     total.bytes_searched += quiet_bytes.into_inner();
     if args.json {
-        printer.summary(&mut out, &total, started)?;
+        printer.summary(
+            &mut out,
+            &total,
+            visited.files + visited.binary_skipped,
+            started,
+        )?;
     }
     out.flush()?;
     drop(out);
@@ -396,10 +401,19 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
         eprintln!("mapgrep: {e}");
     }
     if args.stats && !args.json {
-        print_stats(&total, visited.files, started);
+        // ripgrep counts the bytes of lines printed; its counts and file lists are not.
+        let counted =
+            args.count || args.count_matches || args.files_with_matches || args.files_without_match;
+        let total = Stats {
+            bytes_printed: if counted { 0 } else { total.bytes_printed },
+            ..total
+        };
+        print_stats(&total, visited.files + visited.binary_skipped, started);
     }
     let found = if args.files_without_match {
-        total.files_printed > 0
+        // ripgrep sees no match in a binary file (it stops at the NUL byte), so one counts as
+        // a file without a match for the exit code, though it is not printed.
+        total.files_printed > 0 || visited.binary_skipped > 0
     } else {
         total.matched_lines > 0
     };

@@ -150,7 +150,7 @@ impl Printer<'_> {
     }
 
     fn context(&self) -> bool {
-        (self.before > 0 || self.after > 0) && !self.counting() && !self.only_matching
+        (self.before > 0 || self.after > 0) && !self.counting()
     }
 
     /// Renders one file.
@@ -303,7 +303,7 @@ impl Printer<'_> {
 
     fn counts(&self, f: &mut FileOut) {
         let name = f.name.clone();
-        let n = if self.count_matches {
+        let n = if self.count_matches || self.only_matching {
             f.stats.matches
         } else {
             f.stats.matched_lines
@@ -414,7 +414,11 @@ impl Printer<'_> {
                 }
                 self.prefix(out, name, sel.line, b':');
                 if self.vimgrep {
-                    let _ = write!(out, "{}:", s + 1);
+                    if self.color {
+                        let _ = write!(out, "{RESET}{}{RESET}:", s + 1);
+                    } else {
+                        let _ = write!(out, "{}:", s + 1);
+                    }
                     self.text(out, text, &sel.subs);
                 } else {
                     self.text(out, &text[s..e], &[(0, e - s)]);
@@ -555,9 +559,29 @@ impl Printer<'_> {
             let stop = sels.get(k + 1).map_or(u64::MAX, |x| x.line);
             let mut pos = sel.end + 1;
             let mut left = self.after;
+            // After the last line -m lets through, a matching line of the trailing context is
+            // a match, and counted (ripgrep searches on to show it).
+            let stopped = k + 1 == sels.len()
+                && self.max_count.is_some_and(|m| sels.len() as u64 >= m)
+                && !self.invert;
             while left > 0 && printed + 1 < stop && pos < bytes.len() {
                 let e = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
-                line_event(&mut out, "context", printed + 1, pos, e, &[]);
+                let re = &*self.matcher.re;
+                let subs: Vec<(usize, usize)> = if stopped {
+                    re.find_iter(Input::new(&bytes[pos..e]))
+                        .map(|m| (m.start(), m.end()))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                if subs.is_empty() {
+                    line_event(&mut out, "context", printed + 1, pos, e, &[]);
+                } else {
+                    line_event(&mut out, "match", printed + 1, pos, e, &subs);
+                    f.stats.matched_lines += 1;
+                    f.stats.matches += subs.len() as u64;
+                    f.stats.bytes_searched = (e + 1).min(bytes.len()) as u64;
+                }
                 printed += 1;
                 pos = e + 1;
                 left -= 1;
@@ -599,8 +623,10 @@ impl Printer<'_> {
             if !first && !self.json && !self.counting() {
                 if self.heading {
                     out.write_all(b"\n")?;
+                    total.bytes_printed += 1;
                 } else if self.context() {
                     out.write_all(b"--\n")?;
+                    total.bytes_printed += 3;
                 }
             }
             first = false;
@@ -647,17 +673,19 @@ impl Printer<'_> {
         out.write_all(b"\n")
     }
 
-    /// ripgrep's closing `summary` event.
+    /// ripgrep's closing `summary` event; `searches` counts every file searched (binary ones
+    /// too, as ripgrep opens them before it sees they are binary).
     pub fn summary(
         &self,
         out: &mut impl Write,
         total: &Stats,
+        searches: u64,
         started: Instant,
     ) -> std::io::Result<()> {
         let nanos = started.elapsed().as_nanos();
         let v = serde_json::json!({"data": {
             "elapsed_total": elapsed(nanos),
-            "stats": stats_json(total, total.files_with_match.max(total.files_printed), total.files_with_match, nanos),
+            "stats": stats_json(total, searches.max(total.files_with_match), total.files_with_match, nanos),
         }, "type": "summary"});
         serde_json::to_writer(&mut *out, &v)?;
         out.write_all(b"\n")

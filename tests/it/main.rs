@@ -4,7 +4,9 @@
 mod bad_input;
 mod bounded;
 mod cli;
+mod cli_combos;
 mod cli_rg;
+mod cli_serve;
 mod common;
 mod doc_read;
 mod doc_replace;
