@@ -416,8 +416,9 @@ fn standard_input_with_the_modes() {
     let (out, code) = feed(&["-n", "first", "-", "notes/plan.md"], "first\n");
     assert_eq!(code, Some(0));
     assert_eq!(out, "<stdin>:1:first\nnotes/plan.md:3:alpha first.\n");
-    // --json names standard input as ripgrep does: no path.
+    // --json names standard input as ripgrep does: `<stdin>`.
     let (out, _) = feed(&["--json", "beta"], "beta\n");
     let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
     assert_eq!(first["type"], "begin");
+    assert_eq!(first["data"]["path"]["text"], "<stdin>");
 }
