@@ -5,6 +5,7 @@ mod code;
 mod doc;
 mod errors;
 mod grep;
+mod json;
 mod printer;
 mod read;
 

@@ -18,7 +18,7 @@ use crate::workspace::Workspace;
 
 /// The compiled patterns: a line regex, or with `-U` a regex that may match `\n`.
 pub struct Matcher {
-    re: Arc<Regex>,
+    pub(super) re: Arc<Regex>,
     multiline: bool,
 }
 
@@ -101,7 +101,7 @@ pub struct FileOut {
     pub selected: Vec<(u64, usize)>,
     /// The output has groups separated like context groups (so files are too).
     pub stats: Stats,
-    elapsed_nanos: u128,
+    pub(super) elapsed_nanos: u128,
 }
 
 /// How to print.
@@ -128,11 +128,11 @@ pub struct Printer<'a> {
 }
 
 /// A selected line: its number, byte range (without `\n`), and its matches in it.
-struct Sel {
-    line: u64,
-    start: usize,
-    end: usize,
-    subs: Vec<(usize, usize)>,
+pub(super) struct Sel {
+    pub(super) line: u64,
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) subs: Vec<(usize, usize)>,
 }
 
 const PATH: &str = "\x1b[0m\x1b[35m";
@@ -141,7 +141,7 @@ const MATCH: &str = "\x1b[0m\x1b[1m\x1b[31m";
 const RESET: &str = "\x1b[0m";
 
 impl Printer<'_> {
-    fn counting(&self) -> bool {
+    pub(super) fn counting(&self) -> bool {
         self.count
             || self.count_matches
             || self.files_with_matches
@@ -500,99 +500,6 @@ impl Printer<'_> {
         out.extend_from_slice(&text[at..]);
     }
 
-    /// ripgrep's JSON events for one file: begin, match and context, end.
-    fn json_file(&self, f: &mut FileOut, bytes: &[u8], sels: &[Sel]) {
-        if sels.is_empty() {
-            return;
-        }
-        let name = f.name.clone();
-        let mut out = Vec::new();
-        let event = |out: &mut Vec<u8>, v: serde_json::Value| {
-            let _ = serde_json::to_writer(&mut *out, &v);
-            out.push(b'\n');
-        };
-        event(
-            &mut out,
-            serde_json::json!({"type": "begin", "data": {"path": data(name.as_bytes())}}),
-        );
-        let line_event =
-            |out: &mut Vec<u8>, kind: &str, n: u64, s: usize, e: usize, subs: &[(usize, usize)]| {
-                let end = if e < bytes.len() { e + 1 } else { e };
-                let text = &bytes[s..e];
-                let subs: Vec<serde_json::Value> = subs
-                .iter()
-                .map(
-                    |&(a, b)| serde_json::json!({"match": data(&text[a..b]), "start": a, "end": b}),
-                )
-                .collect();
-                let mut d = serde_json::json!({
-                    "path": data(name.as_bytes()),
-                    "lines": data(&bytes[s..end]),
-                    "line_number": n,
-                    "absolute_offset": s,
-                    "submatches": subs,
-                });
-                if kind == "match"
-                    && let Some(x) = self.extras.get(&(name.clone(), n))
-                {
-                    d["mapgrep"] = extras_json(x);
-                }
-                event(out, serde_json::json!({"type": kind, "data": d}));
-            };
-        let mut printed: u64 = 0;
-        for (k, sel) in sels.iter().enumerate() {
-            // Leading context, after what is printed.
-            let mut starts = Vec::new();
-            let (mut s, mut n) = (sel.start, sel.line);
-            while n > printed + 1 && starts.len() < self.before && s > 0 {
-                let ps = memchr::memrchr(b'\n', &bytes[..s - 1]).map_or(0, |i| i + 1);
-                starts.push((n - 1, ps, s - 1));
-                s = ps;
-                n -= 1;
-            }
-            for &(n, s, e) in starts.iter().rev() {
-                line_event(&mut out, "context", n, s, e, &[]);
-            }
-            line_event(&mut out, "match", sel.line, sel.start, sel.end, &sel.subs);
-            printed = sel.line;
-            // Trailing context, up to the next selected line.
-            let stop = sels.get(k + 1).map_or(u64::MAX, |x| x.line);
-            let mut pos = sel.end + 1;
-            let mut left = self.after;
-            // After the last line -m lets through, a matching line of the trailing context is
-            // a match, and counted (ripgrep searches on to show it).
-            let stopped = k + 1 == sels.len()
-                && self.max_count.is_some_and(|m| sels.len() as u64 >= m)
-                && !self.invert;
-            while left > 0 && printed + 1 < stop && pos < bytes.len() {
-                let e = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
-                let re = &*self.matcher.re;
-                let subs: Vec<(usize, usize)> = if stopped {
-                    re.find_iter(Input::new(&bytes[pos..e]))
-                        .map(|m| (m.start(), m.end()))
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                if subs.is_empty() {
-                    line_event(&mut out, "context", printed + 1, pos, e, &[]);
-                } else {
-                    line_event(&mut out, "match", printed + 1, pos, e, &subs);
-                    f.stats.matched_lines += 1;
-                    f.stats.matches += subs.len() as u64;
-                    f.stats.bytes_searched = (e + 1).min(bytes.len()) as u64;
-                }
-                printed += 1;
-                pos = e + 1;
-                left -= 1;
-            }
-        }
-        f.stats.bytes_printed = out.len() as u64;
-        f.stats.files_printed = 1;
-        f.out = out;
-        f.selected = sels.iter().map(|s| (s.line, 0)).collect();
-    }
-
     /// Writes the files' outputs in order, separated as ripgrep separates them, up to `cap`
     /// selected lines in all; returns the totals.
     pub fn write_all(
@@ -662,34 +569,6 @@ impl Printer<'_> {
         }
         Ok(total)
     }
-
-    fn json_end(&self, out: &mut impl Write, f: &FileOut) -> std::io::Result<()> {
-        let v = serde_json::json!({"type": "end", "data": {
-            "path": data(f.name.as_bytes()),
-            "binary_offset": null,
-            "stats": stats_json(&f.stats, 1, f.stats.files_with_match, f.elapsed_nanos),
-        }});
-        serde_json::to_writer(&mut *out, &v)?;
-        out.write_all(b"\n")
-    }
-
-    /// ripgrep's closing `summary` event; `searches` counts every file searched (binary ones
-    /// too, as ripgrep opens them before it sees they are binary).
-    pub fn summary(
-        &self,
-        out: &mut impl Write,
-        total: &Stats,
-        searches: u64,
-        started: Instant,
-    ) -> std::io::Result<()> {
-        let nanos = started.elapsed().as_nanos();
-        let v = serde_json::json!({"data": {
-            "elapsed_total": elapsed(nanos),
-            "stats": stats_json(total, searches.max(total.files_with_match), total.files_with_match, nanos),
-        }, "type": "summary"});
-        serde_json::to_writer(&mut *out, &v)?;
-        out.write_all(b"\n")
-    }
 }
 
 /// A compact line after a hit: its section (start, end, the boundary after it) and its
@@ -713,63 +592,6 @@ fn hint_line(out: &mut Vec<u8>, x: &Extras) {
     if !parts.is_empty() {
         let _ = writeln!(out, "    ↳ {}", parts.join("; "));
     }
-}
-
-fn extras_json(x: &Extras) -> serde_json::Value {
-    serde_json::json!({
-        "section_end_line": x.section_end.as_ref().map(|e| e.0),
-        "section_next": x.section_end.as_ref().and_then(|e| e.1.clone()),
-        "section_start_line": x.section_start,
-        "section": x.section.as_ref().map(|(slug, a, b)| serde_json::json!({"slug": slug, "start_line": a, "end_line": b})),
-        "symbol": x.symbol.as_ref().map(|(n, k, a, b)| serde_json::json!({"name": n, "kind": k, "start_line": a, "end_line": b})),
-    })
-}
-
-/// ripgrep's arbitrary data: `{"text": …}` for UTF-8, `{"bytes": base64}` otherwise.
-fn data(bytes: &[u8]) -> serde_json::Value {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => serde_json::json!({ "text": s }),
-        Err(_) => serde_json::json!({ "bytes": base64(bytes) }),
-    }
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for c in bytes.chunks(3) {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        for k in 0..4 {
-            if k <= c.len() {
-                s.push(char::from(T[(n >> (18 - 6 * k) & 63) as usize]));
-            } else {
-                s.push('=');
-            }
-        }
-    }
-    s
-}
-
-fn elapsed(nanos: u128) -> serde_json::Value {
-    let secs = nanos / 1_000_000_000;
-    serde_json::json!({
-        "secs": secs as u64,
-        "nanos": (nanos % 1_000_000_000) as u64,
-        "human": format!("{:.6}s", nanos as f64 / 1e9),
-    })
-}
-
-fn stats_json(s: &Stats, searches: u64, with_match: u64, nanos: u128) -> serde_json::Value {
-    serde_json::json!({
-        "elapsed": elapsed(nanos),
-        "searches": searches,
-        "searches_with_match": with_match,
-        "bytes_searched": s.bytes_searched,
-        "bytes_printed": s.bytes_printed,
-        "matched_lines": s.matched_lines,
-        "matches": s.matches,
-    })
 }
 
 /// The part of the match `[ms, me)` inside the line `[ls, le)`, relative to the line.
@@ -876,21 +698,6 @@ pub fn decompress(name: &str, bytes: &[u8]) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_matches_the_rfc_examples() {
-        for (raw, enc) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(base64(raw.as_bytes()), enc);
-        }
-    }
 
     #[test]
     fn line_ranges_skip_the_empty_text_after_the_last_newline() {
