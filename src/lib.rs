@@ -21,6 +21,7 @@ pub mod cli;
 pub mod code;
 pub mod error;
 pub mod grep;
+pub mod index;
 pub mod lines;
 pub mod markdown;
 pub mod matcher;

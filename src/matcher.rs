@@ -75,7 +75,7 @@ fn build_lines(
 
 /// `pattern` parsed for line search: multi-line, CRLF-aware anchors, `\n` out of every class.
 /// `None` for a syntax error (the regex builder reports it).
-fn line_hir(pattern: &str, case_insensitive: bool) -> Option<Hir> {
+pub fn line_hir(pattern: &str, case_insensitive: bool) -> Option<Hir> {
     line_hir_with(pattern, case_insensitive, true)
 }
 

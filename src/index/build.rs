@@ -1,0 +1,263 @@
+//! Building an index: walk the root with the scan's rules, read every file once (in
+//! parallel), record its identity and trigrams, and write posting lists segment by segment so
+//! that the memory held while building stays within a budget.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::persist::Writer;
+use super::trigram::{Extractor, Trigram, put_varint};
+use super::{FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, FileEntry, Ident};
+use crate::source::{self, SourceOptions};
+
+/// A hasher for trigram keys (already well spread in 24 bits: one multiply).
+#[derive(Default)]
+pub(super) struct TriHasher(u64);
+
+impl Hasher for TriHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = u64::from(v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type TriMap<V> = HashMap<Trigram, V, BuildHasherDefault<TriHasher>>;
+
+/// One trigram's posting list while it is built.
+struct Building {
+    last: u32,
+    count: u32,
+    bytes: Vec<u8>,
+}
+
+/// Posting lists of a run of files, in memory until they are written as a segment.
+#[derive(Default)]
+pub(super) struct SegmentBuilder {
+    lists: TriMap<Building>,
+    heap: usize,
+    /// The first file id of this segment (the end of the previous one).
+    first: u32,
+}
+
+/// Heap bytes one map entry costs besides its list's bytes (key, value, control byte,
+/// load factor).
+const ENTRY_COST: usize = 48;
+
+impl SegmentBuilder {
+    /// Records that file `id` (ids ascend across calls) holds `trigrams`.
+    pub(super) fn add(&mut self, id: u32, trigrams: &[Trigram]) {
+        for &t in trigrams {
+            let b = self.lists.entry(t).or_insert_with(|| {
+                self.heap += ENTRY_COST;
+                Building {
+                    last: 0,
+                    count: 0,
+                    bytes: Vec::new(),
+                }
+            });
+            let before = b.bytes.capacity();
+            put_varint(&mut b.bytes, if b.count == 0 { id } else { id - b.last });
+            b.last = id;
+            b.count += 1;
+            self.heap += b.bytes.capacity() - before;
+        }
+    }
+
+    /// Heap bytes held now.
+    pub(super) fn heap(&self) -> usize {
+        self.heap
+    }
+
+    /// The first file id the next segment covers.
+    pub(super) fn first(&self) -> u32 {
+        self.first
+    }
+
+    /// Writes the segment (files `first..end`) and empties the builder.
+    pub(super) fn flush<W: Write>(&mut self, w: &mut Writer<W>, end: u32) -> std::io::Result<()> {
+        let lists = std::mem::take(&mut self.lists);
+        let first = std::mem::replace(&mut self.first, end);
+        self.heap = 0;
+        let mut keys: Vec<(Trigram, Building)> = lists.into_iter().collect();
+        keys.sort_unstable_by_key(|(t, _)| *t);
+        let total: usize = keys.iter().map(|(_, b)| b.bytes.len()).sum();
+        let mut postings = Vec::with_capacity(total);
+        let mut table = Vec::with_capacity(keys.len());
+        for (t, b) in keys {
+            table.push((t, postings.len() as u32, b.count));
+            postings.extend_from_slice(&b.bytes);
+        }
+        w.segment(&table, &postings, first, end)
+    }
+}
+
+/// How a build went, for progress reports.
+#[derive(Debug, Default)]
+pub struct BuildProgress {
+    pub files_done: AtomicU64,
+    /// Files to index (0 until the walk is done).
+    pub files_total: AtomicU64,
+    pub stop: AtomicBool,
+}
+
+/// What a walk of the root found: files and directories, relative and sorted.
+pub(super) struct Walked {
+    pub(super) files: Vec<PathBuf>,
+    pub(super) dirs: Vec<Box<[u8]>>,
+}
+
+/// The walker configured as the scan's default walk: ignore files honoured, hidden files
+/// skipped, links not followed.
+pub(super) fn walker(dir: &Path) -> ignore::WalkBuilder {
+    let mut wb = ignore::WalkBuilder::new(dir);
+    wb.hidden(true)
+        .ignore(true)
+        .git_ignore(true)
+        .git_global(true)
+        .git_exclude(true)
+        .parents(true)
+        .follow_links(false)
+        .threads(rayon::current_num_threads());
+    wb
+}
+
+/// Walks `root` with the scan's default rules.
+pub(super) fn walk(root: &Path) -> Walked {
+    let files = Mutex::new(Vec::new());
+    let dirs = Mutex::new(Vec::new());
+    walker(root).build_parallel().run(|| {
+        Box::new(|entry| {
+            if let Ok(e) = entry {
+                match e.file_type() {
+                    Some(t) if t.is_file() => files.lock().expect("walk").push(e.into_path()),
+                    Some(t) if t.is_dir() => dirs.lock().expect("walk").push(e.into_path()),
+                    _ => {}
+                }
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut files = files.into_inner().expect("walk");
+    files.sort_unstable_by(|a, b| {
+        rel_bytes(root, a).cmp(rel_bytes(root, b))
+    });
+    let mut dirs: Vec<Box<[u8]>> = dirs
+        .into_inner()
+        .expect("walk")
+        .iter()
+        .map(|d| rel_bytes(root, d).into())
+        .collect();
+    dirs.sort_unstable();
+    Walked { files, dirs }
+}
+
+/// `path` relative to `root`, as bytes (`""` for the root itself).
+pub(super) fn rel_bytes<'a>(root: &Path, path: &'a Path) -> &'a [u8] {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .as_os_str()
+        .as_encoded_bytes()
+}
+
+thread_local! {
+    /// A thread's read buffer and trigram bit set, kept between files and builds.
+    static SCRATCH: std::cell::RefCell<(Vec<u8>, Extractor)> =
+        std::cell::RefCell::new((Vec::new(), Extractor::new()));
+}
+
+/// One file read for the index: identity, flags and trigrams.
+pub(super) fn read_file(
+    path: &Path,
+    buf: &mut Vec<u8>,
+    x: &mut Extractor,
+    now: std::time::SystemTime,
+) -> (Ident, u8, Vec<Trigram>) {
+    let opts = SourceOptions::for_search(64 * 1024 * 1024, true);
+    let mut tris = Vec::new();
+    match source::load(path, &opts, buf) {
+        Ok((Some(id), hay)) => {
+            let ident = Ident::from_id(&id);
+            let mut flags = if id.is_racy(now) { FLAG_RACY } else { 0 };
+            let intact = source::guard_mapped(hay.is_mapped(), path, || {
+                if memchr::memchr(0, &hay[..hay.len().min(source::BINARY_PROBE_LEN)]).is_some() {
+                    flags |= FLAG_BINARY;
+                } else {
+                    x.extract(&hay, &mut tris);
+                }
+            });
+            if intact.is_err() || !hay.intact() {
+                return (ident, FLAG_UNREAD, Vec::new());
+            }
+            (ident, flags, tris)
+        }
+        _ => (Ident::default(), FLAG_UNREAD, Vec::new()),
+    }
+}
+
+/// Builds the index of `root` into `w` within `budget` heap bytes of posting lists (a
+/// segment is written whenever they reach it). Returns the file list, or `None` if stopped.
+pub(super) fn build<W: Write>(
+    root: &Path,
+    walked: &Walked,
+    w: &mut Writer<W>,
+    budget: usize,
+    progress: &BuildProgress,
+) -> std::io::Result<Option<Vec<FileEntry>>> {
+    progress
+        .files_total
+        .store(walked.files.len() as u64, Ordering::Relaxed);
+    let now = std::time::SystemTime::now();
+    let mut seg = SegmentBuilder::default();
+    let mut entries = Vec::with_capacity(walked.files.len());
+    const CHUNK: usize = 256;
+    for (c, chunk) in walked.files.chunks(CHUNK).enumerate() {
+        if progress.stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let read: Vec<(Ident, u8, Vec<Trigram>)> = chunk
+            .par_iter()
+            .map(|p| {
+                SCRATCH.with(|s| {
+                    let (buf, x) = &mut *s.borrow_mut();
+                    let r = read_file(p, buf, x, now);
+                    if buf.capacity() > 4 << 20 {
+                        *buf = Vec::new();
+                    }
+                    r
+                })
+            })
+            .collect();
+        for (i, (ident, flags, tris)) in read.into_iter().enumerate() {
+            let id = (c * CHUNK + i) as u32;
+            seg.add(id, &tris);
+            entries.push(FileEntry {
+                path: rel_bytes(root, &chunk[i]).into(),
+                id: ident,
+                flags,
+            });
+            if seg.heap() >= budget {
+                seg.flush(w, id + 1)?;
+            }
+        }
+        progress
+            .files_done
+            .fetch_add(chunk.len() as u64, Ordering::Relaxed);
+    }
+    if entries.len() as u32 > seg.first() || entries.is_empty() {
+        seg.flush(w, entries.len() as u32)?;
+    }
+    Ok(Some(entries))
+}

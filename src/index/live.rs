@@ -1,0 +1,635 @@
+//! The index a workspace keeps per root: built (or loaded and validated) in the background,
+//! kept fresh by a file watcher, and asked by a search which files to read.
+//!
+//! Freshness. The watcher (notify: inotify on Linux) is started before the build walks the
+//! tree, so no change is lost. Every created, changed, renamed or deleted path is "dirty":
+//! index entries at or below it are not trusted, and the search walks the dirty paths
+//! themselves (with the scan's rules) and reads what it finds there. A change to an ignore
+//! file dirties its whole directory. Before a search trusts the dirty set it makes sure the
+//! watcher has caught up: it opens the root directory and waits for the watcher to report
+//! that open, which the kernel queued after every earlier change. Dirty paths are taken in by
+//! a background rebuild once edits pause.
+//!
+//! Without a working watcher (none wanted, none available, or events lost to an overflow),
+//! the index is used only after validating by metadata: the search walks its directory as
+//! the scan does and trusts an entry only if the file's identity is the recorded one.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use super::build::{BuildProgress, rel_bytes, walker};
+use super::{FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, Ident, Index, TriQuery, line_hir, plan};
+use crate::workspace::Workspace;
+
+/// How a workspace indexes its roots.
+#[derive(Clone, Debug)]
+pub struct IndexOptions {
+    /// Where index files are kept (`None`: in memory only, nothing written).
+    pub dir: Option<PathBuf>,
+    /// Heap budget of the posting lists held while building.
+    pub budget: usize,
+    /// Watch the roots for changes (else every search validates by metadata).
+    pub watch: bool,
+    /// A rebuild takes dirty files in once no change came for this long.
+    pub rebuild_after: Duration,
+}
+
+impl Default for IndexOptions {
+    fn default() -> IndexOptions {
+        IndexOptions {
+            dir: super::default_dir(),
+            budget: super::DEFAULT_BUILD_BUDGET,
+            watch: true,
+            rebuild_after: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Where the index of a root stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IndexStatus {
+    /// Being built: files read so far, of how many (0: still walking).
+    Building { done: u64, total: u64 },
+    Ready {
+        files: usize,
+        bytes: usize,
+        /// Fresh by the watcher (else validated by metadata on every search).
+        watched: bool,
+        dirty: usize,
+    },
+    Failed(String),
+}
+
+/// How a search used the index.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IndexUse {
+    /// Files under the search path the index knows.
+    pub in_scope: u64,
+    /// Files read because the index could not rule them out (candidates, dirty, changed).
+    pub searched: u64,
+    /// Files checked by metadata (no watcher) rather than trusted from the watcher.
+    pub validated: bool,
+}
+
+/// The indexes of a workspace's roots ([`Workspace::state`]).
+#[derive(Default)]
+pub struct Indexes {
+    roots: Mutex<Vec<Arc<RootState>>>,
+}
+
+struct RootState {
+    root: PathBuf,
+    index: RwLock<Option<Arc<Index>>>,
+    building: Mutex<Option<Arc<BuildProgress>>>,
+    failed: Mutex<Option<String>>,
+    dirty: Arc<Dirty>,
+    /// The watcher, kept alive while the state lives.
+    _watcher: Mutex<Option<notify::RecommendedWatcher>>,
+}
+
+/// Dirty paths and the watcher's health.
+#[derive(Default)]
+struct Dirty {
+    inner: Mutex<DirtyInner>,
+    cond: Condvar,
+    healthy: AtomicBool,
+    /// Opens of the root directory the watcher reported (the catch-up barrier).
+    opens: AtomicU64,
+    barrier: Mutex<()>,
+}
+
+#[derive(Default)]
+struct DirtyInner {
+    paths: HashMap<PathBuf, u64>,
+    seq: u64,
+    last: Option<Instant>,
+}
+
+/// Dirty paths beyond this make a search validate by metadata (and the rebuild start).
+const MAX_DIRTY: usize = 2000;
+
+impl Dirty {
+    fn mark(&self, root: &Path, p: &Path) {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let target = if matches!(name, ".gitignore" | ".ignore" | ".rgignore") {
+            p.parent().unwrap_or(root)
+        } else if p.ends_with(".git/info/exclude") {
+            root
+        } else {
+            p
+        };
+        let mut d = self.inner.lock().expect("dirty");
+        d.seq += 1;
+        let seq = d.seq;
+        d.paths.insert(target.to_path_buf(), seq);
+        d.last = Some(Instant::now());
+        drop(d);
+        self.cond.notify_all();
+    }
+
+    fn lost(&self, root: &Path, why: &str) {
+        if self.healthy.swap(false, Ordering::Relaxed) {
+            eprintln!(
+                "mapgrep: watching {} stopped ({why}); the index is used after validating files by metadata",
+                root.display()
+            );
+        }
+        self.cond.notify_all();
+    }
+
+    /// Waits until the watcher has delivered every event queued before this call.
+    fn sync(&self, root: &Path) -> bool {
+        if !self.healthy.load(Ordering::Relaxed) {
+            return false;
+        }
+        let _one = self.barrier.lock().expect("barrier");
+        let before = self.opens.load(Ordering::Acquire);
+        if std::fs::File::open(root).is_err() {
+            return false;
+        }
+        let deadline = Instant::now() + Duration::from_millis(200);
+        let mut d = self.inner.lock().expect("dirty");
+        while self.opens.load(Ordering::Acquire) == before {
+            let now = Instant::now();
+            if now >= deadline || !self.healthy.load(Ordering::Relaxed) {
+                return false;
+            }
+            d = self.cond.wait_timeout(d, deadline - now).expect("dirty").0;
+        }
+        true
+    }
+
+    fn snapshot(&self) -> Vec<PathBuf> {
+        self.inner
+            .lock()
+            .expect("dirty")
+            .paths
+            .keys()
+            .cloned()
+            .collect()
+    }
+}
+
+fn watch(root: &Path, dirty: &Arc<Dirty>) -> Result<notify::RecommendedWatcher, String> {
+    use notify::Watcher;
+    use notify::event::{AccessKind, AccessMode, EventKind};
+    let (r, d) = (root.to_path_buf(), Arc::clone(dirty));
+    let mut w = notify::recommended_watcher(move |res: notify::Result<notify::Event>| match res {
+        Ok(ev) => {
+            if ev.need_rescan() {
+                d.lost(&r, "the event queue overflowed");
+                return;
+            }
+            match ev.kind {
+                EventKind::Access(AccessKind::Open(_)) => {
+                    if ev.paths.iter().any(|p| *p == r) {
+                        d.opens.fetch_add(1, Ordering::Release);
+                        let _g = d.inner.lock().expect("dirty");
+                        d.cond.notify_all();
+                    }
+                }
+                EventKind::Access(AccessKind::Close(AccessMode::Write)) | EventKind::Any => {
+                    ev.paths.iter().for_each(|p| d.mark(&r, p))
+                }
+                EventKind::Access(_) => {}
+                _ => {
+                    if ev.paths.iter().any(|p| *p == r) && ev.kind.is_remove() {
+                        d.lost(&r, "the root was removed");
+                    }
+                    ev.paths.iter().for_each(|p| d.mark(&r, p));
+                }
+            }
+        }
+        Err(e) => d.lost(&r, &e.to_string()),
+    })
+    .map_err(|e| e.to_string())?;
+    w.watch(root, notify::RecursiveMode::Recursive)
+        .map_err(|e| e.to_string())?;
+    dirty.healthy.store(true, Ordering::Relaxed);
+    Ok(w)
+}
+
+impl Indexes {
+    fn for_dir(&self, dir: &Path) -> Option<Arc<RootState>> {
+        let roots = self.roots.lock().expect("indexes");
+        roots.iter().find(|r| dir.starts_with(&r.root)).cloned()
+    }
+
+    fn add(&self, r: Arc<RootState>) {
+        let mut roots = self.roots.lock().expect("indexes");
+        roots.retain(|x| x.root != r.root);
+        roots.push(r);
+    }
+}
+
+fn new_state(root: &Path) -> RootState {
+    RootState {
+        root: root.to_path_buf(),
+        index: RwLock::new(None),
+        building: Mutex::new(None),
+        failed: Mutex::new(None),
+        dirty: Arc::new(Dirty::default()),
+        _watcher: Mutex::new(None),
+    }
+}
+
+/// Starts indexing every root of `ws` in the background (watcher first, then the persisted
+/// index validated against the tree, or a new build). Searches scan until it is ready.
+pub fn start(ws: &Workspace, opts: &IndexOptions) {
+    for root in ws.roots().as_slice() {
+        let st = Arc::new(new_state(root));
+        if opts.watch {
+            match watch(root, &st.dirty) {
+                Ok(w) => *st._watcher.lock().expect("watcher") = Some(w),
+                Err(e) => eprintln!(
+                    "mapgrep: cannot watch {} ({e}); the index is used after validating files by metadata",
+                    root.display()
+                ),
+            }
+        }
+        ws.state::<Indexes>().add(Arc::clone(&st));
+        let opts = opts.clone();
+        std::thread::Builder::new()
+            .name("mapgrep-index".into())
+            .spawn(move || run(&st, &opts))
+            .expect("spawn the index thread");
+    }
+}
+
+/// Uses the persisted, validated index of each root of `ws` if there is one (a one-shot
+/// search: no watcher, every file validated by metadata). Says per root what happened.
+pub fn load_persisted(ws: &Workspace, dir: &Path) -> Vec<(PathBuf, Result<usize, String>)> {
+    let mut out = Vec::new();
+    for root in ws.roots().as_slice() {
+        let file = super::file_for(dir, root);
+        if !file.exists() {
+            out.push((root.clone(), Err("no index".into())));
+            continue;
+        }
+        match Index::open(&file, root) {
+            Ok(ix) => {
+                let st = new_state(root);
+                let n = ix.files().len();
+                *st.index.write().expect("index") = Some(Arc::new(ix));
+                ws.state::<Indexes>().add(Arc::new(st));
+                out.push((root.clone(), Ok(n)));
+            }
+            Err(e) => out.push((root.clone(), Err(e.to_string()))),
+        }
+    }
+    out
+}
+
+/// Where the index of each root stands.
+pub fn status(ws: &Workspace) -> Vec<(PathBuf, IndexStatus)> {
+    let roots = ws.state::<Indexes>().roots.lock().expect("indexes").clone();
+    roots.iter().map(|r| (r.root.clone(), r.status())).collect()
+}
+
+impl RootState {
+    fn status(&self) -> IndexStatus {
+        if let Some(p) = self.building.lock().expect("building").as_ref()
+            && self.index.read().expect("index").is_none()
+        {
+            return IndexStatus::Building {
+                done: p.files_done.load(Ordering::Relaxed),
+                total: p.files_total.load(Ordering::Relaxed),
+            };
+        }
+        if let Some(ix) = self.index.read().expect("index").as_ref() {
+            return IndexStatus::Ready {
+                files: ix.files().len(),
+                bytes: ix.size(),
+                watched: self.dirty.healthy.load(Ordering::Relaxed),
+                dirty: self.dirty.inner.lock().expect("dirty").paths.len(),
+            };
+        }
+        match self.failed.lock().expect("failed").as_ref() {
+            Some(e) => IndexStatus::Failed(e.clone()),
+            None => IndexStatus::Building { done: 0, total: 0 },
+        }
+    }
+
+    /// Builds a new index (or loads the persisted one) and installs it; then the dirty
+    /// paths seen before `seq` are taken in.
+    fn rebuild(&self, opts: &IndexOptions, load: bool) -> bool {
+        let file = opts.dir.as_ref().map(|d| super::file_for(d, &self.root));
+        let seq = self.dirty.inner.lock().expect("dirty").seq;
+        if load
+            && let Some(f) = &file
+            && f.exists()
+        {
+            match Index::open(f, &self.root) {
+                Ok(ix) => {
+                    let (changed, total) = self.validate(&ix);
+                    // A tree that changed much is rebuilt; else the changes stay dirty.
+                    if changed * 8 <= total.max(1) && changed <= MAX_DIRTY {
+                        *self.index.write().expect("index") = Some(Arc::new(ix));
+                        return true;
+                    }
+                }
+                Err(e) => eprintln!("mapgrep: {e}; rebuilding it"),
+            }
+        }
+        let progress = Arc::new(BuildProgress::default());
+        *self.building.lock().expect("building") = Some(Arc::clone(&progress));
+        let built = Index::build(&self.root, file.as_deref(), opts.budget, &progress);
+        *self.building.lock().expect("building") = None;
+        match built {
+            Ok(Some(ix)) => {
+                *self.index.write().expect("index") = Some(Arc::new(ix));
+                let mut d = self.dirty.inner.lock().expect("dirty");
+                d.paths.retain(|_, s| *s > seq);
+                true
+            }
+            Ok(None) => false,
+            Err(e) => {
+                *self.failed.lock().expect("failed") = Some(e.to_string());
+                eprintln!(
+                    "mapgrep: cannot build the index of {}: {e}",
+                    self.root.display()
+                );
+                false
+            }
+        }
+    }
+
+    /// Marks dirty every file whose identity differs from `ix`'s record, every new file
+    /// and every deleted one. Returns (changed, files).
+    fn validate(&self, ix: &Index) -> (usize, usize) {
+        let seen = Mutex::new(Vec::new());
+        walker(&self.root).build_parallel().run(|| {
+            Box::new(|e| {
+                if let Ok(e) = e
+                    && e.file_type().is_some_and(|t| t.is_file())
+                {
+                    let id = e.metadata().ok().map(|m| Ident::from_metadata(&m));
+                    seen.lock().expect("seen").push((e.into_path(), id));
+                }
+                ignore::WalkState::Continue
+            })
+        });
+        let seen = seen.into_inner().expect("seen");
+        let mut present = vec![false; ix.files().len()];
+        let mut changed = 0;
+        for (p, id) in &seen {
+            match ix.find(rel_bytes(&self.root, p)) {
+                Some(i) if Some(ix.files()[i].id) == *id && ix.files()[i].flags & FLAG_RACY == 0 => {
+                    present[i] = true
+                }
+                Some(i) => {
+                    present[i] = true;
+                    changed += 1;
+                    self.dirty.mark(&self.root, p);
+                }
+                None => {
+                    changed += 1;
+                    self.dirty.mark(&self.root, p);
+                }
+            }
+        }
+        for (i, f) in ix.files().iter().enumerate() {
+            if !present[i] {
+                changed += 1;
+                let rel = std::ffi::OsStr::from_encoded_bytes_checked(&f.path);
+                self.dirty.mark(&self.root, &self.root.join(rel));
+            }
+        }
+        (changed, ix.files().len())
+    }
+}
+
+trait FromChecked {
+    fn from_encoded_bytes_checked(b: &[u8]) -> &std::ffi::OsStr;
+}
+
+impl FromChecked for std::ffi::OsStr {
+    fn from_encoded_bytes_checked(b: &[u8]) -> &std::ffi::OsStr {
+        use std::os::unix::ffi::OsStrExt;
+        std::ffi::OsStr::from_bytes(b)
+    }
+}
+
+fn run(st: &RootState, opts: &IndexOptions) {
+    if !st.rebuild(opts, true) {
+        return;
+    }
+    // Take dirty paths in once edits pause (or too many piled up).
+    loop {
+        let mut d = st.dirty.inner.lock().expect("dirty");
+        loop {
+            let due = d.last.is_some_and(|l| l.elapsed() >= opts.rebuild_after);
+            if !d.paths.is_empty() && (due || d.paths.len() > MAX_DIRTY) {
+                break;
+            }
+            d = st
+                .dirty
+                .cond
+                .wait_timeout(d, opts.rebuild_after)
+                .expect("dirty")
+                .0;
+        }
+        drop(d);
+        st.rebuild(opts, false);
+    }
+}
+
+/// A search as the index sees it.
+pub struct SelectQuery<'a> {
+    /// The regex grep compiles (after `fixed_strings` and `word`).
+    pub pattern: &'a str,
+    pub case_insensitive: bool,
+    /// The walk is the default one (no globs, hidden and ignored files skipped).
+    pub default_walk: bool,
+    pub max_filesize: Option<u64>,
+}
+
+/// The files a search of directory `dir` must read, and the binary files it would skip.
+pub struct Selection {
+    pub search: Vec<PathBuf>,
+    pub binary: Vec<PathBuf>,
+    pub used: IndexUse,
+}
+
+/// What the index says a search of `dir` (walked by `wb`, the scan's walker for the
+/// query) must read: `None` when there is no ready index for `dir` or the pattern requires
+/// no trigram (then the caller scans). `note` is told why not, when an index is building.
+pub fn select(
+    ws: &Workspace,
+    dir: &Path,
+    q: &SelectQuery<'_>,
+    wb: &ignore::WalkBuilder,
+    note: &mut Option<String>,
+) -> Option<Selection> {
+    let st = ws.state::<Indexes>().for_dir(dir)?;
+    let Some(ix) = st.index.read().expect("index").clone() else {
+        if let IndexStatus::Building { done, total } = st.status() {
+            *note = Some(if total == 0 {
+                "the index is being built (listing files); this search scans".into()
+            } else {
+                format!("the index is being built ({done} of {total} files); this search scans")
+            });
+        }
+        return None;
+    };
+    let tq = plan(&line_hir(q.pattern, q.case_insensitive)?);
+    if tq == TriQuery::All {
+        return None;
+    }
+    let ids = ix.candidates(&tq)?;
+    let rel = rel_bytes(&st.root, dir);
+    if q.default_walk && ix.walked_dir(rel) && st.dirty.sync(&st.root) {
+        let dirty = st.dirty.snapshot();
+        if dirty.len() <= MAX_DIRTY {
+            return Some(watched(&st, &ix, dir, rel, &ids, dirty, q, wb));
+        }
+    }
+    Some(validated(&ix, &ids, &st.root, q, wb))
+}
+
+fn too_big(q: &SelectQuery<'_>, len: u64) -> bool {
+    q.max_filesize.is_some_and(|m| len > m)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn watched(
+    st: &RootState,
+    ix: &Index,
+    dir: &Path,
+    rel: &[u8],
+    ids: &[u32],
+    dirty: Vec<PathBuf>,
+    q: &SelectQuery<'_>,
+    wb: &ignore::WalkBuilder,
+) -> Selection {
+    let range = ix.under(rel);
+    let mut skip = vec![false; range.len()];
+    let mut relevant = Vec::new();
+    for d in dirty {
+        if dir.starts_with(&d) {
+            skip.iter_mut().for_each(|s| *s = true);
+        } else if d.starts_with(dir) {
+            let r = rel_bytes(&st.root, &d);
+            let mut mark = |i: usize| {
+                if range.contains(&i) {
+                    skip[i - range.start] = true;
+                }
+            };
+            ix.find(r).into_iter().for_each(&mut mark);
+            ix.under(r).for_each(mark);
+        } else {
+            continue;
+        }
+        relevant.push(d);
+    }
+    let files = ix.files();
+    let path = |i: usize| {
+        st.root
+            .join(<std::ffi::OsStr as FromChecked>::from_encoded_bytes_checked(&files[i].path))
+    };
+    let mut search = Vec::new();
+    let mut binary = Vec::new();
+    let lo = ids.partition_point(|&i| (i as usize) < range.start);
+    let mut cand = ids[lo..]
+        .iter()
+        .map(|&i| i as usize)
+        .take_while(|i| *i < range.end)
+        .peekable();
+    for i in range.clone() {
+        let is_cand = cand.next_if_eq(&i).is_some();
+        let f = &files[i];
+        if skip[i - range.start] || too_big(q, f.id.len) {
+            continue;
+        }
+        if f.flags & FLAG_UNREAD != 0 || is_cand {
+            search.push(path(i));
+        } else if f.flags & FLAG_BINARY != 0 {
+            binary.push(path(i));
+        }
+    }
+    if !relevant.is_empty() {
+        let mut wb = wb.clone();
+        let rel2 = relevant.clone();
+        wb.filter_entry(move |e| {
+            rel2.iter()
+                .any(|d| e.path().starts_with(d) || d.starts_with(e.path()))
+        });
+        for e in wb.build().flatten() {
+            if e.file_type().is_some_and(|t| t.is_file())
+                && relevant.iter().any(|d| e.path().starts_with(d))
+            {
+                search.push(e.into_path());
+            }
+        }
+        search.sort();
+        search.dedup();
+    }
+    Selection {
+        used: IndexUse {
+            in_scope: range.len() as u64,
+            searched: search.len() as u64,
+            validated: false,
+        },
+        search,
+        binary,
+    }
+}
+
+fn validated(
+    ix: &Index,
+    ids: &[u32],
+    root: &Path,
+    q: &SelectQuery<'_>,
+    wb: &ignore::WalkBuilder,
+) -> Selection {
+    let mut cand = vec![false; ix.files().len()];
+    for &i in ids {
+        cand[i as usize] = true;
+    }
+    let out = Mutex::new((Vec::new(), Vec::new(), 0u64));
+    wb.build_parallel().run(|| {
+        Box::new(|e| {
+            let Ok(e) = e else {
+                return ignore::WalkState::Continue;
+            };
+            if !e.file_type().is_some_and(|t| t.is_file()) {
+                return ignore::WalkState::Continue;
+            }
+            let p = e.path();
+            let known = ix.find(rel_bytes(root, p)).filter(|&i| {
+                let f = &ix.files()[i];
+                f.flags & (FLAG_RACY | FLAG_UNREAD) == 0
+                    && e.metadata()
+                        .is_ok_and(|m| Ident::from_metadata(&m) == f.id)
+            });
+            let mut o = out.lock().expect("selection");
+            match known {
+                Some(i) => {
+                    o.2 += 1;
+                    if cand[i] {
+                        o.0.push(e.into_path());
+                    } else if ix.files()[i].flags & FLAG_BINARY != 0 && !too_big(q, ix.files()[i].id.len) {
+                        o.1.push(e.into_path());
+                    }
+                }
+                None => o.0.push(e.into_path()),
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let (mut search, mut binary, known) = out.into_inner().expect("selection");
+    search.sort();
+    binary.sort();
+    Selection {
+        used: IndexUse {
+            in_scope: known,
+            searched: search.len() as u64,
+            validated: true,
+        },
+        search,
+        binary,
+    }
+}

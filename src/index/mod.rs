@@ -1,0 +1,397 @@
+//! A trigram index of the roots: which files hold which 3-byte sequences, so that a search
+//! reads only the files that can match.
+//!
+//! An [`Index`] covers one root: the files the scan's default walk finds (ignore files
+//! honoured, hidden files skipped), each with its identity (device, inode, size, times) and
+//! flags (binary by the scan's rule, unreadable), and posting lists of file ids per trigram,
+//! written in segments (each within the build's memory budget) into one file that is mapped
+//! when used. A query is planned from the pattern's HIR ([`plan`]): the trigram AND/OR every
+//! match satisfies; its candidate files are searched by the grep engine as usual, so results
+//! are those of a scan.
+//!
+//! Freshness ([`live`]): a server watches its roots (notify); files created, changed,
+//! renamed or deleted since the build are "dirty" and searched directly until a background
+//! rebuild takes them in. Without a working watcher (none, or its queue overflowed), every
+//! file's identity is checked against the index before it is trusted (metadata
+//! validation), which is also how a persisted index is used by a one-shot search.
+//!
+//! Layout: `trigram.rs` (extraction, posting lists), `plan.rs` (query planning),
+//! `build.rs` (walk and build), `persist.rs` (file format, location, checks), `live.rs`
+//! (the per-root state a workspace keeps, the watcher, selection of files for a search).
+
+mod build;
+mod live;
+mod persist;
+pub mod plan;
+pub mod trigram;
+
+use std::path::{Path, PathBuf};
+
+pub use build::BuildProgress;
+pub use live::{
+    IndexOptions, IndexStatus, IndexUse, Indexes, Selection, SelectQuery, load_persisted, select,
+    start, status,
+};
+pub use persist::{IndexFileError, default_dir, file_for};
+pub use plan::{TriQuery, plan};
+
+use crate::source::{FileId, Source, SourceOptions};
+use trigram::{Trigram, decode_postings, intersect, union};
+
+/// Default heap budget of the posting lists held while building (a segment is written each
+/// time they reach it).
+pub const DEFAULT_BUILD_BUDGET: usize = 128 * 1024 * 1024;
+
+/// The file is binary by the scan's rule (a NUL in its first 64 KiB).
+pub(crate) const FLAG_BINARY: u8 = 1;
+/// The file could not be read at build time: always searched.
+pub(crate) const FLAG_UNREAD: u8 = 2;
+/// The file changed within the racy window before it was read: its identity cannot vouch
+/// for its contents, so a validating search reads it.
+pub(crate) const FLAG_RACY: u8 = 4;
+
+/// A file's identity as recorded: what must be unchanged for its entry to hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ident {
+    pub dev: u64,
+    pub ino: u64,
+    pub len: u64,
+    pub mtime: (i64, u32),
+    pub ctime: (i64, u32),
+}
+
+impl Ident {
+    fn from_id(id: &FileId) -> Ident {
+        let mtime = id
+            .mtime
+            .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or((0, 0), |d| (d.as_secs() as i64, d.subsec_nanos()));
+        Ident {
+            dev: id.dev,
+            ino: id.ino,
+            len: id.len,
+            mtime,
+            ctime: (id.ctime.0, id.ctime.1 as u32),
+        }
+    }
+
+    pub fn from_metadata(md: &std::fs::Metadata) -> Ident {
+        Ident::from_id(&FileId::from_metadata(md))
+    }
+}
+
+/// One indexed file.
+#[derive(Clone, Debug)]
+pub struct FileEntry {
+    /// Relative to the root, `/`-separated bytes.
+    pub path: Box<[u8]>,
+    pub id: Ident,
+    pub flags: u8,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SegmentMeta {
+    table_off: u64,
+    entries: u64,
+    post_off: u64,
+    post_len: u64,
+    first: u32,
+    end: u32,
+}
+
+enum Data {
+    Owned(Vec<u8>),
+    Mapped(Source),
+}
+
+/// The index of one root (see the module docs).
+pub struct Index {
+    root: PathBuf,
+    files: Vec<FileEntry>,
+    dirs: Vec<Box<[u8]>>,
+    segments: Vec<SegmentMeta>,
+    data: Data,
+    /// Where it is stored (`None`: in memory only).
+    path: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index")
+            .field("root", &self.root)
+            .field("files", &self.files.len())
+            .field("segments", &self.segments.len())
+            .field("bytes", &self.bytes().len())
+            .finish()
+    }
+}
+
+impl Index {
+    /// Builds the index of `root` (canonical), written to `file` if given (replacing it
+    /// atomically), else held in memory. `None` if `progress.stop` was set.
+    pub fn build(
+        root: &Path,
+        file: Option<&Path>,
+        budget: usize,
+        progress: &BuildProgress,
+    ) -> std::io::Result<Option<Index>> {
+        let walked = build::walk(root);
+        let dirs = walked.dirs.clone();
+        match file {
+            None => {
+                let mut w = persist::Writer::in_memory();
+                let Some(files) = build::build(root, &walked, &mut w, budget, progress)? else {
+                    return Ok(None);
+                };
+                let bytes = w.finish(&files, &dirs, root)?;
+                let parsed = persist::parse(&bytes, Path::new("(memory)"))
+                    .map_err(std::io::Error::other)?;
+                Ok(Some(Index::from_parsed(parsed, Data::Owned(bytes), None)))
+            }
+            Some(file) => {
+                if let Some(dir) = file.parent() {
+                    persist::private_dir(dir)?;
+                }
+                let (tmp, f) = persist::temp_file(file)?;
+                let result = (|| {
+                    let mut w = persist::Writer::new(std::io::BufWriter::with_capacity(1 << 20, f))?;
+                    let Some(files) = build::build(root, &walked, &mut w, budget, progress)? else {
+                        return Ok(false);
+                    };
+                    let out = w.finish(&files, &dirs, root)?;
+                    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+                    std::fs::rename(&tmp, file)?;
+                    Ok(true)
+                })();
+                match result {
+                    Ok(true) => Index::open(file, root).map(Some).map_err(std::io::Error::other),
+                    Ok(false) => {
+                        let _ = std::fs::remove_file(&tmp);
+                        Ok(None)
+                    }
+                    Err(e) => {
+                        let _ = std::fs::remove_file(&tmp);
+                        Err(e)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Opens the index file at `path` for `root`, refusing it unless every check holds (see
+    /// [`persist`]).
+    pub fn open(path: &Path, root: &Path) -> Result<Index, IndexFileError> {
+        persist::check_owner(path)?;
+        let opts = SourceOptions {
+            mmap_threshold: 0,
+            identity: true,
+        };
+        let source = Source::open(path, &opts).map_err(|e| IndexFileError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let parsed = mapped::guard(&source, || persist::parse(source.bytes(), path)).map_err(
+            |()| IndexFileError::Refused {
+                path: path.to_path_buf(),
+                why: "changed while it was read".into(),
+            },
+        )??;
+        if parsed.root != root {
+            return Err(IndexFileError::Refused {
+                path: path.to_path_buf(),
+                why: format!("it indexes {}, not {}", parsed.root.display(), root.display()),
+            });
+        }
+        Ok(Index::from_parsed(
+            parsed,
+            Data::Mapped(source),
+            Some(path.to_path_buf()),
+        ))
+    }
+
+    fn from_parsed(p: persist::Parsed, data: Data, path: Option<PathBuf>) -> Index {
+        Index {
+            root: p.root,
+            files: p.files,
+            dirs: p.dirs,
+            segments: p.segments,
+            data,
+            path,
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match &self.data {
+            Data::Owned(v) => v,
+            Data::Mapped(s) => s.bytes(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn files(&self) -> &[FileEntry] {
+        &self.files
+    }
+
+    /// Where the index is stored, if it is.
+    pub fn file(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// Bytes of the index's data (file size, or memory when not stored).
+    pub fn size(&self) -> usize {
+        self.bytes().len()
+    }
+
+    /// Heap bytes the index holds besides its (mapped) data: the file list and directories.
+    pub fn heap_bytes(&self) -> usize {
+        let files: usize = self
+            .files
+            .iter()
+            .map(|f| std::mem::size_of::<FileEntry>() + f.path.len())
+            .sum();
+        let dirs: usize = self.dirs.iter().map(|d| 16 + d.len()).sum();
+        let owned = match &self.data {
+            Data::Owned(v) => v.capacity(),
+            Data::Mapped(_) => 0,
+        };
+        files + dirs + owned
+    }
+
+    /// Whether the build's walk entered `rel` (a directory relative to the root; `""` is the
+    /// root itself).
+    pub fn walked_dir(&self, rel: &[u8]) -> bool {
+        rel.is_empty() || self.dirs.binary_search_by(|d| (**d).cmp(rel)).is_ok()
+    }
+
+    /// The ids of the files under directory `rel` (all of them for `""`).
+    pub fn under(&self, rel: &[u8]) -> std::ops::Range<usize> {
+        if rel.is_empty() {
+            return 0..self.files.len();
+        }
+        let mut lo = rel.to_vec();
+        lo.push(b'/');
+        let mut hi = rel.to_vec();
+        hi.push(b'/' + 1);
+        let a = self.files.partition_point(|f| *f.path < *lo);
+        let b = self.files.partition_point(|f| *f.path < *hi);
+        a..b
+    }
+
+    /// The id of the file at `rel`, if indexed.
+    pub fn find(&self, rel: &[u8]) -> Option<usize> {
+        self.files.binary_search_by(|f| (*f.path).cmp(rel)).ok()
+    }
+
+    /// The ids (ascending) of the files that may hold a match of a pattern planned as `q`;
+    /// `None` when the mapped data changed under us (then nothing from it is used).
+    pub fn candidates(&self, q: &TriQuery) -> Option<Vec<u32>> {
+        let run = || {
+            let mut out = Vec::new();
+            for s in &self.segments {
+                match self.eval(s, q) {
+                    Ids::All => out.extend(s.first..s.end),
+                    Ids::Some(v) => out.extend(v),
+                }
+            }
+            out
+        };
+        match &self.data {
+            Data::Owned(_) => Some(run()),
+            Data::Mapped(src) => mapped::guard(src, run).ok(),
+        }
+    }
+
+    fn postings(&self, s: &SegmentMeta, t: Trigram) -> Vec<u32> {
+        let bytes = self.bytes();
+        let table = &bytes[s.table_off as usize..][..s.entries as usize * persist::ENTRY];
+        let entry = |i: usize| {
+            let e = &table[i * persist::ENTRY..][..persist::ENTRY];
+            let w = |k: usize| u32::from_le_bytes(e[k..k + 4].try_into().expect("4"));
+            (w(0), w(4), w(8))
+        };
+        let (mut lo, mut hi) = (0, s.entries as usize);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if entry(mid).0 < t {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut out = Vec::new();
+        if lo < s.entries as usize {
+            let (tt, off, n) = entry(lo);
+            if tt == t {
+                let post = &bytes[s.post_off as usize..][..s.post_len as usize];
+                decode_postings(post.get(off as usize..).unwrap_or(&[]), n as usize, &mut out);
+                out.retain(|&id| id >= s.first && id < s.end);
+            }
+        }
+        out
+    }
+
+    fn eval(&self, s: &SegmentMeta, q: &TriQuery) -> Ids {
+        match q {
+            TriQuery::All => Ids::All,
+            TriQuery::None => Ids::Some(Vec::new()),
+            TriQuery::Tri(t) => Ids::Some(self.postings(s, *t)),
+            TriQuery::And(v) => {
+                let mut lists: Vec<Vec<u32>> = Vec::new();
+                for sub in v {
+                    match self.eval(s, sub) {
+                        Ids::All => {}
+                        Ids::Some(l) if l.is_empty() => return Ids::Some(l),
+                        Ids::Some(l) => lists.push(l),
+                    }
+                }
+                lists.sort_by_key(Vec::len);
+                let mut it = lists.into_iter();
+                let Some(mut acc) = it.next() else {
+                    return Ids::All;
+                };
+                for l in it {
+                    acc = intersect(&acc, &l);
+                    if acc.is_empty() {
+                        break;
+                    }
+                }
+                Ids::Some(acc)
+            }
+            TriQuery::Or(v) => {
+                let mut acc = Vec::new();
+                for sub in v {
+                    match self.eval(s, sub) {
+                        Ids::All => return Ids::All,
+                        Ids::Some(l) => acc = union(&acc, &l),
+                    }
+                }
+                Ids::Some(acc)
+            }
+        }
+    }
+}
+
+enum Ids {
+    All,
+    Some(Vec<u32>),
+}
+
+mod mapped {
+    //! Reading a mapped index under the engine's guard against a file cut while mapped.
+    pub(super) fn guard<T>(src: &crate::source::Source, f: impl FnOnce() -> T) -> Result<T, ()> {
+        let out = crate::source::guard_mapped(src.is_mapped(), src.path(), f).map_err(|_| ())?;
+        src.check_intact().map_err(|_| ())?;
+        Ok(out)
+    }
+}
+
+/// The line-search HIR of `pattern` (as grep compiles it), for planning.
+pub fn line_hir(pattern: &str, case_insensitive: bool) -> Option<regex_syntax::hir::Hir> {
+    crate::matcher::line_hir(pattern, case_insensitive)
+}
+
+#[cfg(test)]
+mod tests;
