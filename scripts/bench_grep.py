@@ -6,8 +6,13 @@ For each of ripgrep's standard Linux queries, checks that both tools report the 
 table of medians and the ratio mapgrep/rg. Also times the engine inside one long-lived process
 (what a server does on repeated calls) via `mapgrep bench-grep`.
 
+With --indexed, measures the trigram index instead (issue 15), in one run: the index build
+(`mapgrep index`) against codesearch's `cindex` (time, size), then for each query the
+median of rg, csearch, the warm unindexed server and the warm server with a ready index
+(`bench-grep --index-dir`), after checking that the indexed answer is rg's (path, line) set.
+
 Usage: python3 scripts/bench_grep.py [--tree corpora/linux] [--bigfile corpora/generated/linux-all-c.txt]
-       [--runs 10] [--rg rg] [--mapgrep target/release/mapgrep] [--only NAME]
+       [--runs 10] [--rg rg] [--mapgrep target/release/mapgrep] [--only NAME] [--indexed]
 Needs: hyperfine and rg on PATH (the script says so and skips rg when it is missing), the
 corpora from corpora/fetch_linux.sh, and a release build (`cargo build --release`).
 """
@@ -32,10 +37,10 @@ QUERIES = [
 ]
 
 
-def matches(cmd, cwd, single=False):
+def matches(cmd, cwd, single=False, env=None):
     """The set of (path, line) a tool prints with -n (just line numbers for one file, where
     neither tool prints the path)."""
-    out = subprocess.run(cmd, cwd=cwd, capture_output=True)
+    out = subprocess.run(cmd, cwd=cwd, capture_output=True, env=env)
     if out.returncode not in (0, 1):
         sys.exit(f"failed: {' '.join(cmd)}\n{out.stderr.decode(errors='replace')}")
     found = set()
@@ -60,6 +65,82 @@ def hyperfine(cmds, runs, cwd):
     return [r["median"] for r in data["results"]]
 
 
+# The queries of issue 15 (indexed search).
+INDEXED_QUERIES = [
+    ("literal", ["PM_RESUME"]),
+    ("literal_casei", ["-i", "pm_resume"]),
+    ("alternates4", ["PM_SUSPEND|PM_HIBERNATION_PREPARE|wakeup_source_register|device_wakeup_enable"]),
+    ("word", [r"\bwakeup_source\b"]),
+    ("re_suffix", ["[A-Z]+_RESUME"]),
+    ("unicode_greek", [r"\p{Greek}"]),
+    ("no_literal", [r"\w{5}\s+\w{5}\s+\w{5}"]),
+]
+
+
+def timed(cmd, cwd, env=None):
+    """Wall seconds and peak RSS (KiB) of one run, by /usr/bin/time."""
+    with tempfile.NamedTemporaryFile(mode="r", suffix=".time") as t:
+        out = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name] + cmd, cwd=cwd,
+                             capture_output=True, text=True, env=env)
+        if out.returncode != 0:
+            sys.exit(f"failed: {' '.join(cmd)}\n{out.stderr}")
+        secs, rss = t.read().split()[-2:]
+    return float(secs), int(rss), out.stdout
+
+
+def warm(mg, args, cwd, runs, extra=()):
+    """Median seconds of a search repeated in one process, and that process's peak RSS."""
+    secs, rss, out = timed([mg, "bench-grep", "--runs", str(runs), *extra] + args + ["."], cwd)
+    return float(out.strip().split()[-1]), rss
+
+
+def indexed(a, mg, rg, tree):
+    cindex, csearch = shutil.which("cindex"), shutil.which("csearch")
+    work = tempfile.mkdtemp(prefix="mapgrep-bench-")
+    idx_dir = os.path.join(work, "mapgrep", "index")
+    env = dict(os.environ, CSEARCHINDEX=os.path.join(work, "csearchindex"))
+    print("| build | time | peak RSS | size |")
+    print("|---|---|---|---|")
+    secs, rss, _ = timed([mg, "index", "--index-dir", idx_dir, "."], tree)
+    size = sum(os.path.getsize(os.path.join(idx_dir, f)) for f in os.listdir(idx_dir))
+    print(f"| mapgrep index | {secs:.1f} s | {rss // 1024} MiB | {size / 1e6:.1f} MB |", flush=True)
+    if cindex:
+        secs, rss, _ = timed([cindex, tree], tree, env)
+        size = os.path.getsize(env["CSEARCHINDEX"])
+        print(f"| cindex | {secs:.1f} s | {rss // 1024} MiB | {size / 1e6:.1f} MB |", flush=True)
+    print()
+    print("| query | args | matches | indexed == rg | rg | csearch | server, no index | server, index | vs rg | vs csearch | vs no index | index RSS |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, args in INDEXED_QUERIES:
+        if a.only and a.only != name:
+            continue
+        numbered = ["-n"] + args
+        # `mapgrep grep` finds the index in $XDG_CACHE_HOME/mapgrep/index (validated by metadata).
+        ours = matches([mg, "grep"] + numbered + ["."], tree, env=dict(os.environ, XDG_CACHE_HOME=work))
+        same = "-"
+        if rg:
+            theirs = matches([rg] + numbered + ["."], tree)
+            same = "yes" if ours == theirs else f"NO ({len(theirs)} in rg)"
+        cmds, labels = [], []
+        if rg:
+            cmds.append([rg] + args + ["."])
+            labels.append("rg")
+        if csearch:
+            cs_args = ["-i" if x == "-i" else x for x in args]
+            cmds.append(["env", f"CSEARCHINDEX={env['CSEARCHINDEX']}", csearch, "-n"] + cs_args)
+            labels.append("csearch")
+        med = dict(zip(labels, hyperfine(cmds, a.runs, tree))) if cmds else {}
+        plain, _ = warm(mg, args, tree, a.runs)
+        fast, rss = warm(mg, args, tree, a.runs, ["--index-dir", idx_dir])
+        ms = lambda v: f"{v * 1000:.1f} ms" if v is not None else "-"
+        ratio = lambda v: f"{v / fast:.0f}x" if v else "-"
+        row = [name, "`" + " ".join(args).replace("|", "\\|") + "`", str(len(ours)), same,
+               ms(med.get("rg")), ms(med.get("csearch")), ms(plain), ms(fast),
+               ratio(med.get("rg")), ratio(med.get("csearch")), f"{fast / plain:.3f}", f"{rss // 1024} MiB"]
+        print("| " + " | ".join(row) + " |", flush=True)
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def shlex_quote(s):
     import shlex
 
@@ -76,8 +157,12 @@ def main():
     ap.add_argument("--rg", default="rg")
     ap.add_argument("--mapgrep", default="target/release/mapgrep")
     ap.add_argument("--only")
+    ap.add_argument("--indexed", action="store_true")
     a = ap.parse_args()
     mg = os.path.join(root, a.mapgrep)
+    # `mapgrep grep` uses a persisted index from the user's cache directory when one exists:
+    # point it at an empty one, so the plain rows time the scan.
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="mapgrep-bench-cache-")
     rg = shutil.which(a.rg)
     if not shutil.which("hyperfine"):
         sys.exit("hyperfine is not on PATH (apt-get install hyperfine)")
@@ -88,6 +173,9 @@ def main():
         print(f"ripgrep: {ver}")
     print(f"cores: {os.cpu_count()}")
     print()
+    if a.indexed:
+        indexed(a, mg, rg, os.path.join(root, a.tree))
+        return
     print("| query | args | corpus | matches | same as rg | mapgrep median | rg median | ratio | in-process (warm server) | ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     # The tree is searched from inside it (as ripgrep's benchmark does), so that the

@@ -246,6 +246,7 @@ fn query(args: &GrepArgs, pattern: &str, paths: &[String], ci: bool) -> GrepQuer
         types: args.types.clone(),
         types_not: args.types_not.clone(),
         follow_links: args.follow,
+        use_index: !args.invert_match && !args.files_without_match && !args.multiline,
     }
 }
 
@@ -285,6 +286,9 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
     let ci = args.case_insensitive(&patterns);
     let regex = combined(&args, &patterns);
     let q = query(&args, &regex, &paths, ci);
+    if q.use_index && !args.files {
+        super::index::use_persisted(&ws, &paths);
+    }
     let stdout = std::io::stdout();
     let tty = stdout.is_terminal();
     if args.files {
@@ -375,6 +379,18 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
     if !paths.is_empty() || !use_stdin {
         match grep::visit_files(&ws, &q, &progress, false, &visit) {
             Ok(v) => {
+                if let Some(u) = &v.index {
+                    eprintln!(
+                        "mapgrep: used the trigram index: read {} of {} indexed files{}",
+                        u.searched,
+                        u.in_scope,
+                        if u.validated {
+                            " (validated by metadata)"
+                        } else {
+                            ""
+                        }
+                    );
+                }
                 visited.files += v.files;
                 visited.binary_skipped += v.binary_skipped;
                 visited.errors.extend(v.errors);
@@ -567,6 +583,10 @@ pub struct BenchGrepArgs {
     /// Line numbers (accepted for the benchmark script's argument lists; no effect).
     #[arg(short = 'n', long = "line-number")]
     pub line_number: bool,
+    /// Use the trigram index kept in DIR (loaded and validated, or built there, with the
+    /// watcher on), as a server does once its index is ready.
+    #[arg(long, value_name = "DIR")]
+    pub index_dir: Option<std::path::PathBuf>,
 }
 
 pub fn bench(args: BenchGrepArgs) -> anyhow::Result<ExitCode> {
@@ -583,6 +603,20 @@ pub fn bench(args: BenchGrepArgs) -> anyhow::Result<ExitCode> {
         max_results: u32::MAX as usize,
         ..GrepQuery::new(args.pattern.clone())
     };
+    if let Some(dir) = &args.index_dir {
+        let opts = crate::index::IndexOptions {
+            dir: Some(dir.clone()),
+            ..Default::default()
+        };
+        let dirs: Vec<std::path::PathBuf> = args
+            .paths
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .filter(|p| p.is_dir())
+            .collect();
+        crate::index::start_for(&ws, &dirs, &opts);
+        crate::index::wait_ready(&ws, std::time::Duration::from_secs(600));
+    }
     let mut times = Vec::with_capacity(args.runs);
     let mut found = 0;
     for i in 0..=args.runs {
@@ -594,6 +628,9 @@ pub fn bench(args: BenchGrepArgs) -> anyhow::Result<ExitCode> {
         found = r.matches.len();
     }
     times.sort_by(f64::total_cmp);
+    for (root, st) in crate::index::status(&ws) {
+        eprintln!("index of {}: {st:?}", root.display());
+    }
     println!("matches {found} median_s {:.6}", times[times.len() / 2]);
     Ok(ExitCode::SUCCESS)
 }

@@ -5,6 +5,7 @@ mod code;
 mod doc;
 mod errors;
 mod grep;
+mod index;
 mod json;
 mod printer;
 mod read;
@@ -53,6 +54,9 @@ pub enum Command {
     },
     /// Print the man page (roff) to standard output, e.g. `mapgrep man > mapgrep.1`.
     Man,
+    /// Build the persisted trigram index of ROOT (in the user's cache directory), which
+    /// `serve` and `grep` use when it is valid.
+    Index(index::IndexArgs),
     /// Time a search repeated in one process (a warm server); for scripts/bench_grep.py.
     #[command(hide = true)]
     BenchGrep(grep::BenchGrepArgs),
@@ -86,6 +90,8 @@ pub struct ServeArgs {
     /// Without it the server never writes.
     #[arg(long)]
     pub allow_write: bool,
+    #[command(flatten)]
+    pub index: index::ServeIndexArgs,
 }
 
 /// The server's default content-cache budget: 2 GiB.
@@ -102,6 +108,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Section(args) => doc::section(args),
         Command::Outline(args) => code::outline(args),
         Command::Symbol(args) => code::symbol(args),
+        Command::Index(args) => index::run(args),
         Command::BenchGrep(args) => grep::bench(args),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
@@ -134,6 +141,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .allow_write(args.allow_write)
         .search_timeout((args.search_timeout > 0).then(|| Duration::from_secs(args.search_timeout)))
         .build(roots);
+    index::start(&ws, &args.index);
     eprintln!(
         "mapgrep {}: serving MCP on stdio for {} ({})",
         env!("CARGO_PKG_VERSION"),

@@ -55,6 +55,7 @@ pub(super) struct Stats {
     pub(super) binary_examples: Mutex<Vec<String>>,
     pub(super) errors: Mutex<Vec<String>>,
     pub(super) error_count: AtomicU64,
+    pub(super) index: Mutex<Option<crate::index::IndexUse>>,
 }
 
 impl Stats {
@@ -76,6 +77,16 @@ impl Stats {
         r.errors = self.errors.into_inner().expect("stats");
         r.errors.sort();
         r.error_count = self.error_count.into_inner();
+        r.index = self.index.into_inner().expect("stats");
+    }
+
+    /// Adds what the index did for one search directory.
+    pub(super) fn used_index(&self, u: &crate::index::IndexUse) {
+        let mut i = self.index.lock().expect("stats");
+        let t = i.get_or_insert_with(Default::default);
+        t.in_scope += u.in_scope;
+        t.searched += u.searched;
+        t.validated |= u.validated;
     }
 }
 

@@ -117,6 +117,8 @@ pub struct GrepReport {
     pub cancelled: bool,
     /// It was cancelled because it ran past its deadline ([`Progress::time_out`]).
     pub timed_out: bool,
+    /// How the trigram index narrowed the search (`None`: every file was scanned).
+    pub index: Option<crate::index::IndexUse>,
 }
 
 /// Progress and cancellation shared with a caller on another thread.
@@ -128,6 +130,8 @@ pub struct Progress {
     pub cancelled: AtomicBool,
     /// Set with `cancelled` when the search ran out of time.
     pub timed_out: AtomicBool,
+    /// Why the search scans although the roots are being indexed, for progress messages.
+    pub note: Mutex<Option<String>>,
 }
 
 impl Progress {
@@ -152,6 +156,8 @@ pub type GrepError = crate::error::RequestError;
 /// A compiled search: the matcher (sliced for a large automaton) and the section-hint
 /// patterns.
 struct Compiled {
+    /// The regex source (after `fixed_strings` and `word`), for the index's query plan.
+    pattern: String,
     re: std::sync::Arc<Regex>,
     sliced: Option<crate::matcher::Sliced>,
     hints: Vec<(String, std::sync::Arc<Regex>)>,
@@ -241,7 +247,12 @@ fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {
         hints.push((p, r));
     }
     let sliced = crate::matcher::Sliced::for_pattern(&pattern, q.case_insensitive, &re);
-    Ok(Compiled { re, sliced, hints })
+    Ok(Compiled {
+        pattern,
+        re,
+        sliced,
+        hints,
+    })
 }
 
 /// A matching line: its number and the byte range of its text.

@@ -59,6 +59,10 @@ pub struct GrepQuery {
     pub follow_links: bool,
     /// Display paths relative to the first root (the server) rather than as given (the CLI).
     pub relative_to_root: bool,
+    /// The search may read only the files a ready trigram index cannot rule out (results are
+    /// the same). Off for searches that must see every file (inverted matches, files without
+    /// a match) or match across lines.
+    pub use_index: bool,
 }
 
 impl Default for GrepQuery {
@@ -83,6 +87,7 @@ impl Default for GrepQuery {
             types_not: Vec::new(),
             follow_links: false,
             relative_to_root: true,
+            use_index: true,
         }
     }
 }

@@ -28,6 +28,8 @@ pub struct Visited {
     pub binary_skipped: u64,
     /// Files or directories that could not be read: messages, sorted.
     pub errors: Vec<String>,
+    /// How the trigram index narrowed the files read (`None`: every file was read).
+    pub index: Option<crate::index::IndexUse>,
 }
 
 /// One text file: its display name and bytes (a UTF-8 BOM skipped, UTF-16 transcoded).
@@ -52,6 +54,7 @@ pub fn visit_files(
     let files = AtomicU64::new(0);
     let binary = AtomicU64::new(0);
     let errors = Mutex::new(Vec::new());
+    let mut index_use: Option<crate::index::IndexUse> = None;
     let one = |given: usize, path: &Path, name: &str, buf: &mut Vec<u8>| {
         if names_only {
             files.fetch_add(1, Ordering::Relaxed);
@@ -119,6 +122,18 @@ pub fn visit_files(
             continue;
         }
         let wb = walk_builder(q, &resolved, w)?;
+        if let Some(sel) = indexed(ws, q, &resolved, &wb, names_only) {
+            binary.fetch_add(sel.binary.len() as u64, Ordering::Relaxed);
+            let u = index_use.get_or_insert_with(Default::default);
+            u.in_scope += sel.used.in_scope;
+            u.searched += sel.used.searched;
+            u.validated |= sel.used.validated;
+            let mut buf = Vec::new();
+            for f in &sel.search {
+                one(index, f, &display.of(f), &mut buf);
+            }
+            continue;
+        }
         wb.build_parallel().run(|| {
             let mut buf = Vec::new();
             let (one, display, errors) = (&one, &display, &errors);
@@ -143,5 +158,22 @@ pub fn visit_files(
         files: files.into_inner(),
         binary_skipped: binary.into_inner(),
         errors,
+        index: index_use,
     })
+}
+
+/// The files of `dir` a ready trigram index cannot rule out, if the query may use one.
+fn indexed(
+    ws: &Workspace,
+    q: &GrepQuery,
+    dir: &Path,
+    wb: &ignore::WalkBuilder,
+    names_only: bool,
+) -> Option<crate::index::Selection> {
+    if names_only || !q.use_index {
+        return None;
+    }
+    let pattern = q.regex_source(ws.words()).ok()?;
+    let sq = super::walk::select_query(q, &pattern);
+    crate::index::select(ws, dir, &sq, wb, &mut None)
 }

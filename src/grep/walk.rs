@@ -57,6 +57,9 @@ pub(super) fn walk_builder(
 /// keeps file lists — over the cached, revalidated list with rayon.
 pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
     let wb = walk_builder(ctx.q, dir, ctx.ws.words())?;
+    if indexed(ctx, dir, &wb) {
+        return Ok(());
+    }
     if ctx.ws.caches_contents() {
         let key = WalkKey {
             dir: dir.to_path_buf(),
@@ -75,31 +78,7 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
         for e in &list.errors {
             ctx.stats.error(e.clone());
         }
-        ctx.progress
-            .files_total
-            .fetch_add(list.files.len() as u64, Ordering::Relaxed);
-        // A fixed set of workers pulling files from a shared counter: each keeps one scratch
-        // (buffer + regex cache) for the whole call, so the lazy DFA is built once per thread.
-        let next = AtomicU64::new(0);
-        let threads = ctx
-            .q
-            .threads
-            .unwrap_or_else(rayon::current_num_threads)
-            .max(1);
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| {
-                    let mut scratch = Scratch::new(ctx.compiled);
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                        if i >= list.files.len() || ctx.progress.is_cancelled() {
-                            break;
-                        }
-                        ctx.search_file(&list.files[i], Some(&list.names[i]), &mut scratch);
-                    }
-                });
-            }
-        });
+        search_list(ctx, &list.files, Some(&list.names));
         return Ok(());
     }
     let roots = ctx.ws.roots();
@@ -129,4 +108,92 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
         })
     });
     Ok(())
+}
+
+/// Searches `files` (with their display names if known) on a fixed set of workers pulling
+/// from a shared counter: each keeps one scratch (buffer + regex cache) for the whole call, so
+/// the lazy DFA is built once per thread.
+fn search_list(ctx: &Ctx<'_>, files: &[std::path::PathBuf], names: Option<&[String]>) {
+    ctx.progress
+        .files_total
+        .fetch_add(files.len() as u64, Ordering::Relaxed);
+    let next = AtomicU64::new(0);
+    let threads = ctx
+        .q
+        .threads
+        .unwrap_or_else(rayon::current_num_threads)
+        .clamp(1, files.len().max(1));
+    if threads == 1 {
+        let mut scratch = Scratch::new(ctx.compiled);
+        for (i, f) in files.iter().enumerate() {
+            if ctx.progress.is_cancelled() {
+                break;
+            }
+            ctx.search_file(f, names.map(|n| n[i].as_str()), &mut scratch);
+        }
+        return;
+    }
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut scratch = Scratch::new(ctx.compiled);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                    if i >= files.len() || ctx.progress.is_cancelled() {
+                        break;
+                    }
+                    ctx.search_file(&files[i], names.map(|n| n[i].as_str()), &mut scratch);
+                }
+            });
+        }
+    });
+}
+
+/// The index's view of a query: its regex and whether its walk is the default one.
+pub(super) fn select_query<'a>(q: &GrepQuery, pattern: &'a str) -> crate::index::SelectQuery<'a> {
+    crate::index::SelectQuery {
+        pattern,
+        case_insensitive: q.case_insensitive,
+        default_walk: q.globs.is_empty()
+            && q.types.is_empty()
+            && q.types_not.is_empty()
+            && !q.follow_links
+            && !q.include_hidden
+            && !q.include_ignored,
+        max_filesize: q.max_filesize,
+    }
+}
+
+/// Searches `dir` through the trigram index if the workspace has a ready one for it and the
+/// pattern requires trigrams: only the files it cannot rule out are read. False: scan.
+fn indexed(ctx: &Ctx<'_>, dir: &Path, wb: &WalkBuilder) -> bool {
+    let q = ctx.q;
+    if !q.use_index {
+        return false;
+    }
+    let sq = select_query(q, &ctx.compiled.pattern);
+    let mut note = None;
+    let sel = crate::index::select(ctx.ws, dir, &sq, wb, &mut note);
+    if let Some(n) = note {
+        *ctx.progress.note.lock().expect("note") = Some(n);
+    }
+    let Some(sel) = sel else {
+        return false;
+    };
+    for b in &sel.binary {
+        let name = ctx.display.of(b);
+        // As the scan: files before a cursor (or after a full cap) are not looked at.
+        if !ctx.collector.lock().expect("collector").wants(&name) {
+            continue;
+        }
+        super::collect::record(
+            ctx.collector,
+            ctx.stats,
+            &name,
+            super::collect::FileResult::Binary,
+        );
+    }
+    ctx.stats.used_index(&sel.used);
+    search_list(ctx, &sel.search, None);
+    true
 }

@@ -151,9 +151,7 @@ pub(super) fn walk(root: &Path) -> Walked {
         })
     });
     let mut files = files.into_inner().expect("walk");
-    files.sort_unstable_by(|a, b| {
-        rel_bytes(root, a).cmp(rel_bytes(root, b))
-    });
+    files.sort_unstable_by(|a, b| rel_bytes(root, a).cmp(rel_bytes(root, b)));
     let mut dirs: Vec<Box<[u8]>> = dirs
         .into_inner()
         .expect("walk")

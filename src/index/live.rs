@@ -52,7 +52,10 @@ impl Default for IndexOptions {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IndexStatus {
     /// Being built: files read so far, of how many (0: still walking).
-    Building { done: u64, total: u64 },
+    Building {
+        done: u64,
+        total: u64,
+    },
     Ready {
         files: usize,
         bytes: usize,
@@ -185,7 +188,7 @@ fn watch(root: &Path, dirty: &Arc<Dirty>) -> Result<notify::RecommendedWatcher, 
             }
             match ev.kind {
                 EventKind::Access(AccessKind::Open(_)) => {
-                    if ev.paths.iter().any(|p| *p == r) {
+                    if ev.paths.contains(&r) {
                         d.opens.fetch_add(1, Ordering::Release);
                         let _g = d.inner.lock().expect("dirty");
                         d.cond.notify_all();
@@ -196,7 +199,7 @@ fn watch(root: &Path, dirty: &Arc<Dirty>) -> Result<notify::RecommendedWatcher, 
                 }
                 EventKind::Access(_) => {}
                 _ => {
-                    if ev.paths.iter().any(|p| *p == r) && ev.kind.is_remove() {
+                    if ev.paths.contains(&r) && ev.kind.is_remove() {
                         d.lost(&r, "the root was removed");
                     }
                     ev.paths.iter().for_each(|p| d.mark(&r, p));
@@ -239,7 +242,31 @@ fn new_state(root: &Path) -> RootState {
 /// Starts indexing every root of `ws` in the background (watcher first, then the persisted
 /// index validated against the tree, or a new build). Searches scan until it is ready.
 pub fn start(ws: &Workspace, opts: &IndexOptions) {
-    for root in ws.roots().as_slice() {
+    start_for(ws, ws.roots().as_slice(), opts);
+}
+
+/// [`start`] for some directories of the workspace (canonical), each indexed as a root.
+pub fn start_for(ws: &Workspace, roots: &[PathBuf], opts: &IndexOptions) {
+    for root in roots {
+        let mut opts = opts.clone();
+        // Never write inside a root: such a directory keeps the index in memory only.
+        if let Some(d) = &opts.dir {
+            let real = std::path::absolute(d).ok().map(|d| {
+                d.ancestors()
+                    .find_map(|a| {
+                        let rest = d.strip_prefix(a).ok()?;
+                        std::fs::canonicalize(a).ok().map(|c| c.join(rest))
+                    })
+                    .unwrap_or(d.clone())
+            });
+            if real.is_none_or(|r| roots.iter().any(|x| r.starts_with(x))) {
+                eprintln!(
+                    "mapgrep: the index directory {} is inside the roots (or unknown); the index is kept in memory only",
+                    d.display()
+                );
+                opts.dir = None;
+            }
+        }
         let st = Arc::new(new_state(root));
         if opts.watch {
             match watch(root, &st.dirty) {
@@ -251,7 +278,6 @@ pub fn start(ws: &Workspace, opts: &IndexOptions) {
             }
         }
         ws.state::<Indexes>().add(Arc::clone(&st));
-        let opts = opts.clone();
         std::thread::Builder::new()
             .name("mapgrep-index".into())
             .spawn(move || run(&st, &opts))
@@ -259,28 +285,55 @@ pub fn start(ws: &Workspace, opts: &IndexOptions) {
     }
 }
 
-/// Uses the persisted, validated index of each root of `ws` if there is one (a one-shot
-/// search: no watcher, every file validated by metadata). Says per root what happened.
-pub fn load_persisted(ws: &Workspace, dir: &Path) -> Vec<(PathBuf, Result<usize, String>)> {
+/// Uses persisted indexes for a one-shot search of `dirs` (canonical): for each, the index
+/// in `index_dir` of the nearest ancestor that has one. No watcher: each search validates
+/// files by metadata. Says per root found what happened.
+pub fn load_persisted(
+    ws: &Workspace,
+    index_dir: &Path,
+    dirs: &[PathBuf],
+) -> Vec<(PathBuf, Result<usize, String>)> {
     let mut out = Vec::new();
-    for root in ws.roots().as_slice() {
-        let file = super::file_for(dir, root);
-        if !file.exists() {
-            out.push((root.clone(), Err("no index".into())));
-            continue;
-        }
-        match Index::open(&file, root) {
-            Ok(ix) => {
-                let st = new_state(root);
-                let n = ix.files().len();
-                *st.index.write().expect("index") = Some(Arc::new(ix));
-                ws.state::<Indexes>().add(Arc::new(st));
-                out.push((root.clone(), Ok(n)));
+    for d in dirs {
+        for root in d.ancestors() {
+            let file = super::file_for(index_dir, root);
+            if !file.exists() {
+                continue;
             }
-            Err(e) => out.push((root.clone(), Err(e.to_string()))),
+            if out.iter().any(|(r, _): &(PathBuf, _)| r == root) {
+                break;
+            }
+            match Index::open(&file, root) {
+                Ok(ix) => {
+                    let st = new_state(root);
+                    let n = ix.files().len();
+                    *st.index.write().expect("index") = Some(Arc::new(ix));
+                    ws.state::<Indexes>().add(Arc::new(st));
+                    out.push((root.to_path_buf(), Ok(n)));
+                }
+                Err(e) => out.push((root.to_path_buf(), Err(e.to_string()))),
+            }
+            break;
         }
     }
     out
+}
+
+/// Waits until every root's index is ready or failed (or `limit` passes).
+pub fn wait_ready(ws: &Workspace, limit: Duration) -> bool {
+    let t = Instant::now();
+    loop {
+        let all = status(ws)
+            .iter()
+            .all(|(_, s)| !matches!(s, IndexStatus::Building { .. }));
+        if all {
+            return true;
+        }
+        if t.elapsed() > limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Where the index of each root stands.
@@ -377,8 +430,14 @@ impl RootState {
         let mut changed = 0;
         for (p, id) in &seen {
             match ix.find(rel_bytes(&self.root, p)) {
-                Some(i) if Some(ix.files()[i].id) == *id && ix.files()[i].flags & FLAG_RACY == 0 => {
-                    present[i] = true
+                Some(i) if Some(ix.files()[i].id) == *id => {
+                    present[i] = true;
+                    // Unchanged, as far as its identity can tell: trusted unless it was
+                    // written within the racy window of the build (then read directly until
+                    // the next rebuild, which that does not hasten).
+                    if ix.files()[i].flags & FLAG_RACY != 0 {
+                        self.dirty.mark(&self.root, p);
+                    }
                 }
                 Some(i) => {
                     present[i] = true;
@@ -602,8 +661,7 @@ fn validated(
             let known = ix.find(rel_bytes(root, p)).filter(|&i| {
                 let f = &ix.files()[i];
                 f.flags & (FLAG_RACY | FLAG_UNREAD) == 0
-                    && e.metadata()
-                        .is_ok_and(|m| Ident::from_metadata(&m) == f.id)
+                    && e.metadata().is_ok_and(|m| Ident::from_metadata(&m) == f.id)
             });
             let mut o = out.lock().expect("selection");
             match known {
@@ -611,7 +669,9 @@ fn validated(
                     o.2 += 1;
                     if cand[i] {
                         o.0.push(e.into_path());
-                    } else if ix.files()[i].flags & FLAG_BINARY != 0 && !too_big(q, ix.files()[i].id.len) {
+                    } else if ix.files()[i].flags & FLAG_BINARY != 0
+                        && !too_big(q, ix.files()[i].id.len)
+                    {
                         o.1.push(e.into_path());
                     }
                 }

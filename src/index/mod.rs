@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 
 pub use build::BuildProgress;
 pub use live::{
-    IndexOptions, IndexStatus, IndexUse, Indexes, Selection, SelectQuery, load_persisted, select,
-    start, status,
+    IndexOptions, IndexStatus, IndexUse, Indexes, SelectQuery, Selection, load_persisted, select,
+    start, start_for, status, wait_ready,
 };
 pub use persist::{IndexFileError, default_dir, file_for};
 pub use plan::{TriQuery, plan};
@@ -144,8 +144,8 @@ impl Index {
                     return Ok(None);
                 };
                 let bytes = w.finish(&files, &dirs, root)?;
-                let parsed = persist::parse(&bytes, Path::new("(memory)"))
-                    .map_err(std::io::Error::other)?;
+                let parsed =
+                    persist::parse(&bytes, Path::new("(memory)")).map_err(std::io::Error::other)?;
                 Ok(Some(Index::from_parsed(parsed, Data::Owned(bytes), None)))
             }
             Some(file) => {
@@ -154,7 +154,8 @@ impl Index {
                 }
                 let (tmp, f) = persist::temp_file(file)?;
                 let result = (|| {
-                    let mut w = persist::Writer::new(std::io::BufWriter::with_capacity(1 << 20, f))?;
+                    let mut w =
+                        persist::Writer::new(std::io::BufWriter::with_capacity(1 << 20, f))?;
                     let Some(files) = build::build(root, &walked, &mut w, budget, progress)? else {
                         return Ok(false);
                     };
@@ -164,7 +165,9 @@ impl Index {
                     Ok(true)
                 })();
                 match result {
-                    Ok(true) => Index::open(file, root).map(Some).map_err(std::io::Error::other),
+                    Ok(true) => Index::open(file, root)
+                        .map(Some)
+                        .map_err(std::io::Error::other),
                     Ok(false) => {
                         let _ = std::fs::remove_file(&tmp);
                         Ok(None)
@@ -181,6 +184,11 @@ impl Index {
     /// Opens the index file at `path` for `root`, refusing it unless every check holds (see
     /// [`persist`]).
     pub fn open(path: &Path, root: &Path) -> Result<Index, IndexFileError> {
+        // The cache directory may be reached through a link (a home on another disk).
+        let path = &std::fs::canonicalize(path).map_err(|e| IndexFileError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        })?;
         persist::check_owner(path)?;
         let opts = SourceOptions {
             mmap_threshold: 0,
@@ -190,16 +198,21 @@ impl Index {
             path: path.to_path_buf(),
             source: std::io::Error::other(e.to_string()),
         })?;
-        let parsed = mapped::guard(&source, || persist::parse(source.bytes(), path)).map_err(
-            |()| IndexFileError::Refused {
-                path: path.to_path_buf(),
-                why: "changed while it was read".into(),
-            },
-        )??;
+        let parsed =
+            mapped::guard(&source, || persist::parse(source.bytes(), path)).map_err(|()| {
+                IndexFileError::Refused {
+                    path: path.to_path_buf(),
+                    why: "changed while it was read".into(),
+                }
+            })??;
         if parsed.root != root {
             return Err(IndexFileError::Refused {
                 path: path.to_path_buf(),
-                why: format!("it indexes {}, not {}", parsed.root.display(), root.display()),
+                why: format!(
+                    "it indexes {}, not {}",
+                    parsed.root.display(),
+                    root.display()
+                ),
             });
         }
         Ok(Index::from_parsed(
@@ -326,7 +339,11 @@ impl Index {
             let (tt, off, n) = entry(lo);
             if tt == t {
                 let post = &bytes[s.post_off as usize..][..s.post_len as usize];
-                decode_postings(post.get(off as usize..).unwrap_or(&[]), n as usize, &mut out);
+                decode_postings(
+                    post.get(off as usize..).unwrap_or(&[]),
+                    n as usize,
+                    &mut out,
+                );
                 out.retain(|&id| id >= s.first && id < s.end);
             }
         }
@@ -393,5 +410,7 @@ pub fn line_hir(pattern: &str, case_insensitive: bool) -> Option<regex_syntax::h
     crate::matcher::line_hir(pattern, case_insensitive)
 }
 
+#[cfg(test)]
+mod prop_tests;
 #[cfg(test)]
 mod tests;

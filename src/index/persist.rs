@@ -314,7 +314,9 @@ pub(super) fn parse(bytes: &[u8], path: &Path) -> Result<Parsed, IndexFileError>
     for _ in 0..n {
         dirs.push(c.bytes().ok_or_else(bad)?);
     }
-    let root = PathBuf::from(std::ffi::OsStr::from_bytes_owned(c.bytes().ok_or_else(bad)?));
+    let root = PathBuf::from(std::ffi::OsStr::from_bytes_owned(
+        c.bytes().ok_or_else(bad)?,
+    ));
     let n = c.u64().ok_or_else(bad)? as usize;
     let mut segments = Vec::new();
     for _ in 0..n.min(1 << 16) {
@@ -388,8 +390,7 @@ pub(super) fn private_dir(dir: &Path) -> std::io::Result<()> {
         .mode(0o700)
         .create(dir)?;
     let md = std::fs::symlink_metadata(dir)?;
-    if !md.is_dir() || md.uid() != rustix::process::getuid().as_raw() || md.mode() & 0o022 != 0
-    {
+    if !md.is_dir() || md.uid() != rustix::process::getuid().as_raw() || md.mode() & 0o022 != 0 {
         return Err(std::io::Error::new(
             std::io::ErrorKind::PermissionDenied,
             format!(

@@ -178,7 +178,11 @@ fn or_strings(set: &Set) -> TriQuery {
             let mut alt = TriQuery::None;
             for s in set {
                 let t = pack(s[i], s[i + 1], s[i + 2]);
-                alt = alt.or(if indexable(t) { TriQuery::Tri(t) } else { TriQuery::All });
+                alt = alt.or(if indexable(t) {
+                    TriQuery::Tri(t)
+                } else {
+                    TriQuery::All
+                });
             }
             q = q.and(alt);
         }
@@ -428,7 +432,14 @@ mod tests {
 
     #[test]
     fn patterns_without_trigrams_ask_for_nothing() {
-        for p in [r"\p{Greek}", r"\w{5}\s+\w{5}", "ab", ".*", "a|bcd", "(?:x)?"] {
+        for p in [
+            r"\p{Greek}",
+            r"\w{5}\s+\w{5}",
+            "ab",
+            ".*",
+            "a|bcd",
+            "(?:x)?",
+        ] {
             assert_eq!(q(p, false), TriQuery::All, "{p}");
         }
     }
@@ -436,7 +447,10 @@ mod tests {
     #[test]
     fn alternation_ors_and_classes_cross() {
         let alt = q("PM_SUSPEND|wakeup_source", false);
-        assert!(matches!(alt, TriQuery::Or(ref v) if v.len() == 2), "{alt:?}");
+        assert!(
+            matches!(alt, TriQuery::Or(ref v) if v.len() == 2),
+            "{alt:?}"
+        );
         let cls = q("[A-Z]+_RESUME", false);
         let TriQuery::And(parts) = &cls else {
             panic!("{cls:?}")

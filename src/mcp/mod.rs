@@ -151,8 +151,13 @@ async fn with_progress<T>(
                     let Some(token) = token.as_ref().filter(|_| n > sent) else { continue };
                     sent = n;
                     let total = progress.files_total.load(Ordering::Relaxed);
+                    let note = progress.note.lock().expect("note").clone();
+                    let message = match note {
+                        Some(why) => format!("{n} files searched ({why})"),
+                        None => format!("{n} files searched"),
+                    };
                     let mut p = ProgressNotificationParam::new(token.clone(), n as f64)
-                        .with_message(format!("{n} files searched"));
+                        .with_message(message);
                     p.total = (total >= n).then_some(total as f64);
                     let _ = peer.notify_progress(p).await;
                 }

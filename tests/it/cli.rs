@@ -280,3 +280,54 @@ fn completions_and_man_page_come_from_the_flag_definitions() {
     assert!(page.starts_with(".ie \\n(.g .ds Aq"), "{page}");
     assert!(page.contains(".TH mapgrep 1"), "{page}");
 }
+
+#[test]
+fn grep_uses_a_persisted_index_and_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("tree");
+    let cache = d.path().join("cache");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/a.c"), "int PM_RESUME;\n").unwrap();
+    std::fs::write(root.join("src/b.c"), "nothing\n").unwrap();
+    // Files written within two seconds of the build are never trusted: date them back.
+    for f in ["src/a.c", "src/b.c"] {
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        let h = std::fs::File::options()
+            .write(true)
+            .open(root.join(f))
+            .unwrap();
+        h.set_modified(old).unwrap();
+    }
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .current_dir(&root)
+            .env("XDG_CACHE_HOME", &cache)
+            .output()
+            .unwrap()
+    };
+    // No index yet: a scan, and nothing said about an index.
+    let o = run(&["grep", "-n", "PM_RESUME"]);
+    assert_eq!(stdout(&o), "src/a.c:1:int PM_RESUME;\n");
+    assert!(!stderr(&o).contains("index"), "{}", stderr(&o));
+    let o = run(&["index"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("indexed 2 files"), "{}", stdout(&o));
+    let o = run(&["grep", "-n", "PM_RESUME"]);
+    assert_eq!(stdout(&o), "src/a.c:1:int PM_RESUME;\n");
+    assert!(
+        stderr(&o).contains("used the trigram index: read 1 of 2"),
+        "{}",
+        stderr(&o)
+    );
+    // A file changed after indexing is found (validated by metadata).
+    std::fs::write(root.join("src/b.c"), "PM_RESUME now\n").unwrap();
+    let o = run(&["grep", "-n", "PM_RESUME"]);
+    assert_eq!(
+        stdout(&o),
+        "src/a.c:1:int PM_RESUME;\nsrc/b.c:1:PM_RESUME now\n"
+    );
+    // An index directory inside the tree is refused.
+    let o = run(&["index", "--index-dir", "src/idx"]);
+    assert!(!o.status.success());
+}

@@ -105,6 +105,11 @@ impl Server {
     pub async fn start_env(roots: &[&Path], extra: &[&str], env: &[(&str, &Path)]) -> Server {
         let cmd = tokio::process::Command::new(BIN).configure(|cmd| {
             cmd.arg("serve").args(extra).args(roots);
+            // Index files go to a cache directory of the tests, not the user's.
+            cmd.env(
+                "XDG_CACHE_HOME",
+                std::env::temp_dir().join("mapgrep-it-cache"),
+            );
             for (k, v) in env {
                 cmd.env(k, v);
             }
