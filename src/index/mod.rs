@@ -411,6 +411,4 @@ pub fn line_hir(pattern: &str, case_insensitive: bool) -> Option<regex_syntax::h
 }
 
 #[cfg(test)]
-mod prop_tests;
-#[cfg(test)]
 mod tests;

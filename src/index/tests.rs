@@ -1,4 +1,6 @@
-//! The index against the scan: same files, same candidates for what matches.
+//! The index against the scan: same files, same candidates for what matches; indexed
+//! search against the scan (and ripgrep where it is installed) over generated trees and
+//! patterns; a tree edited in a loop while a watched index serves searches.
 
 use std::path::Path;
 
@@ -116,4 +118,450 @@ fn the_build_budget_bounds_the_heap_of_posting_lists() {
     }
     // One file's lists past the budget at most.
     assert!(peak < budget + 5000 * 64, "{peak}");
+}
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::grep::{GrepQuery, Progress, search};
+use crate::roots::Roots;
+use crate::workspace::{Workspace, WorkspaceBuilder};
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a>(&mut self, v: &[&'a str]) -> &'a str {
+        v[self.below(v.len())]
+    }
+}
+
+const WORDS: &[&str] = &[
+    "PM_RESUME",
+    "pm_resume",
+    "Pm_Resume",
+    "PM_SUSPEND",
+    "wakeup_source",
+    "wakeup_sources",
+    "device_wakeup_enable",
+    "XYZ_RESUME",
+    "A_RESUME",
+    "résumé",
+    "RÉSUMÉ",
+    "λόγος",
+    "ΛΌΓΟΣ",
+    "日本語",
+    "foo",
+    "foobar",
+    "bar",
+    "baz",
+    "color",
+    "colour",
+    "int",
+    "return",
+    "0x1f",
+    "a.c",
+    "abc",
+    "abbc",
+    "_",
+    "ſtrange",
+    "KELVIN",
+    "kelvin",
+];
+
+fn text(r: &mut Rng) -> String {
+    let mut s = String::new();
+    for _ in 0..r.below(12) + 1 {
+        for _ in 0..r.below(8) {
+            s.push_str(r.pick(WORDS));
+            s.push_str(r.pick(&[" ", " ", "(", ") ", ";", "", "\t", ", "]));
+        }
+        s.push_str(r.pick(&["\n", "\n", "\r\n", "\n\n"]));
+    }
+    s
+}
+
+fn write_tree(root: &Path, r: &mut Rng, files: usize) {
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::write(root.join(".gitignore"), "ignored/\n*.log\n").unwrap();
+    for i in 0..files {
+        let dir = r.pick(&[
+            "",
+            "src",
+            "src/pm",
+            "drivers/base",
+            "ignored",
+            ".hidden",
+            "docs",
+        ]);
+        let ext = r.pick(&["c", "h", "txt", "log", "md"]);
+        let p = root.join(dir).join(format!("f{i}.{ext}"));
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let mut body = text(r).into_bytes();
+        if r.below(15) == 0 {
+            body.insert(body.len() / 2, 0);
+        }
+        std::fs::write(p, body).unwrap();
+    }
+}
+
+fn patterns(r: &mut Rng, n: usize) -> Vec<(String, bool, bool)> {
+    let mut out = Vec::new();
+    let fixed = [
+        "PM_RESUME",
+        "[A-Z]+_RESUME",
+        "PM_SUSPEND|wakeup_source|device_wakeup_enable|XYZ_RESUME",
+        r"\bwakeup_source\b",
+        "^foo",
+        "bar$",
+        "colou?r",
+        "ab+c",
+        "a.c",
+        "(foo|bar)baz",
+        "résumé",
+        "λόγος",
+        "日本",
+        r"\p{Greek}+",
+        r"\w{5}\s+\w{3}",
+        "[0-9]x[0-9a-f]+",
+        "kelvin",
+        "strange",
+        "RESUME$",
+        "^$",
+    ];
+    for p in fixed {
+        out.push((p.to_string(), false, false));
+        out.push((p.to_string(), true, false));
+        out.push((p.to_string(), false, true));
+    }
+    while out.len() < n {
+        let w = r.pick(WORDS);
+        let mut cut = w.char_indices().map(|(i, _)| i).collect::<Vec<_>>();
+        cut.push(w.len());
+        let a = cut[r.below(cut.len())];
+        let b = cut[r.below(cut.len())];
+        let (a, b) = (a.min(b), a.max(b));
+        let piece = regex_syntax::escape(&w[a..b]);
+        let p = match r.below(7) {
+            0 => piece,
+            1 => format!("{piece}|{}", regex_syntax::escape(r.pick(WORDS))),
+            2 => format!("[A-Z]+{piece}"),
+            3 => format!("^{piece}"),
+            4 => format!("{piece}.?{}", regex_syntax::escape(r.pick(WORDS))),
+            5 => format!("(?:{piece})+_"),
+            _ => format!("{piece}[a-z]*"),
+        };
+        if p.is_empty() {
+            continue;
+        }
+        out.push((p, r.below(3) == 0, r.below(4) == 0));
+    }
+    out
+}
+
+fn run(
+    ws: &Workspace,
+    p: &str,
+    ci: bool,
+    word: bool,
+    path: Option<&str>,
+) -> Vec<(String, u64, String)> {
+    let q = GrepQuery {
+        case_insensitive: ci,
+        word,
+        max_results: 100_000,
+        search_paths: path.map(|p| vec![p.to_string()]).unwrap_or_default(),
+        section_patterns: Some(Vec::new()),
+        ..GrepQuery::new(p)
+    };
+    let r = search(ws, &q, &Progress::default()).unwrap();
+    r.matches
+        .into_iter()
+        .map(|m| (m.path, m.line, m.text))
+        .collect()
+}
+
+fn indexed_ws(root: &Path, watch: bool) -> Workspace {
+    let ws = WorkspaceBuilder::new()
+        .content_budget(1 << 20)
+        .build(Roots::new([root]).unwrap());
+    let opts = IndexOptions {
+        dir: None,
+        watch,
+        rebuild_after: Duration::from_millis(300),
+        ..IndexOptions::default()
+    };
+    start(&ws, &opts);
+    assert!(wait_ready(&ws, Duration::from_secs(30)));
+    ws
+}
+
+fn rg_lines(root: &Path, p: &str, ci: bool, word: bool) -> Option<Vec<(String, u64)>> {
+    let mut cmd = std::process::Command::new("rg");
+    cmd.current_dir(root)
+        .args(["-n", "--no-heading", "--no-config", "--crlf", "-H"]);
+    if ci {
+        cmd.arg("-i");
+    }
+    if word {
+        cmd.arg("-w");
+    }
+    let out = cmd.arg("-e").arg(p).arg(".").output().ok()?;
+    let mut v: Vec<(String, u64)> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut it = l.splitn(3, ':');
+            let path = it.next()?.trim_start_matches("./").to_string();
+            Some((path, it.next()?.parse().ok()?))
+        })
+        .collect();
+    v.sort();
+    Some(v)
+}
+
+#[test]
+fn indexed_results_equal_the_scan_and_ripgrep_over_generated_trees() {
+    let has_rg = std::process::Command::new("rg")
+        .arg("--version")
+        .output()
+        .is_ok();
+    let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut checked = 0;
+    for tree in 0..3 {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        write_tree(&root, &mut r, 40 + tree * 30);
+        let scan = Workspace::new(Roots::new([&root]).unwrap());
+        let ix = indexed_ws(&root, tree != 1);
+        let mut used = 0;
+        for (p, ci, word) in patterns(&mut r, 150) {
+            let want = run(&scan, &p, ci, word, None);
+            let got = run(&ix, &p, ci, word, None);
+            assert_eq!(got, want, "pattern {p:?} ci={ci} word={word}");
+            let sub = run(&ix, &p, ci, word, Some("src"));
+            assert_eq!(sub, run(&scan, &p, ci, word, Some("src")), "{p:?} in src");
+            if has_rg && !word {
+                // ripgrep reports the lines before a NUL of a binary file; the scan skips it.
+                let rg: Vec<_> = rg_lines(&root, &p, ci, word)
+                    .unwrap()
+                    .into_iter()
+                    .filter(|(f, _)| !std::fs::read(root.join(f)).unwrap().contains(&0))
+                    .collect();
+                let mut ours: Vec<(String, u64)> =
+                    want.iter().map(|(p, l, _)| (p.clone(), *l)).collect();
+                ours.sort();
+                assert_eq!(ours, rg, "ripgrep differs for {p:?} ci={ci}");
+            }
+            let q = GrepQuery {
+                case_insensitive: ci,
+                word,
+                ..GrepQuery::new(&p)
+            };
+            if search(&ix, &q, &Progress::default())
+                .unwrap()
+                .index
+                .is_some()
+            {
+                used += 1;
+            }
+            checked += 1;
+        }
+        assert!(used > 50, "the index served {used} of the patterns");
+    }
+    assert!(checked >= 450);
+}
+
+#[test]
+fn context_cursors_globs_and_caps_are_those_of_the_scan() {
+    let mut r = Rng(42);
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().canonicalize().unwrap();
+    write_tree(&root, &mut r, 80);
+    let scan = Workspace::new(Roots::new([&root]).unwrap());
+    let ix = indexed_ws(&root, true);
+    for p in ["PM_RESUME", "[A-Z]+_RESUME", "foo|wakeup_source"] {
+        for q in [
+            GrepQuery {
+                before_context: 2,
+                after_context: 1,
+                ..GrepQuery::new(p)
+            },
+            GrepQuery {
+                max_results: 3,
+                ..GrepQuery::new(p)
+            },
+            GrepQuery {
+                globs: vec!["*.c".into(), "!src/pm/**".into()],
+                ..GrepQuery::new(p)
+            },
+            GrepQuery {
+                include_hidden: true,
+                include_ignored: true,
+                ..GrepQuery::new(p)
+            },
+            GrepQuery {
+                max_filesize: Some(200),
+                ..GrepQuery::new(p)
+            },
+        ] {
+            let mut a = search(&scan, &q, &Progress::default()).unwrap();
+            let mut b = search(&ix, &q, &Progress::default()).unwrap();
+            loop {
+                assert_eq!(a.matches, b.matches, "{q:?}");
+                assert_eq!(a.next_cursor, b.next_cursor);
+                if !a.truncated {
+                    // A cut scan stops before the files after the cut, binary ones too.
+                    assert_eq!(a.binary_skipped, b.binary_skipped, "{q:?}");
+                }
+                let Some(c) = a.next_cursor.clone() else {
+                    break;
+                };
+                let next = GrepQuery {
+                    cursor: Some(c),
+                    ..q.clone()
+                };
+                a = search(&scan, &next, &Progress::default()).unwrap();
+                b = search(&ix, &next, &Progress::default()).unwrap();
+            }
+        }
+    }
+}
+
+fn edit(root: &Path, r: &mut Rng, names: &mut Vec<String>) {
+    let dirs = ["", "src", "src/pm", "new", "ignored"];
+    match r.below(6) {
+        0 | 1 => {
+            let n = format!("{}/e{}.c", r.pick(&dirs), r.next() % 1000);
+            let p = root.join(n.trim_start_matches('/'));
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text(r)).unwrap();
+            names.push(n.trim_start_matches('/').to_string());
+        }
+        2 if !names.is_empty() => {
+            let n = names[r.below(names.len())].clone();
+            let _ = std::fs::write(root.join(&n), text(r));
+        }
+        3 if !names.is_empty() => {
+            let i = r.below(names.len());
+            let to = format!("{}/m{}.h", r.pick(&dirs), r.next() % 1000);
+            let to = to.trim_start_matches('/').to_string();
+            let dest = root.join(&to);
+            std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+            if std::fs::rename(root.join(&names[i]), &dest).is_ok() {
+                names[i] = to;
+            }
+        }
+        4 if !names.is_empty() => {
+            let i = r.below(names.len());
+            let _ = std::fs::remove_file(root.join(names.swap_remove(i)));
+        }
+        _ => {
+            // Appends keep size-only checks honest: same name, new bytes.
+            if let Some(n) = names.first() {
+                use std::io::Write;
+                if let Ok(mut f) = std::fs::OpenOptions::new().append(true).open(root.join(n)) {
+                    let _ = f.write_all(b"PM_RESUME appended\n");
+                }
+            }
+        }
+    }
+}
+
+fn freshness(cycles: usize, seed: u64) {
+    let mut r = Rng(seed);
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().canonicalize().unwrap();
+    write_tree(&root, &mut r, 30);
+    let ix = indexed_ws(&root, true);
+    let mut names = Vec::new();
+    let pats = [
+        "PM_RESUME",
+        "[A-Z]+_RESUME",
+        "wakeup_source|foobar",
+        "résumé",
+    ];
+    for cycle in 0..cycles {
+        edit(&root, &mut r, &mut names);
+        let scan = Workspace::new(Roots::new([&root]).unwrap());
+        let p = pats[cycle % pats.len()];
+        assert_eq!(
+            run(&ix, p, cycle % 3 == 0, false, None),
+            run(&scan, p, cycle % 3 == 0, false, None),
+            "cycle {cycle}, pattern {p}"
+        );
+        if cycle % 50 == 25 {
+            // Let a background rebuild take the dirty files in now and then.
+            std::thread::sleep(Duration::from_millis(400));
+        }
+    }
+    let st = status(&ix);
+    assert!(
+        matches!(st[0].1, IndexStatus::Ready { watched: true, .. }),
+        "{st:?}"
+    );
+}
+
+#[test]
+fn every_search_during_edits_equals_a_fresh_scan() {
+    freshness(120, 7);
+}
+
+/// The long run of the freshness test (`cargo test --lib -- --ignored freshness_long`).
+#[test]
+#[ignore]
+fn freshness_long() {
+    freshness(1000, 11);
+}
+
+#[test]
+fn a_restarted_workspace_uses_its_persisted_index() {
+    let mut r = Rng(5);
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().canonicalize().unwrap();
+    write_tree(&root, &mut r, 50);
+    let cache = tempfile::tempdir().unwrap();
+    let opts = IndexOptions {
+        dir: Some(cache.path().join("index")),
+        ..IndexOptions::default()
+    };
+    let file = file_for(opts.dir.as_ref().unwrap(), &root);
+    {
+        let ws = WorkspaceBuilder::new().build(Roots::new([&root]).unwrap());
+        start(&ws, &opts);
+        assert!(wait_ready(&ws, Duration::from_secs(30)));
+    }
+    let written = std::fs::metadata(&file).unwrap().modified().unwrap();
+    // A change while no server ran: found by validation, searched directly.
+    std::fs::write(root.join("src/late.c"), "PM_RESUME late\n").unwrap();
+    let ws = Arc::new(WorkspaceBuilder::new().build(Roots::new([&root]).unwrap()));
+    let t = std::time::Instant::now();
+    start(&ws, &opts);
+    assert!(wait_ready(&ws, Duration::from_secs(30)));
+    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().modified().unwrap(),
+        written,
+        "not rebuilt"
+    );
+    let scan = Workspace::new(Roots::new([&root]).unwrap());
+    assert_eq!(
+        run(&ws, "PM_RESUME", false, false, None),
+        run(&scan, "PM_RESUME", false, false, None)
+    );
+    let q = GrepQuery::new("PM_RESUME");
+    assert!(
+        search(&ws, &q, &Progress::default())
+            .unwrap()
+            .index
+            .is_some()
+    );
 }
