@@ -162,6 +162,7 @@ impl Index {
                     let out = w.finish(&files, &dirs, root)?;
                     out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
                     std::fs::rename(&tmp, file)?;
+                    persist::remove_stale_temps(file);
                     Ok(true)
                 })();
                 match result {

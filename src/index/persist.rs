@@ -421,6 +421,30 @@ pub(super) fn check_owner(path: &Path) -> Result<(), IndexFileError> {
     Ok(())
 }
 
+/// Removes temporary files of `target` left by builds that did not finish (a server that
+/// exited mid-build) at least ten minutes ago.
+pub(super) fn remove_stale_temps(target: &Path) {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return;
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        let old = e
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age > std::time::Duration::from_secs(600));
+        if n.starts_with(&prefix) && n.ends_with(".tmp") && old {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// A temporary file beside `target`, private (mode 0600), created exclusively.
 pub(super) fn temp_file(target: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
     let dir = target.parent().unwrap_or(Path::new("."));
