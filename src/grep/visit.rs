@@ -124,6 +124,7 @@ pub fn visit_files(
         let wb = walk_builder(q, &resolved, w)?;
         if let Some(sel) = indexed(ws, q, &resolved, &wb, names_only) {
             binary.fetch_add(sel.binary.len() as u64, Ordering::Relaxed);
+            files.fetch_add(sel.used.ruled_out, Ordering::Relaxed);
             let u = index_use.get_or_insert_with(Default::default);
             u.in_scope += sel.used.in_scope;
             u.searched += sel.used.searched;

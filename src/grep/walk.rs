@@ -194,6 +194,10 @@ fn indexed(ctx: &Ctx<'_>, dir: &Path, wb: &WalkBuilder) -> bool {
         );
     }
     ctx.stats.used_index(&sel.used);
+    // Files the index ruled out were searched, through it.
+    ctx.stats
+        .searched
+        .fetch_add(sel.used.ruled_out, Ordering::Relaxed);
     search_list(ctx, &sel.search, None);
     true
 }

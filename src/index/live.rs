@@ -75,6 +75,8 @@ pub struct IndexUse {
     pub searched: u64,
     /// Files checked by metadata (no watcher) rather than trusted from the watcher.
     pub validated: bool,
+    /// Text files the index ruled out (counted as searched: the index searched them).
+    pub ruled_out: u64,
 }
 
 /// The indexes of a workspace's roots ([`Workspace::state`]).
@@ -89,6 +91,8 @@ struct RootState {
     building: Mutex<Option<Arc<BuildProgress>>>,
     failed: Mutex<Option<String>>,
     dirty: Arc<Dirty>,
+    /// The ignore sources outside the root as the last search saw them.
+    outside: Mutex<Option<Stamps>>,
     /// The watcher, kept alive while the state lives.
     _watcher: Mutex<Option<notify::RecommendedWatcher>>,
 }
@@ -101,6 +105,9 @@ struct Dirty {
     healthy: AtomicBool,
     /// Opens of the root directory the watcher reported (the catch-up barrier).
     opens: AtomicU64,
+    /// This process is walking the root for a build or a validation: its own opens of the
+    /// root directory would release a barrier early, so searches validate meanwhile.
+    walking: AtomicBool,
     barrier: Mutex<()>,
 }
 
@@ -145,7 +152,7 @@ impl Dirty {
 
     /// Waits until the watcher has delivered every event queued before this call.
     fn sync(&self, root: &Path) -> bool {
-        if !self.healthy.load(Ordering::Relaxed) {
+        if !self.healthy.load(Ordering::Relaxed) || self.walking.load(Ordering::Acquire) {
             return false;
         }
         let _one = self.barrier.lock().expect("barrier");
@@ -235,6 +242,7 @@ fn new_state(root: &Path) -> RootState {
         building: Mutex::new(None),
         failed: Mutex::new(None),
         dirty: Arc::new(Dirty::default()),
+        outside: Mutex::new(Some(outside_ignores(root))),
         _watcher: Mutex::new(None),
     }
 }
@@ -369,6 +377,13 @@ impl RootState {
     /// Builds a new index (or loads the persisted one) and installs it; then the dirty
     /// paths seen before `seq` are taken in.
     fn rebuild(&self, opts: &IndexOptions, load: bool) -> bool {
+        self.dirty.walking.store(true, Ordering::Release);
+        let done = self.rebuild_walking(opts, load);
+        self.dirty.walking.store(false, Ordering::Release);
+        done
+    }
+
+    fn rebuild_walking(&self, opts: &IndexOptions, load: bool) -> bool {
         let file = opts.dir.as_ref().map(|d| super::file_for(d, &self.root));
         let seq = self.dirty.inner.lock().expect("dirty").seq;
         if load
@@ -496,6 +511,41 @@ fn run(st: &RootState, opts: &IndexOptions) {
     }
 }
 
+/// Paths with their (size, modification time), `None` when absent.
+type Stamps = Vec<(PathBuf, Option<(u64, Option<std::time::SystemTime>)>)>;
+
+/// Ignore sources outside the root that no watcher sees: git's global excludes file and the
+/// configs that name it, and the ignore files of the root's ancestors, with their stamps.
+fn outside_ignores(root: &Path) -> Stamps {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let mut paths: Vec<PathBuf> = ignore::gitignore::gitconfig_excludes_path()
+        .into_iter()
+        .collect();
+    paths.extend(home.map(|h| h.join(".gitconfig")));
+    if let Some(x) = xdg {
+        paths.push(x.join("git").join("config"));
+        paths.push(x.join("git").join("ignore"));
+    }
+    for a in root.ancestors().skip(1) {
+        for f in [".gitignore", ".ignore", ".rgignore"] {
+            paths.push(a.join(f));
+        }
+    }
+    paths
+        .into_iter()
+        .map(|p| {
+            let st = std::fs::metadata(&p)
+                .ok()
+                .map(|m| (m.len(), m.modified().ok()));
+            (p, st)
+        })
+        .collect()
+}
+
 /// A search as the index sees it.
 pub struct SelectQuery<'a> {
     /// The regex grep compiles (after `fixed_strings` and `word`).
@@ -540,13 +590,24 @@ pub fn select(
     }
     let ids = ix.candidates(&tq)?;
     let rel = rel_bytes(&st.root, dir);
+    // An ignore source outside the root changed: everything is dirty until the rebuild.
+    let outside = outside_ignores(&st.root);
+    let changed = {
+        let mut seen = st.outside.lock().expect("outside");
+        let changed = seen.as_ref().is_some_and(|s| *s != outside);
+        *seen = Some(outside);
+        changed
+    };
+    if changed {
+        st.dirty.mark(&st.root, &st.root);
+    }
     if q.default_walk && ix.walked_dir(rel) && st.dirty.sync(&st.root) {
         let dirty = st.dirty.snapshot();
         if dirty.len() <= MAX_DIRTY {
             return Some(watched(&st, &ix, dir, rel, &ids, dirty, q, wb));
         }
     }
-    Some(validated(&ix, &ids, &st.root, q, wb))
+    Some(validated(&ix, &ids, &st.root, wb))
 }
 
 fn too_big(q: &SelectQuery<'_>, len: u64) -> bool {
@@ -591,6 +652,7 @@ fn watched(
     };
     let mut search = Vec::new();
     let mut binary = Vec::new();
+    let mut ruled_out = 0;
     let lo = ids.partition_point(|&i| (i as usize) < range.start);
     let mut cand = ids[lo..]
         .iter()
@@ -607,6 +669,8 @@ fn watched(
             search.push(path(i));
         } else if f.flags & FLAG_BINARY != 0 {
             binary.push(path(i));
+        } else {
+            ruled_out += 1;
         }
     }
     if !relevant.is_empty() {
@@ -631,24 +695,19 @@ fn watched(
             in_scope: range.len() as u64,
             searched: search.len() as u64,
             validated: false,
+            ruled_out,
         },
         search,
         binary,
     }
 }
 
-fn validated(
-    ix: &Index,
-    ids: &[u32],
-    root: &Path,
-    q: &SelectQuery<'_>,
-    wb: &ignore::WalkBuilder,
-) -> Selection {
+fn validated(ix: &Index, ids: &[u32], root: &Path, wb: &ignore::WalkBuilder) -> Selection {
     let mut cand = vec![false; ix.files().len()];
     for &i in ids {
         cand[i as usize] = true;
     }
-    let out = Mutex::new((Vec::new(), Vec::new(), 0u64));
+    let out = Mutex::new((Vec::new(), Vec::new(), 0u64, 0u64));
     wb.build_parallel().run(|| {
         Box::new(|e| {
             let Ok(e) = e else {
@@ -669,10 +728,10 @@ fn validated(
                     o.2 += 1;
                     if cand[i] {
                         o.0.push(e.into_path());
-                    } else if ix.files()[i].flags & FLAG_BINARY != 0
-                        && !too_big(q, ix.files()[i].id.len)
-                    {
+                    } else if ix.files()[i].flags & FLAG_BINARY != 0 {
                         o.1.push(e.into_path());
+                    } else {
+                        o.3 += 1;
                     }
                 }
                 None => o.0.push(e.into_path()),
@@ -680,7 +739,7 @@ fn validated(
             ignore::WalkState::Continue
         })
     });
-    let (mut search, mut binary, known) = out.into_inner().expect("selection");
+    let (mut search, mut binary, known, ruled_out) = out.into_inner().expect("selection");
     search.sort();
     binary.sort();
     Selection {
@@ -688,6 +747,7 @@ fn validated(
             in_scope: known,
             searched: search.len() as u64,
             validated: true,
+            ruled_out,
         },
         search,
         binary,

@@ -137,7 +137,7 @@ impl RawSearch {
         use std::process::{Command, Stdio};
         let (fx, slow) = slow_fixture();
         let mut child = Command::new(crate::common::BIN)
-            .args(["serve", "--content-cache-bytes", "0"])
+            .args(["serve", "--content-cache-bytes", "0", "--no-index"])
             .arg(fx.base().join("repo"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
