@@ -893,48 +893,7 @@ fn spec_004_acceptance() {
 /// Headings at three levels, a title that carries its own numbering ("2.1 Configure", at
 /// position 1.1.2, while position 2.1 is "API Details"), a heading whose title is another
 /// heading's slug ("foo-bar"), and a preamble before the first heading.
-const TIERS: &str = "\
-Preamble line one.
-Preamble line two.
-
-# Guide
-
-Guide intro.
-
-## Setup
-
-Setup text.
-
-### Install the Tools
-
-Install step one.
-Install step two.
-Install step three.
-
-### 2.1 Configure
-
-Configure text.
-
-## Usage Notes
-
-Usage text.
-
-# Reference
-
-## API Details
-
-API text.
-
-### Error Codes
-
-Codes text.
-
-## Foo Bar
-
-## foo-bar
-
-Last line.
-";
+const TIERS: &str = include_str!("../../tests/data/tiers.md");
 
 /// Titles in several scripts, full-width letters and a sharp s.
 const UNICODE: &str = "\
@@ -1297,77 +1256,7 @@ fn duplicate_titles_are_ambiguous_and_slugs_or_positions_name_one() {
 
 /// Front matter, fenced, indented and commented `#` lines, setext headings, repeated titles
 /// and a title numbered "2.1" that is not at position 2.1 (moved from the server tests).
-const PLAN_DOC: &str = "\
----
-title: front matter
-# not a heading
----
-# Plan
-
-Intro.
-
-## Phase B
-
-Phase B text.
-
-## 6.1 Phase B: Design
-
-```bash
-# not a heading either
-```
-
-~~~
-## nor this
-~~~
-
-    # indented code
-
-<!--
-# commented out
--->
-
-## 6.2 Phase B 验证计划
-
-Verification plan.
-
-### Notes
-
-first notes
-
-### Notes
-
-second notes
-
-## 日本語の見出し
-
-Japanese.
-
-## Проверка данных
-
-Cyrillic.
-
-## ＦＵＬＬ　ＷＩＤＴＨ Title
-
-Full width.
-
-Straße und Weg
---------------
-
-Setext level 2.
-
-Appendix
-========
-
-Setext level 1.
-
-## 2.1 Written number
-
-Not at position 2.1.
-
-## Notes
-
-third notes
-";
+const PLAN_DOC: &str = include_str!("../../tests/data/plan_doc.md");
 
 #[test]
 fn every_addressing_tier_past_front_matter_code_and_setext() {

@@ -6,77 +6,7 @@ use serde_json::{Value, json};
 
 use crate::common::{Fixture, Server, doc_view, text_of};
 
-const DOC: &str = "\
----
-title: front matter
-# not a heading
----
-# Plan
-
-Intro.
-
-## Phase B
-
-Phase B text.
-
-## 6.1 Phase B: Design
-
-```bash
-# not a heading either
-```
-
-~~~
-## nor this
-~~~
-
-    # indented code
-
-<!--
-# commented out
--->
-
-## 6.2 Phase B 验证计划
-
-Verification plan.
-
-### Notes
-
-first notes
-
-### Notes
-
-second notes
-
-## 日本語の見出し
-
-Japanese.
-
-## Проверка данных
-
-Cyrillic.
-
-## ＦＵＬＬ　ＷＩＤＴＨ Title
-
-Full width.
-
-Straße und Weg
---------------
-
-Setext level 2.
-
-Appendix
-========
-
-Setext level 1.
-
-## 2.1 Written number
-
-Not at position 2.1.
-
-## Notes
-
-third notes
-";
+const DOC: &str = include_str!("../data/plan_doc.md");
 
 fn section(v: &Value) -> &Value {
     &v["section"]

@@ -152,48 +152,7 @@ async fn spec_004_section_4_1_fuzzy_matching_and_multi_read() {
 // 2. Every addressing tier
 // ---------------------------------------------------------------------------------------------
 
-const TIERS: &str = "\
-Preamble line one.
-Preamble line two.
-
-# Guide
-
-Guide intro.
-
-## Setup
-
-Setup text.
-
-### Install the Tools
-
-Install step one.
-Install step two.
-Install step three.
-
-### 2.1 Configure
-
-Configure text.
-
-## Usage Notes
-
-Usage text.
-
-# Reference
-
-## API Details
-
-API text.
-
-### Error Codes
-
-Codes text.
-
-## Foo Bar
-
-## foo-bar
-
-Last line.
-";
+const TIERS: &str = include_str!("../data/tiers.md");
 
 #[tokio::test]
 async fn every_addressing_tier_and_its_matched_by() {
