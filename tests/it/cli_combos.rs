@@ -10,13 +10,10 @@
 //! `MAPGREP_RG_RECORD=1` it rewrites the recorded answers.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-use serde::{Deserialize, Serialize};
 
 use crate::common::BIN;
+use crate::rg::{self, Expected, run, without_times};
 
 const TREE: &[(&str, &str)] = &[
     (".gitignore", "target/\n*.log\n"),
@@ -163,39 +160,12 @@ const JSON_CASES: &[&str] = &[
 ];
 
 fn tree() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::create_dir(dir.path().join(".git")).expect(".git");
-    for (path, text) in TREE {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    let dir = rg::tree(TREE);
     // A binary file (skipped by both) and a link to a directory (followed with -L only).
     std::fs::write(dir.path().join("notes/data.bin"), b"alpha\0beta\n").unwrap();
     #[cfg(unix)]
     std::os::unix::fs::symlink("../src", dir.path().join("notes/linked")).unwrap();
     dir
-}
-
-fn run(bin: &str, pre: &[&str], case: &str, dir: &Path) -> Output {
-    Command::new(bin)
-        .args(pre)
-        .args(case.split(' '))
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run")
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Expected {
-    stdout: String,
-    code: i32,
-}
-
-fn expected_path() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rg_combos.json")
 }
 
 /// The cases that need a link (all of them on unix).
@@ -210,98 +180,9 @@ fn all_cases() -> Vec<String> {
     all
 }
 
-/// The ripgrep to compare with live: `MAPGREP_RG`, or `rg` on PATH, if it is 14 or newer.
-fn live_rg() -> Option<String> {
-    let rg = std::env::var("MAPGREP_RG").unwrap_or_else(|_| "rg".to_string());
-    let o = Command::new(&rg).arg("--version").output().ok()?;
-    let v = String::from_utf8_lossy(&o.stdout).into_owned();
-    let major: u32 = v
-        .split_whitespace()
-        .nth(1)?
-        .split('.')
-        .next()?
-        .parse()
-        .ok()?;
-    if major < 14 {
-        eprintln!(
-            "cli_combos: {rg} is {}; comparing with ripgrep 15's recorded answers only",
-            v.lines().next().unwrap_or("")
-        );
-        return None;
-    }
-    Some(rg)
-}
-
-/// ripgrep's answers: recorded, and live when a ripgrep ≥ 14 is at hand (re-recorded on
-/// request).
+/// ripgrep's answers to every case (see [`rg::answers`]).
 fn ripgrep(dir: &Path) -> BTreeMap<String, Expected> {
-    let recorded: BTreeMap<String, Expected> =
-        serde_json::from_str(&std::fs::read_to_string(expected_path()).unwrap_or_default())
-            .unwrap_or_default();
-    let Some(rg) = live_rg() else {
-        assert!(
-            !recorded.is_empty(),
-            "no recorded answers and no ripgrep to ask"
-        );
-        return recorded;
-    };
-    let mut live = BTreeMap::new();
-    for case in all_cases() {
-        let o = run(&rg, &["--sort", "path"], &case, dir);
-        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-        let stdout = if case.starts_with("--json") {
-            without_times(&stdout)
-        } else {
-            stdout
-        };
-        live.insert(
-            case,
-            Expected {
-                stdout,
-                code: o.status.code().unwrap_or(-1),
-            },
-        );
-    }
-    if std::env::var_os("MAPGREP_RG_RECORD").is_some() {
-        let text = serde_json::to_string_pretty(&live).unwrap() + "\n";
-        std::fs::write(expected_path(), text).unwrap();
-    } else {
-        for (k, v) in &recorded {
-            assert_eq!(
-                live.get(k),
-                Some(v),
-                "the recorded answer of {k:?} is not this ripgrep's"
-            );
-        }
-    }
-    live
-}
-
-/// A JSON Lines stream with its elapsed times zeroed (all else compared).
-fn without_times(stream: &str) -> String {
-    fn zero(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::Object(m) => {
-                for (k, x) in m.iter_mut() {
-                    if k == "elapsed" || k == "elapsed_total" {
-                        *x = serde_json::Value::Null;
-                    } else {
-                        zero(x);
-                    }
-                }
-            }
-            serde_json::Value::Array(a) => a.iter_mut().for_each(zero),
-            _ => {}
-        }
-    }
-    let mut out = String::new();
-    for line in stream.lines() {
-        let mut v: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
-        zero(&mut v);
-        out += &serde_json::to_string(&v).unwrap();
-        out.push('\n');
-    }
-    out
+    rg::answers("rg_combos.json", dir, &all_cases(), true)
 }
 
 #[test]
@@ -378,22 +259,7 @@ fn stats_follow_the_results() {
 fn standard_input_with_the_modes() {
     let dir = tree();
     let feed = |args: &[&str], input: &str| {
-        let mut child = Command::new(BIN)
-            .arg("grep")
-            .args(args)
-            .current_dir(dir.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let o = child.wait_with_output().unwrap();
+        let o = rg::feed(dir.path(), args, input);
         (
             String::from_utf8_lossy(&o.stdout).into_owned(),
             o.status.code(),

@@ -10,11 +10,11 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
 use serde::Deserialize;
 
 use crate::common::BIN;
+use crate::rg::{self, Expected, run};
 
 /// The tree: paths and contents (a `.git` directory is made so `.gitignore` applies).
 const TREE: &[(&str, &str)] = &[
@@ -128,78 +128,18 @@ const JSON_CASES: &[&str] = &[
 ];
 
 fn tree() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::create_dir(dir.path().join(".git")).expect(".git");
-    for (path, text) in TREE {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    dir
+    rg::tree(TREE)
 }
 
-fn run(bin: &str, pre: &[&str], case: &str, dir: &Path) -> Output {
-    Command::new(bin)
-        .args(pre)
-        .args(case.split(' '))
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run")
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
-struct Expected {
-    stdout: String,
-    code: i32,
-}
-
-fn expected_path() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rg_expected.json")
-}
-
-/// ripgrep's answers: recorded, or (with `MAPGREP_RG`) live, re-recorded on request.
+/// ripgrep's answers to the flag sets and the `--json` cases (see [`rg::answers`]; the JSON
+/// answers are kept raw and compared as parsed events).
 fn ripgrep(dir: &Path) -> BTreeMap<String, Expected> {
-    let recorded: BTreeMap<String, Expected> =
-        serde_json::from_str(&std::fs::read_to_string(expected_path()).expect("recorded answers"))
-            .expect("recorded answers parse");
-    let Ok(rg) = std::env::var("MAPGREP_RG") else {
-        return recorded;
-    };
-    let mut live = BTreeMap::new();
-    let plain = CASES.iter().map(|c| (c.to_string(), *c, false));
-    let json = JSON_CASES.iter().map(|c| (format!("--json {c}"), *c, true));
-    for (key, case, json) in plain.chain(json) {
-        let pre: &[&str] = if json {
-            &["--sort", "path", "--json"]
-        } else {
-            &["--sort", "path"]
-        };
-        let o = run(&rg, pre, case, dir);
-        live.insert(
-            key,
-            Expected {
-                stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-                code: o.status.code().unwrap_or(-1),
-            },
-        );
-    }
-    if std::env::var_os("MAPGREP_RG_RECORD").is_some() {
-        let text = serde_json::to_string_pretty(&live).unwrap() + "\n";
-        std::fs::write(expected_path(), text).unwrap();
-    } else {
-        for (k, v) in &recorded {
-            if !k.starts_with("--json") {
-                assert_eq!(
-                    live.get(k),
-                    Some(v),
-                    "the recorded answer of {k:?} is not ripgrep's"
-                );
-            }
-        }
-    }
-    live
+    let cases: Vec<String> = CASES
+        .iter()
+        .map(|c| c.to_string())
+        .chain(JSON_CASES.iter().map(|c| format!("--json {c}")))
+        .collect();
+    rg::answers("rg_expected.json", dir, &cases, false)
 }
 
 /// Output lines compared as sets where ripgrep's order is the walk's: `--files` and the
@@ -343,24 +283,7 @@ fn json_is_ripgreps_event_stream() {
 #[test]
 fn standard_input_is_searched_when_piped_or_named() {
     let dir = tree();
-    let feed = |args: &[&str], input: &str| {
-        let mut child = Command::new(BIN)
-            .arg("grep")
-            .args(args)
-            .current_dir(dir.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
-    };
+    let feed = |args: &[&str], input: &str| rg::feed(dir.path(), args, input);
     // Piped, no path: standard input, printed without a path (as ripgrep does).
     let o = feed(&["-n", "hello"], "one\nhello world\n");
     assert_eq!(String::from_utf8_lossy(&o.stdout), "2:hello world\n");

@@ -18,6 +18,7 @@ mod load;
 mod protocol;
 mod read_files;
 mod read_text_file;
+mod rg;
 mod sandbox;
 mod sandbox_table;
 mod snapshots;
