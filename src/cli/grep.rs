@@ -38,8 +38,8 @@ pub enum SortBy {
 pub struct GrepArgs {
     /// The regex to search for (Rust regex syntax); with -e, the first path.
     pub pattern: Option<String>,
-    /// Files or directories to search (default: the current directory, or standard input when
-    /// it is not a terminal); `-` is standard input.
+    /// Files or directories to search (default: standard input when it is a pipe or a file,
+    /// else the current directory); `-` is standard input.
     pub paths: Vec<String>,
     /// A pattern to search for (repeatable; a line matching any of them matches).
     #[arg(
