@@ -128,7 +128,13 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
                 );
             }
         });
-        let r = Index::build(&root, Some(&file), args.index_budget_bytes, &progress);
+        let r = Index::build(
+            &root,
+            Some(&file),
+            args.index_budget_bytes,
+            crate::index::DEFAULT_PIECE_BYTES,
+            &progress,
+        );
         done.store(true, Ordering::Relaxed);
         if tty {
             eprintln!();

@@ -13,6 +13,7 @@ use super::collect::{Collector, Display, FileResult, Stats, record};
 use super::{
     Caches, Compiled, ContextLine, GrepMatch, GrepQuery, Hit, MAX_LINE_BYTES, Progress, hints,
 };
+use crate::index::{Ident, Span, Spans};
 use crate::source::{self, FileId, SourceOptions};
 use crate::workspace::Workspace;
 
@@ -24,6 +25,9 @@ pub(super) const SCRATCH_KEEP: usize = 4 << 20;
 
 /// Files at least this large are mapped during a walk; smaller ones are read.
 pub(super) const WALK_MMAP_MIN: u64 = 64 * 1024 * 1024;
+
+/// A file the index names parts of is mapped from this size (it was indexed in pieces).
+pub(super) const PIECED_MAP_MIN: u64 = 128 * 1024;
 
 /// A file this large, searched on its own, is split into chunks searched in parallel.
 pub(super) const PARALLEL_FILE_MIN: usize = 32 * 1024 * 1024;
@@ -65,7 +69,11 @@ pub(super) fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
         }
         Ok((_, hay)) => {
             let found = search_loaded(path, &hay, || {
-                search_bytes(&hay, &mut cache, ctx, &name, limit, Mode::Walk)
+                let at = Where {
+                    mode: Mode::Walk,
+                    spans: None,
+                };
+                search_bytes(&hay, &mut cache, ctx, &name, limit, at)
             });
             match found {
                 Some(found) => record(ctx.collector, ctx.stats, &name, found),
@@ -85,6 +93,13 @@ pub(super) enum Mode {
     Walk,
     /// From the content cache, which holds only files whose first 64 KiB have no NUL.
     CachedText,
+}
+
+/// How a file reaches [`search_bytes`], and which parts of it to search (`None`: all).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Where<'a> {
+    pub(super) mode: Mode,
+    pub(super) spans: Option<&'a [Span]>,
 }
 
 /// A worker thread's reusable state: the read buffer and the regex cache (whose lazy DFA
@@ -115,9 +130,16 @@ pub(super) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// Searches one walked file, from the content cache when it is unchanged.
-    pub(super) fn search_file(&self, path: &Path, name: Option<&str>, scratch: &mut Scratch) {
-        self.search_file_in(path, name, scratch);
+    /// Searches one walked file (only `spans` of it while it keeps the identity they were
+    /// recorded with), from the content cache when it is unchanged.
+    pub(super) fn search_file(
+        &self,
+        path: &Path,
+        name: Option<&str>,
+        spans: Option<&Spans>,
+        scratch: &mut Scratch,
+    ) {
+        self.search_file_in(path, name, spans, scratch);
         // A buffer grown by one large file (up to the 64 MiB read limit) is not kept: many
         // concurrent searches, each with a worker per core, would each hold one.
         if scratch.buf.capacity() > SCRATCH_KEEP {
@@ -125,7 +147,13 @@ impl Ctx<'_> {
         }
     }
 
-    pub(super) fn search_file_in(&self, path: &Path, name: Option<&str>, scratch: &mut Scratch) {
+    pub(super) fn search_file_in(
+        &self,
+        path: &Path,
+        name: Option<&str>,
+        spans: Option<&Spans>,
+        scratch: &mut Scratch,
+    ) {
         let Scratch { buf, cache } = scratch;
         let owned;
         let name = match name {
@@ -145,28 +173,50 @@ impl Ctx<'_> {
         // A warm server searches unchanged files from its content cache: one stat instead
         // of open + read + close.
         let ws = self.ws;
+        // The index's spans hold for the file it recorded, not for another version.
+        let spans_for = |id: &FileId| {
+            spans
+                .filter(|s| s.id == Ident::from_id(id))
+                .map(|s| &*s.spans)
+        };
         let cached = ws.caches_contents().then(|| {
             std::fs::metadata(path)
                 .ok()
                 .map(|md| FileId::from_metadata(&md))
-                .and_then(|id| ws.cached_content(path, &id))
+                .and_then(|id| Some((ws.cached_content(path, &id)?, id)))
         });
-        let found = if let Some(Some(bytes)) = cached {
+        let found = if let Some(Some((bytes, id))) = cached {
             // Only text files (no NUL in the first 64 KiB) are cached: skip that probe.
-            search_bytes(&bytes, cache, self, name, limit, Mode::CachedText)
+            let at = Where {
+                mode: Mode::CachedText,
+                spans: spans_for(&id),
+            };
+            search_bytes(&bytes, cache, self, name, limit, at)
         } else {
             // Reading beats mapping for the many small files of a walk (no map/unmap, no
-            // page faults); only very large files are mapped.
-            let opts = SourceOptions::for_search(WALK_MMAP_MIN, ws.caches_contents());
+            // page faults); only very large files are mapped, or, when the index says which
+            // parts can match, files large enough to be indexed in pieces (a file too large
+            // for the content cache then has only those parts touched).
+            let map_min = if spans.is_some() {
+                PIECED_MAP_MIN
+            } else {
+                WALK_MMAP_MIN
+            };
+            let opts = SourceOptions::for_search(map_min, ws.caches_contents());
             match source::load(path, &opts, buf) {
                 Ok((id, hay)) => {
+                    let spans = id.as_ref().and_then(spans_for);
                     if let Some(id) = id
                         && memchr::memchr(0, &hay[..hay.len().min(BINARY_PROBE)]).is_none()
                     {
                         ws.cache_content(path, id, &hay);
                     }
+                    let at = Where {
+                        mode: Mode::Walk,
+                        spans,
+                    };
                     let found = search_loaded(path, &hay, || {
-                        search_bytes(&hay, cache, self, name, limit, Mode::Walk)
+                        search_bytes(&hay, cache, self, name, limit, at)
                     });
                     match found {
                         Some(found) => found,
@@ -211,29 +261,42 @@ pub(super) fn changed(path: &Path) -> String {
     .to_string()
 }
 
-/// Searches one file's bytes for up to `limit` matching lines (from the cursor line if the
-/// cursor names this file).
+/// Searches one file's bytes (or only `at.spans` of them) for up to `limit` matching lines
+/// (from the cursor line if the cursor names this file).
 pub(super) fn search_bytes(
     bytes: &[u8],
     cache: &mut Caches,
     ctx: &Ctx<'_>,
     name: &str,
     limit: usize,
-    mode: Mode,
+    at: Where<'_>,
 ) -> FileResult {
     let (c, q) = (ctx.compiled, ctx.q);
     // Binary: a NUL in the first 64 KiB, as `source` classifies files for the read tools.
     let head = &bytes[..bytes.len().min(BINARY_PROBE)];
-    if mode != Mode::CachedText && memchr::memchr(0, head).is_some() {
+    if at.mode != Mode::CachedText && memchr::memchr(0, head).is_some() {
         return FileResult::Binary;
     }
     let from_line = cursor_line(q, name);
-    let mut lines: Vec<Hit> = c
-        .lines(cache, bytes, 0, 1, &ctx.progress.cancelled)
-        .skip_while(|(n, _)| *n < from_line)
-        .take(limit)
-        .map(|(n, m)| (n, m.start, m.end))
-        .collect();
+    let whole = [Span {
+        start: 0,
+        end: bytes.len() as u64,
+        line: 1,
+    }];
+    let mut lines: Vec<Hit> = Vec::new();
+    for s in at.spans.unwrap_or(&whole) {
+        let (start, end) = (s.start as usize, (s.end as usize).min(bytes.len()));
+        if lines.len() >= limit || start >= end {
+            break;
+        }
+        let want = limit - lines.len();
+        lines.extend(
+            c.lines(cache, &bytes[..end], start, s.line, &ctx.progress.cancelled)
+                .skip_while(|(n, _)| *n < from_line)
+                .take(want)
+                .map(|(n, m)| (n, m.start, m.end)),
+        );
+    }
     lines.truncate(limit);
     if lines.is_empty() {
         return FileResult::Matches(Vec::new());

@@ -78,7 +78,7 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
         for e in &list.errors {
             ctx.stats.error(e.clone());
         }
-        search_list(ctx, &list.files, Some(&list.names));
+        search_list(ctx, &list.files, Some(&list.names), None);
         return Ok(());
     }
     let roots = ctx.ws.roots();
@@ -102,7 +102,7 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
             // The walk starts inside a root and never follows links; a final check costs
             // nothing and keeps the invariant local.
             if roots.contains(path) || path.starts_with(dir) {
-                ctx.search_file(path, None, &mut scratch);
+                ctx.search_file(path, None, None, &mut scratch);
             }
             WalkState::Continue
         })
@@ -110,10 +110,17 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
     Ok(())
 }
 
-/// Searches `files` (with their display names if known) on a fixed set of workers pulling
-/// from a shared counter: each keeps one scratch (buffer + regex cache) for the whole call, so
-/// the lazy DFA is built once per thread.
-fn search_list(ctx: &Ctx<'_>, files: &[std::path::PathBuf], names: Option<&[String]>) {
+/// Searches `files` (with their display names if known, and the only spans of each that
+/// can match if the index knows them) on a fixed set of workers pulling from a shared
+/// counter: each keeps one scratch (buffer + regex cache) for the whole call, so the lazy DFA
+/// is built once per thread.
+fn search_list(
+    ctx: &Ctx<'_>,
+    files: &[std::path::PathBuf],
+    names: Option<&[String]>,
+    spans: Option<&[Option<crate::index::Spans>]>,
+) {
+    let spans_of = |i: usize| spans.and_then(|s| s[i].as_ref());
     ctx.progress
         .files_total
         .fetch_add(files.len() as u64, Ordering::Relaxed);
@@ -129,7 +136,7 @@ fn search_list(ctx: &Ctx<'_>, files: &[std::path::PathBuf], names: Option<&[Stri
             if ctx.progress.is_cancelled() {
                 break;
             }
-            ctx.search_file(f, names.map(|n| n[i].as_str()), &mut scratch);
+            ctx.search_file(f, names.map(|n| n[i].as_str()), spans_of(i), &mut scratch);
         }
         return;
     }
@@ -142,7 +149,8 @@ fn search_list(ctx: &Ctx<'_>, files: &[std::path::PathBuf], names: Option<&[Stri
                     if i >= files.len() || ctx.progress.is_cancelled() {
                         break;
                     }
-                    ctx.search_file(&files[i], names.map(|n| n[i].as_str()), &mut scratch);
+                    let name = names.map(|n| n[i].as_str());
+                    ctx.search_file(&files[i], name, spans_of(i), &mut scratch);
                 }
             });
         }
@@ -198,6 +206,6 @@ fn indexed(ctx: &Ctx<'_>, dir: &Path, wb: &WalkBuilder) -> bool {
     ctx.stats
         .searched
         .fetch_add(sel.used.ruled_out, Ordering::Relaxed);
-    search_list(ctx, &sel.search, None);
+    search_list(ctx, &sel.search, None, Some(&sel.spans));
     true
 }

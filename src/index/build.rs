@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::persist::Writer;
 use super::trigram::{Extractor, Trigram, put_varint};
-use super::{FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, FileEntry, Ident};
+use super::{FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, FileEntry, Ident, Piece};
 use crate::source::{self, SourceOptions};
 
 /// A hasher for trigram keys (already well spread in 24 bits: one multiply).
@@ -176,42 +176,108 @@ thread_local! {
         std::cell::RefCell::new((Vec::new(), Extractor::new()));
 }
 
-/// One file read for the index: identity, flags and trigrams.
+/// One file read for the index: identity, flags, the starts of its pieces (none when it is
+/// one document) and each document's trigrams.
+pub(super) struct ReadFile {
+    pub(super) id: Ident,
+    pub(super) flags: u8,
+    pub(super) pieces: Box<[Piece]>,
+    pub(super) docs: Vec<Vec<Trigram>>,
+}
+
+/// Reads one file for the index; a file of more than twice `piece` bytes is cut into
+/// pieces of whole lines (see [`pieces`]), each its own document.
 pub(super) fn read_file(
     path: &Path,
     buf: &mut Vec<u8>,
     x: &mut Extractor,
     now: std::time::SystemTime,
-) -> (Ident, u8, Vec<Trigram>) {
+    piece: usize,
+) -> ReadFile {
     let opts = SourceOptions::for_search(64 * 1024 * 1024, true);
-    let mut tris = Vec::new();
+    let unread = |id| ReadFile {
+        id,
+        flags: FLAG_UNREAD,
+        pieces: Box::new([]),
+        docs: vec![Vec::new()],
+    };
     match source::load(path, &opts, buf) {
         Ok((Some(id), hay)) => {
             let ident = Ident::from_id(&id);
             let mut flags = if id.is_racy(now) { FLAG_RACY } else { 0 };
+            let mut found = (Vec::new(), Vec::new());
             let intact = source::guard_mapped(hay.is_mapped(), path, || {
                 if memchr::memchr(0, &hay[..hay.len().min(source::BINARY_PROBE_LEN)]).is_some() {
                     flags |= FLAG_BINARY;
-                } else {
-                    x.extract(&hay, &mut tris);
+                    found.1.push(Vec::new());
+                    return;
+                }
+                found.0 = pieces(&hay, piece);
+                let mut bounds: Vec<usize> = found.0.iter().map(|p| p.start as usize).collect();
+                if bounds.is_empty() {
+                    bounds.push(0);
+                }
+                bounds.push(hay.len());
+                for w in bounds.windows(2) {
+                    let mut tris = Vec::new();
+                    x.extract(&hay[w[0]..w[1]], &mut tris);
+                    found.1.push(tris);
                 }
             });
             if intact.is_err() || !hay.intact() {
-                return (ident, FLAG_UNREAD, Vec::new());
+                return unread(ident);
             }
-            (ident, flags, tris)
+            ReadFile {
+                id: ident,
+                flags,
+                pieces: found.0.into(),
+                docs: found.1,
+            }
         }
-        _ => (Ident::default(), FLAG_UNREAD, Vec::new()),
+        _ => unread(Ident::default()),
     }
 }
 
+/// Where the pieces of `hay` start when it is larger than twice `piece` bytes: at 0, then
+/// after the first newline at or past every `piece` bytes from the previous start (so each
+/// piece is whole lines, and no match, which lies within a line, crosses two). Empty when
+/// the file is one document.
+pub(super) fn pieces(hay: &[u8], piece: usize) -> Vec<Piece> {
+    let piece = piece.max(1);
+    if hay.len() <= 2 * piece {
+        return Vec::new();
+    }
+    let mut out = vec![Piece { start: 0, line: 1 }];
+    let (mut pos, mut line) = (0usize, 1u64);
+    while pos + piece < hay.len() {
+        let Some(nl) = memchr::memchr(b'\n', &hay[pos + piece - 1..]) else {
+            break;
+        };
+        let cut = pos + piece + nl;
+        if cut >= hay.len() {
+            break;
+        }
+        line += memchr::memchr_iter(b'\n', &hay[pos..cut]).count() as u64;
+        out.push(Piece {
+            start: cut as u64,
+            line,
+        });
+        pos = cut;
+    }
+    if out.len() == 1 {
+        out.clear();
+    }
+    out
+}
+
 /// Builds the index of `root` into `w` within `budget` heap bytes of posting lists (a
-/// segment is written whenever they reach it). Returns the file list, or `None` if stopped.
+/// segment is written whenever they reach it), large files in pieces of about `piece`
+/// bytes. Returns the file list, or `None` if stopped.
 pub(super) fn build<W: Write>(
     root: &Path,
     walked: &Walked,
     w: &mut Writer<W>,
-    budget: usize,
+    (budget, piece): (usize, usize),
     progress: &BuildProgress,
 ) -> std::io::Result<Option<Vec<FileEntry>>> {
     progress
@@ -220,17 +286,18 @@ pub(super) fn build<W: Write>(
     let now = std::time::SystemTime::now();
     let mut seg = SegmentBuilder::default();
     let mut entries = Vec::with_capacity(walked.files.len());
+    let mut doc: u32 = 0;
     const CHUNK: usize = 256;
-    for (c, chunk) in walked.files.chunks(CHUNK).enumerate() {
+    for chunk in walked.files.chunks(CHUNK) {
         if progress.stop.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        let read: Vec<(Ident, u8, Vec<Trigram>)> = chunk
+        let read: Vec<ReadFile> = chunk
             .par_iter()
             .map(|p| {
                 SCRATCH.with(|s| {
                     let (buf, x) = &mut *s.borrow_mut();
-                    let r = read_file(p, buf, x, now);
+                    let r = read_file(p, buf, x, now, piece);
                     if buf.capacity() > 4 << 20 {
                         *buf = Vec::new();
                     }
@@ -238,24 +305,29 @@ pub(super) fn build<W: Write>(
                 })
             })
             .collect();
-        for (i, (ident, flags, tris)) in read.into_iter().enumerate() {
-            let id = (c * CHUNK + i) as u32;
-            seg.add(id, &tris);
+        for (i, r) in read.into_iter().enumerate() {
+            for tris in &r.docs {
+                seg.add(doc, tris);
+                doc = doc.checked_add(1).ok_or_else(|| {
+                    std::io::Error::other("more than 4 billion documents to index")
+                })?;
+            }
             entries.push(FileEntry {
                 path: rel_bytes(root, &chunk[i]).into(),
-                id: ident,
-                flags,
+                id: r.id,
+                flags: r.flags,
+                pieces: r.pieces,
             });
             if seg.heap() >= budget {
-                seg.flush(w, id + 1)?;
+                seg.flush(w, doc)?;
             }
         }
         progress
             .files_done
             .fetch_add(chunk.len() as u64, Ordering::Relaxed);
     }
-    if entries.len() as u32 > seg.first() || entries.is_empty() {
-        seg.flush(w, entries.len() as u32)?;
+    if doc > seg.first() || entries.is_empty() {
+        seg.flush(w, doc)?;
     }
     Ok(Some(entries))
 }

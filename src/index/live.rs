@@ -6,9 +6,12 @@
 //! index entries at or below it are not trusted, and the search walks the dirty paths
 //! themselves (with the scan's rules) and reads what it finds there. A change to an ignore
 //! file dirties its whole directory. Before a search trusts the dirty set it makes sure the
-//! watcher has caught up: it opens the root directory and waits for the watcher to report
-//! that open, which the kernel queued after every earlier change. Dirty paths are taken in by
-//! a background rebuild once edits pause.
+//! watcher has caught up: it creates a numbered mark file in a private directory outside the
+//! roots (mode 0700, in the index directory or the temporary directory) that the same
+//! watcher watches, and waits for the watcher to report that mark. The kernel queues one
+//! watcher's events in order, so every change made before the search began has been seen
+//! by then; no other process writes there, so nothing else can end the wait early. Dirty
+//! paths are taken in by a background rebuild once edits pause.
 //!
 //! Without a working watcher (none wanted, none available, or events lost to an overflow),
 //! the index is used only after validating by metadata: the search walks its directory as
@@ -21,7 +24,9 @@ use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use super::build::{BuildProgress, rel_bytes, walker};
-use super::{FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, Ident, Index, TriQuery, line_hir, plan};
+use super::{
+    Candidate, FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, Ident, Index, Spans, TriQuery, line_hir, plan,
+};
 use crate::workspace::Workspace;
 
 /// How a workspace indexes its roots.
@@ -35,6 +40,8 @@ pub struct IndexOptions {
     pub watch: bool,
     /// A rebuild takes dirty files in once no change came for this long.
     pub rebuild_after: Duration,
+    /// Files larger than twice this are indexed in pieces of about this many bytes.
+    pub piece: usize,
 }
 
 impl Default for IndexOptions {
@@ -44,6 +51,7 @@ impl Default for IndexOptions {
             budget: super::DEFAULT_BUILD_BUDGET,
             watch: true,
             rebuild_after: Duration::from_secs(5),
+            piece: super::DEFAULT_PIECE_BYTES,
         }
     }
 }
@@ -103,12 +111,72 @@ struct Dirty {
     inner: Mutex<DirtyInner>,
     cond: Condvar,
     healthy: AtomicBool,
-    /// Opens of the root directory the watcher reported (the catch-up barrier).
-    opens: AtomicU64,
-    /// This process is walking the root for a build or a validation: its own opens of the
-    /// root directory would release a barrier early, so searches validate meanwhile.
-    walking: AtomicBool,
-    barrier: Mutex<()>,
+    /// Where searches leave marks for the watcher (the catch-up barrier); none: searches
+    /// validate by metadata.
+    marks: std::sync::OnceLock<Marks>,
+    /// The highest mark the watcher reported.
+    seen_mark: AtomicU64,
+}
+
+/// A private directory of mark files (see the module docs), removed with the watcher.
+struct Marks {
+    dir: PathBuf,
+    next: AtomicU64,
+}
+
+impl Marks {
+    /// Creates a new private directory under `base` (which must lie outside every root).
+    fn create(base: &Path) -> std::io::Result<Marks> {
+        use std::os::unix::fs::DirBuilderExt;
+        static N: AtomicU64 = AtomicU64::new(0);
+        std::fs::create_dir_all(base)?;
+        // Directories a process that ended left behind (it cannot remove its own at exit).
+        for e in std::fs::read_dir(base)?.flatten() {
+            let name = e.file_name();
+            let pid = name
+                .to_str()
+                .and_then(|n| n.strip_prefix("mapgrep-marks-"))
+                .and_then(|n| n.split('-').next())
+                .and_then(|p| p.parse::<u32>().ok());
+            if let Some(pid) = pid
+                && !Path::new(&format!("/proc/{pid}")).exists()
+            {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+        let mut last = None;
+        for _ in 0..16 {
+            let dir = base.join(format!(
+                "mapgrep-marks-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => {
+                    return Ok(Marks {
+                        dir,
+                        next: AtomicU64::new(0),
+                    });
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.expect("tried"))
+    }
+
+    /// The mark number of `p`, if it is one of ours.
+    fn number(&self, p: &Path) -> Option<u64> {
+        if p.parent() != Some(&self.dir) {
+            return None;
+        }
+        p.file_name()?.to_str()?.strip_prefix('m')?.parse().ok()
+    }
+}
+
+impl Drop for Marks {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 #[derive(Default)]
@@ -151,18 +219,24 @@ impl Dirty {
     }
 
     /// Waits until the watcher has delivered every event queued before this call.
-    fn sync(&self, root: &Path) -> bool {
-        if !self.healthy.load(Ordering::Relaxed) || self.walking.load(Ordering::Acquire) {
+    /// Waits until the watcher has reported every change made before the call (see the
+    /// module docs). False when it cannot tell: then the caller validates by metadata.
+    fn sync(&self) -> bool {
+        let Some(m) = self.marks.get() else {
+            return false;
+        };
+        if !self.healthy.load(Ordering::Relaxed) {
             return false;
         }
-        let _one = self.barrier.lock().expect("barrier");
-        let before = self.opens.load(Ordering::Acquire);
-        if std::fs::File::open(root).is_err() {
+        let n = m.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let mark = m.dir.join(format!("m{n}"));
+        if std::fs::File::create(&mark).is_err() {
             return false;
         }
+        let _ = std::fs::remove_file(&mark);
         let deadline = Instant::now() + Duration::from_millis(200);
         let mut d = self.inner.lock().expect("dirty");
-        while self.opens.load(Ordering::Acquire) == before {
+        while self.seen_mark.load(Ordering::Acquire) < n {
             let now = Instant::now();
             if now >= deadline || !self.healthy.load(Ordering::Relaxed) {
                 return false;
@@ -183,7 +257,12 @@ impl Dirty {
     }
 }
 
-fn watch(root: &Path, dirty: &Arc<Dirty>) -> Result<notify::RecommendedWatcher, String> {
+/// Watches `root` (and a new marks directory under `marks_base`, if given) for `dirty`.
+fn watch(
+    root: &Path,
+    dirty: &Arc<Dirty>,
+    marks_base: Option<&Path>,
+) -> Result<notify::RecommendedWatcher, String> {
     use notify::Watcher;
     use notify::event::{AccessKind, AccessMode, EventKind};
     let (r, d) = (root.to_path_buf(), Arc::clone(dirty));
@@ -193,14 +272,15 @@ fn watch(root: &Path, dirty: &Arc<Dirty>) -> Result<notify::RecommendedWatcher, 
                 d.lost(&r, "the event queue overflowed");
                 return;
             }
+            if let Some(m) = d.marks.get()
+                && let Some(n) = ev.paths.iter().filter_map(|p| m.number(p)).max()
+            {
+                d.seen_mark.fetch_max(n, Ordering::Release);
+                let _g = d.inner.lock().expect("dirty");
+                d.cond.notify_all();
+                return;
+            }
             match ev.kind {
-                EventKind::Access(AccessKind::Open(_)) => {
-                    if ev.paths.contains(&r) {
-                        d.opens.fetch_add(1, Ordering::Release);
-                        let _g = d.inner.lock().expect("dirty");
-                        d.cond.notify_all();
-                    }
-                }
                 EventKind::Access(AccessKind::Close(AccessMode::Write)) | EventKind::Any => {
                     ev.paths.iter().for_each(|p| d.mark(&r, p))
                 }
@@ -218,6 +298,24 @@ fn watch(root: &Path, dirty: &Arc<Dirty>) -> Result<notify::RecommendedWatcher, 
     .map_err(|e| e.to_string())?;
     w.watch(root, notify::RecursiveMode::Recursive)
         .map_err(|e| e.to_string())?;
+    match marks_base.map(Marks::create) {
+        Some(Ok(m)) => match w.watch(&m.dir, notify::RecursiveMode::NonRecursive) {
+            Ok(()) => {
+                let _ = dirty.marks.set(m);
+            }
+            Err(e) => eprintln!(
+                "mapgrep: cannot watch {} ({e}); searches of {} validate files by metadata",
+                m.dir.display(),
+                root.display()
+            ),
+        },
+        Some(Err(e)) => eprintln!(
+            "mapgrep: cannot create a marks directory under {} ({e}); searches of {} validate files by metadata",
+            marks_base.map_or(Path::new(""), |b| b).display(),
+            root.display()
+        ),
+        None => {}
+    }
     dirty.healthy.store(true, Ordering::Relaxed);
     Ok(w)
 }
@@ -277,7 +375,15 @@ pub fn start_for(ws: &Workspace, roots: &[PathBuf], opts: &IndexOptions) {
         }
         let st = Arc::new(new_state(root));
         if opts.watch {
-            match watch(root, &st.dirty) {
+            // The marks directory lies outside the roots: in the index directory (checked
+            // above) or the temporary directory; if the latter is inside a root, there are
+            // no marks and searches validate by metadata.
+            let tmp = std::fs::canonicalize(std::env::temp_dir()).ok();
+            let base = opts
+                .dir
+                .clone()
+                .or_else(|| tmp.filter(|t| !roots.iter().any(|x| t.starts_with(x))));
+            match watch(root, &st.dirty, base.as_deref()) {
                 Ok(w) => *st._watcher.lock().expect("watcher") = Some(w),
                 Err(e) => eprintln!(
                     "mapgrep: cannot watch {} ({e}); the index is used after validating files by metadata",
@@ -377,13 +483,6 @@ impl RootState {
     /// Builds a new index (or loads the persisted one) and installs it; then the dirty
     /// paths seen before `seq` are taken in.
     fn rebuild(&self, opts: &IndexOptions, load: bool) -> bool {
-        self.dirty.walking.store(true, Ordering::Release);
-        let done = self.rebuild_walking(opts, load);
-        self.dirty.walking.store(false, Ordering::Release);
-        done
-    }
-
-    fn rebuild_walking(&self, opts: &IndexOptions, load: bool) -> bool {
         let file = opts.dir.as_ref().map(|d| super::file_for(d, &self.root));
         let seq = self.dirty.inner.lock().expect("dirty").seq;
         if load
@@ -404,7 +503,13 @@ impl RootState {
         }
         let progress = Arc::new(BuildProgress::default());
         *self.building.lock().expect("building") = Some(Arc::clone(&progress));
-        let built = Index::build(&self.root, file.as_deref(), opts.budget, &progress);
+        let built = Index::build(
+            &self.root,
+            file.as_deref(),
+            opts.budget,
+            opts.piece,
+            &progress,
+        );
         *self.building.lock().expect("building") = None;
         match built {
             Ok(Some(ix)) => {
@@ -559,6 +664,8 @@ pub struct SelectQuery<'a> {
 /// The files a search of directory `dir` must read, and the binary files it would skip.
 pub struct Selection {
     pub search: Vec<PathBuf>,
+    /// Beside each of `search`: the only parts of it that can match, if the index knows.
+    pub spans: Vec<Option<Spans>>,
     pub binary: Vec<PathBuf>,
     pub used: IndexUse,
 }
@@ -588,7 +695,7 @@ pub fn select(
     if tq == TriQuery::All {
         return None;
     }
-    let ids = ix.candidates(&tq)?;
+    let ids = ix.candidate_spans(&tq)?;
     let rel = rel_bytes(&st.root, dir);
     // An ignore source outside the root changed: everything is dirty until the rebuild.
     let outside = outside_ignores(&st.root);
@@ -601,7 +708,7 @@ pub fn select(
     if changed {
         st.dirty.mark(&st.root, &st.root);
     }
-    if q.default_walk && ix.walked_dir(rel) && st.dirty.sync(&st.root) {
+    if q.default_walk && ix.walked_dir(rel) && st.dirty.sync() {
         let dirty = st.dirty.snapshot();
         if dirty.len() <= MAX_DIRTY {
             return Some(watched(&st, &ix, dir, rel, &ids, dirty, q, wb));
@@ -620,7 +727,7 @@ fn watched(
     ix: &Index,
     dir: &Path,
     rel: &[u8],
-    ids: &[u32],
+    ids: &[Candidate],
     dirty: Vec<PathBuf>,
     q: &SelectQuery<'_>,
     wb: &ignore::WalkBuilder,
@@ -650,23 +757,24 @@ fn watched(
         st.root
             .join(<std::ffi::OsStr as FromChecked>::from_encoded_bytes_checked(&files[i].path))
     };
-    let mut search = Vec::new();
+    let mut search: Vec<(PathBuf, Option<Spans>)> = Vec::new();
     let mut binary = Vec::new();
     let mut ruled_out = 0;
-    let lo = ids.partition_point(|&i| (i as usize) < range.start);
+    let lo = ids.partition_point(|c| (c.0 as usize) < range.start);
     let mut cand = ids[lo..]
         .iter()
-        .map(|&i| i as usize)
-        .take_while(|i| *i < range.end)
+        .take_while(|c| (c.0 as usize) < range.end)
         .peekable();
     for i in range.clone() {
-        let is_cand = cand.next_if_eq(&i).is_some();
+        let spans = cand.next_if(|c| c.0 as usize == i).map(|c| c.1.clone());
         let f = &files[i];
         if skip[i - range.start] || too_big(q, f.id.len) {
             continue;
         }
-        if f.flags & FLAG_UNREAD != 0 || is_cand {
-            search.push(path(i));
+        if f.flags & FLAG_UNREAD != 0 {
+            search.push((path(i), None));
+        } else if let Some(spans) = spans {
+            search.push((path(i), spans));
         } else if f.flags & FLAG_BINARY != 0 {
             binary.push(path(i));
         } else {
@@ -684,12 +792,20 @@ fn watched(
             if e.file_type().is_some_and(|t| t.is_file())
                 && relevant.iter().any(|d| e.path().starts_with(d))
             {
-                search.push(e.into_path());
+                search.push((e.into_path(), None));
             }
         }
-        search.sort();
-        search.dedup();
+        search.sort_by(|a, b| a.0.cmp(&b.0));
+        // A path listed twice is read whole if either listing says so.
+        search.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same && later.1.is_none() {
+                kept.1 = None;
+            }
+            same
+        });
     }
+    let (search, spans): (Vec<PathBuf>, Vec<Option<Spans>>) = search.into_iter().unzip();
     Selection {
         used: IndexUse {
             in_scope: range.len() as u64,
@@ -698,14 +814,15 @@ fn watched(
             ruled_out,
         },
         search,
+        spans,
         binary,
     }
 }
 
-fn validated(ix: &Index, ids: &[u32], root: &Path, wb: &ignore::WalkBuilder) -> Selection {
-    let mut cand = vec![false; ix.files().len()];
-    for &i in ids {
-        cand[i as usize] = true;
+fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilder) -> Selection {
+    let mut cand: Vec<Option<Option<&Spans>>> = vec![None; ix.files().len()];
+    for (i, spans) in ids {
+        cand[*i as usize] = Some(spans.as_ref());
     }
     let out = Mutex::new((Vec::new(), Vec::new(), 0u64, 0u64));
     wb.build_parallel().run(|| {
@@ -726,22 +843,23 @@ fn validated(ix: &Index, ids: &[u32], root: &Path, wb: &ignore::WalkBuilder) -> 
             match known {
                 Some(i) => {
                     o.2 += 1;
-                    if cand[i] {
-                        o.0.push(e.into_path());
+                    if let Some(spans) = cand[i] {
+                        o.0.push((e.into_path(), spans.cloned()));
                     } else if ix.files()[i].flags & FLAG_BINARY != 0 {
                         o.1.push(e.into_path());
                     } else {
                         o.3 += 1;
                     }
                 }
-                None => o.0.push(e.into_path()),
+                None => o.0.push((e.into_path(), None)),
             }
             ignore::WalkState::Continue
         })
     });
     let (mut search, mut binary, known, ruled_out) = out.into_inner().expect("selection");
-    search.sort();
+    search.sort_by(|a: &(PathBuf, Option<Spans>), b| a.0.cmp(&b.0));
     binary.sort();
+    let (search, spans): (Vec<PathBuf>, Vec<Option<Spans>>) = search.into_iter().unzip();
     Selection {
         used: IndexUse {
             in_scope: known,
@@ -750,6 +868,7 @@ fn validated(ix: &Index, ids: &[u32], root: &Path, wb: &ignore::WalkBuilder) -> 
             ruled_out,
         },
         search,
+        spans,
         binary,
     }
 }

@@ -42,6 +42,11 @@ use trigram::{Trigram, decode_postings, intersect, union};
 /// time they reach it).
 pub const DEFAULT_BUILD_BUDGET: usize = 128 * 1024 * 1024;
 
+/// Default size of the pieces a large file is indexed in: a file of more than twice this is
+/// cut after the first newline past every this many bytes, and each piece has its own posting
+/// lists, so a search reads only the pieces of a large file that can hold a match.
+pub const DEFAULT_PIECE_BYTES: usize = 64 * 1024;
+
 /// The file is binary by the scan's rule (a NUL in its first 64 KiB).
 pub(crate) const FLAG_BINARY: u8 = 1;
 /// The file could not be read at build time: always searched.
@@ -61,7 +66,7 @@ pub struct Ident {
 }
 
 impl Ident {
-    fn from_id(id: &FileId) -> Ident {
+    pub(crate) fn from_id(id: &FileId) -> Ident {
         let mtime = id
             .mtime
             .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
@@ -87,7 +92,37 @@ pub struct FileEntry {
     pub path: Box<[u8]>,
     pub id: Ident,
     pub flags: u8,
+    /// Where its pieces start, when it was indexed in pieces (empty: one document).
+    pub pieces: Box<[Piece]>,
 }
+
+/// The start of one piece of a file indexed in pieces: a line start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// Byte offset in the file (as the search loads it).
+    pub start: u64,
+    /// Its first line's number (1-based).
+    pub line: u64,
+}
+
+/// Whole lines of a file that a search must read: `start..end`, the first being `line`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub start: u64,
+    pub end: u64,
+    pub line: u64,
+}
+
+/// The parts of a candidate file that can hold a match, valid while the file keeps the
+/// identity the index recorded (else the whole file is searched).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spans {
+    pub id: Ident,
+    pub spans: Box<[Span]>,
+}
+
+/// A file a search must read, and where (`None`: all of it).
+pub type Candidate = (u32, Option<Spans>);
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SegmentMeta {
@@ -108,6 +143,8 @@ enum Data {
 pub struct Index {
     root: PathBuf,
     files: Vec<FileEntry>,
+    /// The first document (posting id) of each file, and the total at the end.
+    docs: Vec<u32>,
     dirs: Vec<Box<[u8]>>,
     segments: Vec<SegmentMeta>,
     data: Data,
@@ -133,6 +170,7 @@ impl Index {
         root: &Path,
         file: Option<&Path>,
         budget: usize,
+        piece: usize,
         progress: &BuildProgress,
     ) -> std::io::Result<Option<Index>> {
         let walked = build::walk(root);
@@ -140,7 +178,8 @@ impl Index {
         match file {
             None => {
                 let mut w = persist::Writer::in_memory();
-                let Some(files) = build::build(root, &walked, &mut w, budget, progress)? else {
+                let Some(files) = build::build(root, &walked, &mut w, (budget, piece), progress)?
+                else {
                     return Ok(None);
                 };
                 let bytes = w.finish(&files, &dirs, root)?;
@@ -156,7 +195,9 @@ impl Index {
                 let result = (|| {
                     let mut w =
                         persist::Writer::new(std::io::BufWriter::with_capacity(1 << 20, f))?;
-                    let Some(files) = build::build(root, &walked, &mut w, budget, progress)? else {
+                    let Some(files) =
+                        build::build(root, &walked, &mut w, (budget, piece), progress)?
+                    else {
                         return Ok(false);
                     };
                     let out = w.finish(&files, &dirs, root)?;
@@ -226,6 +267,7 @@ impl Index {
     fn from_parsed(p: persist::Parsed, data: Data, path: Option<PathBuf>) -> Index {
         Index {
             root: p.root,
+            docs: p.docs,
             files: p.files,
             dirs: p.dirs,
             segments: p.segments,
@@ -264,8 +306,11 @@ impl Index {
         let files: usize = self
             .files
             .iter()
-            .map(|f| std::mem::size_of::<FileEntry>() + f.path.len())
-            .sum();
+            .map(|f| {
+                std::mem::size_of::<FileEntry>() + f.path.len() + std::mem::size_of_val(&*f.pieces)
+            })
+            .sum::<usize>()
+            + 4 * self.docs.len();
         let dirs: usize = self.dirs.iter().map(|d| 16 + d.len()).sum();
         let owned = match &self.data {
             Data::Owned(v) => v.capacity(),
@@ -302,6 +347,52 @@ impl Index {
     /// The ids (ascending) of the files that may hold a match of a pattern planned as `q`;
     /// `None` when the mapped data changed under us (then nothing from it is used).
     pub fn candidates(&self, q: &TriQuery) -> Option<Vec<u32>> {
+        Some(self.candidate_spans(q)?.into_iter().map(|c| c.0).collect())
+    }
+
+    /// The files (ascending ids) that may hold a match of a pattern planned as `q`, each
+    /// with the spans of it that may, when it was indexed in pieces and not all of them can.
+    pub fn candidate_spans(&self, q: &TriQuery) -> Option<Vec<Candidate>> {
+        let docs = self.candidate_docs(q)?;
+        let mut out: Vec<Candidate> = Vec::new();
+        let mut i = 0;
+        while i < docs.len() {
+            let file = self.docs.partition_point(|&d| d <= docs[i]) - 1;
+            let (first, end) = (self.docs[file], self.docs[file + 1]);
+            let mut j = i;
+            while j < docs.len() && docs[j] < end {
+                j += 1;
+            }
+            let f = &self.files[file];
+            let spans = (j - i < (end - first) as usize).then(|| {
+                let mut spans: Vec<Span> = Vec::new();
+                for &d in &docs[i..j] {
+                    let k = (d - first) as usize;
+                    let p = f.pieces[k];
+                    let next = f.pieces.get(k + 1).map_or(f.id.len, |n| n.start);
+                    match spans.last_mut() {
+                        // Neighbouring pieces are read as one span.
+                        Some(s) if s.end == p.start => s.end = next,
+                        _ => spans.push(Span {
+                            start: p.start,
+                            end: next,
+                            line: p.line,
+                        }),
+                    }
+                }
+                Spans {
+                    id: f.id,
+                    spans: spans.into(),
+                }
+            });
+            out.push((file as u32, spans));
+            i = j;
+        }
+        Some(out)
+    }
+
+    /// The documents (ascending) that may hold a match of a pattern planned as `q`.
+    fn candidate_docs(&self, q: &TriQuery) -> Option<Vec<u32>> {
         let run = || {
             let mut out = Vec::new();
             for s in &self.segments {

@@ -4,9 +4,11 @@
 //! Layout, little-endian:
 //!
 //! ```text
-//! magic "MGTRIDX1"
+//! magic "MGTRIDX2"
 //! segments      each: table (trigram u32, offset u32, count u32)…, then its posting lists
-//! files         count, then per file: path (relative), identity, flags
+//!               of document ids (a file is one document, or one per piece)
+//! files         count, then per file: path (relative), identity, flags, piece count,
+//!               then each piece's start offset and first line (u64 each)
 //! dirs          count, then each walked directory (relative)
 //! root          the canonical root the index describes
 //! segment list  count, then per segment: table offset and entries, postings offset and
@@ -26,9 +28,9 @@ use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use super::{FileEntry, Ident, SegmentMeta};
+use super::{FileEntry, Ident, Piece, SegmentMeta};
 
-pub(super) const MAGIC: &[u8; 8] = b"MGTRIDX1";
+pub(super) const MAGIC: &[u8; 8] = b"MGTRIDX2";
 const END_MAGIC: &[u8; 8] = b"MGTRIEND";
 const TAIL: usize = 8 + 8 + 8;
 /// Bytes of one trigram table entry.
@@ -200,6 +202,11 @@ impl<W: Write> Writer<W> {
             b.extend_from_slice(&(f.id.ctime.0 as u64).to_le_bytes());
             b.extend_from_slice(&f.id.ctime.1.to_le_bytes());
             b.push(f.flags);
+            b.extend_from_slice(&(f.pieces.len() as u32).to_le_bytes());
+            for p in &f.pieces {
+                b.extend_from_slice(&p.start.to_le_bytes());
+                b.extend_from_slice(&p.line.to_le_bytes());
+            }
         }
         b.extend_from_slice(&(dirs.len() as u64).to_le_bytes());
         for d in dirs {
@@ -234,6 +241,8 @@ fn put_bytes(b: &mut Vec<u8>, s: &[u8]) {
 /// Reads the parts of an index file's bytes after its checks.
 pub(super) struct Parsed {
     pub(super) files: Vec<FileEntry>,
+    /// The first document of each file, then the total.
+    pub(super) docs: Vec<u32>,
     pub(super) dirs: Vec<Box<[u8]>>,
     pub(super) root: PathBuf,
     pub(super) segments: Vec<SegmentMeta>,
@@ -284,6 +293,8 @@ pub(super) fn parse(bytes: &[u8], path: &Path) -> Result<Parsed, IndexFileError>
     };
     let n = c.u64().ok_or_else(bad)? as usize;
     let mut files = Vec::with_capacity(n.min(body.len() / 40));
+    let mut docs = Vec::with_capacity(n.min(body.len() / 40) + 1);
+    let mut total: u64 = 0;
     for _ in 0..n {
         let p = c.bytes().ok_or_else(bad)?;
         let mut v = [0u64; 4];
@@ -294,6 +305,32 @@ pub(super) fn parse(bytes: &[u8], path: &Path) -> Result<Parsed, IndexFileError>
         let cs = c.u64().ok_or_else(bad)?;
         let cns = c.u32().ok_or_else(bad)?;
         let flags = c.take(1).ok_or_else(bad)?[0];
+        let np = c.u32().ok_or_else(bad)? as usize;
+        if np == 1 || np > c.b.len().saturating_sub(c.i) / 16 {
+            return Err(bad());
+        }
+        let mut pieces = Vec::with_capacity(np);
+        for _ in 0..np {
+            let start = c.u64().ok_or_else(bad)?;
+            let line = c.u64().ok_or_else(bad)?;
+            pieces.push(Piece { start, line });
+        }
+        // Pieces start at 0 on line 1 and ascend within the file.
+        if np > 0
+            && (pieces[0] != (Piece { start: 0, line: 1 })
+                || !pieces
+                    .windows(2)
+                    .all(|w| w[0].start < w[1].start && w[0].line < w[1].line)
+                || pieces[np - 1].start >= v[2])
+        {
+            return Err(bad());
+        }
+        let n_docs = np.max(1) as u64;
+        total = total
+            .checked_add(n_docs)
+            .filter(|&t| t <= u64::from(u32::MAX))
+            .ok_or_else(bad)?;
+        docs.push((total - n_docs) as u32);
         files.push(FileEntry {
             path: p,
             id: Ident {
@@ -304,8 +341,10 @@ pub(super) fn parse(bytes: &[u8], path: &Path) -> Result<Parsed, IndexFileError>
                 ctime: (cs as i64, cns),
             },
             flags,
+            pieces: pieces.into(),
         });
     }
+    docs.push(total as u32);
     if !files.windows(2).all(|w| w[0].path < w[1].path) {
         return Err(bad());
     }
@@ -336,7 +375,7 @@ pub(super) fn parse(bytes: &[u8], path: &Path) -> Result<Parsed, IndexFileError>
         if table_end.is_none_or(|e| e > files_off as u64)
             || post_end.is_none_or(|e| e > files_off as u64)
             || s.first > s.end
-            || s.end as usize > files.len()
+            || s.end > total as u32
         {
             return Err(bad());
         }
@@ -344,6 +383,7 @@ pub(super) fn parse(bytes: &[u8], path: &Path) -> Result<Parsed, IndexFileError>
     }
     Ok(Parsed {
         files,
+        docs,
         dirs,
         root,
         segments,

@@ -40,9 +40,13 @@ fn built_in_memory_and_on_disk_the_index_answers_alike() {
     let cache = tempfile::tempdir().unwrap();
     let file = file_for(cache.path(), &root);
     let p = BuildProgress::default();
-    let mem = Index::build(&root, None, 1 << 20, &p).unwrap().unwrap();
+    let mem = Index::build(&root, None, 1 << 20, DEFAULT_PIECE_BYTES, &p)
+        .unwrap()
+        .unwrap();
     // A tiny budget: one segment per file or so.
-    let disk = Index::build(&root, Some(&file), 64, &p).unwrap().unwrap();
+    let disk = Index::build(&root, Some(&file), 64, DEFAULT_PIECE_BYTES, &p)
+        .unwrap()
+        .unwrap();
     assert!(disk.segments.len() > 1);
     let names: Vec<_> = mem
         .files()
@@ -75,9 +79,15 @@ fn a_damaged_foreign_or_open_index_file_is_refused() {
     tree(&root);
     let cache = tempfile::tempdir().unwrap();
     let file = file_for(cache.path(), &root);
-    Index::build(&root, Some(&file), 1 << 20, &BuildProgress::default())
-        .unwrap()
-        .unwrap();
+    Index::build(
+        &root,
+        Some(&file),
+        1 << 20,
+        DEFAULT_PIECE_BYTES,
+        &BuildProgress::default(),
+    )
+    .unwrap()
+    .unwrap();
     // Another root's index.
     let other = tempfile::tempdir().unwrap();
     let e = Index::open(&file, &other.path().canonicalize().unwrap()).unwrap_err();
@@ -298,6 +308,9 @@ fn indexed_ws(root: &Path, watch: bool) -> Workspace {
         dir: None,
         watch,
         rebuild_after: Duration::from_millis(300),
+        // Tiny pieces: most generated files are indexed in several, so every comparison
+        // with the scan also checks searches restricted to the pieces that can match.
+        piece: 48,
         ..IndexOptions::default()
     };
     start(&ws, &opts);
@@ -564,4 +577,80 @@ fn a_restarted_workspace_uses_its_persisted_index() {
             .index
             .is_some()
     );
+}
+
+#[test]
+fn a_large_file_is_indexed_in_pieces_of_whole_lines() {
+    let mut text = String::new();
+    for i in 0..400 {
+        text.push_str(&format!("line {i} of filler text\n"));
+    }
+    let b = text.as_bytes();
+    assert!(
+        build::pieces(b, b.len()).is_empty(),
+        "a small file is one document"
+    );
+    let ps = build::pieces(b, 1000);
+    assert!(ps.len() > 4, "{ps:?}");
+    assert_eq!(ps[0], Piece { start: 0, line: 1 });
+    for w in ps.windows(2) {
+        let (a, z) = (w[0].start as usize, w[1].start as usize);
+        assert!(z - a >= 1000, "each piece holds at least the piece size");
+        assert_eq!(b[z - 1], b'\n', "pieces start at line starts");
+        let lines = b[a..z].iter().filter(|&&c| c == b'\n').count() as u64;
+        assert_eq!(w[1].line, w[0].line + lines);
+    }
+    // A file without newlines cannot be cut.
+    assert!(build::pieces(&[b'x'; 10_000], 100).is_empty());
+}
+
+#[test]
+fn a_search_reads_only_the_pieces_of_a_large_file_that_can_match() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let mut big = String::new();
+    for i in 0..2000 {
+        if i == 1500 {
+            big.push_str("here is PM_RESUME\n");
+        }
+        big.push_str(&format!("PM_ filler {i} RESUME elsewhere\n"));
+    }
+    std::fs::write(root.join("big.c"), &big).unwrap();
+    let ix = Index::build(&root, None, 1 << 20, 4096, &BuildProgress::default())
+        .unwrap()
+        .unwrap();
+    assert!(ix.files()[0].pieces.len() > 10);
+    let cands = ix
+        .candidate_spans(&plan(&line_hir("PM_RESUME", false).unwrap()))
+        .unwrap();
+    let [(0, Some(spans))] = &cands[..] else {
+        panic!("{cands:?}")
+    };
+    assert_eq!(spans.spans.len(), 1, "{spans:?}");
+    let s = spans.spans[0];
+    let found = &big[s.start as usize..s.end as usize];
+    assert!(found.contains("here is PM_RESUME"));
+    assert_eq!(
+        s.line,
+        1 + big[..s.start as usize].matches('\n').count() as u64
+    );
+    // Every piece holds the trigrams of `RESUME`: the whole file is read.
+    let all = ix
+        .candidate_spans(&plan(&line_hir("RESUME", false).unwrap()))
+        .unwrap();
+    assert_eq!(all, vec![(0, None)]);
+    // Through a workspace, with context reaching into the neighbouring pieces.
+    let ws = indexed_ws(&root, true);
+    let scan = Workspace::new(Roots::new([&root]).unwrap());
+    let q = GrepQuery {
+        before_context: 3,
+        after_context: 3,
+        ..GrepQuery::new("PM_RESUME")
+    };
+    let a = search(&ws, &q, &Progress::default()).unwrap();
+    let b = search(&scan, &q, &Progress::default()).unwrap();
+    assert!(a.index.is_some());
+    assert_eq!(format!("{:?}", a.matches), format!("{:?}", b.matches));
+    assert_eq!(a.matches[0].line, 1501);
 }
