@@ -489,11 +489,18 @@ impl RootState {
             && let Some(f) = &file
             && f.exists()
         {
+            let t = Instant::now();
             match Index::open(f, &self.root) {
                 Ok(ix) => {
                     let (changed, total) = self.validate(&ix);
                     // A tree that changed much is rebuilt; else the changes stay dirty.
                     if changed * 8 <= total.max(1) && changed <= MAX_DIRTY {
+                        eprintln!(
+                            "mapgrep: index of {} loaded from {} ({total} files, {changed} changed since; ready in {} ms)",
+                            self.root.display(),
+                            f.display(),
+                            t.elapsed().as_millis()
+                        );
                         *self.index.write().expect("index") = Some(Arc::new(ix));
                         return true;
                     }
@@ -503,6 +510,7 @@ impl RootState {
         }
         let progress = Arc::new(BuildProgress::default());
         *self.building.lock().expect("building") = Some(Arc::clone(&progress));
+        let t = Instant::now();
         let built = Index::build(
             &self.root,
             file.as_deref(),
@@ -513,6 +521,17 @@ impl RootState {
         *self.building.lock().expect("building") = None;
         match built {
             Ok(Some(ix)) => {
+                eprintln!(
+                    "mapgrep: index of {} built ({} files, {} bytes{}; {:.1} s)",
+                    self.root.display(),
+                    ix.files().len(),
+                    ix.size(),
+                    ix.file().map_or(String::from(", in memory"), |f| format!(
+                        ", in {}",
+                        f.display()
+                    )),
+                    t.elapsed().as_secs_f64()
+                );
                 *self.index.write().expect("index") = Some(Arc::new(ix));
                 let mut d = self.dirty.inner.lock().expect("dirty");
                 d.paths.retain(|_, s| *s > seq);
