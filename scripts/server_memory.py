@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""A real server over stdio on a big tree: the first grep of a fresh server against ripgrep,
+then, once the trigram index is ready, the issue-15 query set (latency seen by the client)
+and the server's memory after it (anonymous memory = heap, stacks and the content cache;
+the index file is mapped, not counted). Everything in one run.
+
+Usage: python3 scripts/server_memory.py [--tree corpora/linux] [--mapgrep target/release/mapgrep]
+       [--rg rg] [--rounds 3] [-- extra serve flags, e.g. --content-cache-bytes 0]
+The index is kept in a temporary directory (built by the server it measures), so the first
+grep runs while that build is going on, as on a first start.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+QUERIES = [
+    ("PM_RESUME", {}),
+    ("pm_resume", {"case_insensitive": True}),
+    ("PM_SUSPEND|PM_HIBERNATION_PREPARE|wakeup_source_register|device_wakeup_enable", {}),
+    (r"\bwakeup_source\b", {}),
+    ("[A-Z]+_RESUME", {}),
+    (r"\p{Greek}", {}),
+    (r"\w{5}\s+\w{5}\s+\w{5}", {}),
+]
+
+
+class Server:
+    def __init__(self, cmd):
+        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        self.log = []
+        threading.Thread(target=self._drain, daemon=True).start()
+        self.next = 1
+        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                 "clientInfo": {"name": "memory", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _drain(self):
+        for line in self.p.stderr:
+            self.log.append(line.rstrip("\n"))
+
+    def send(self, o):
+        self.p.stdin.write(json.dumps(o) + "\n")
+        self.p.stdin.flush()
+
+    def call(self, method, params):
+        i = self.next
+        self.next += 1
+        self.send({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                sys.exit("the server closed its output:\n" + "\n".join(self.log[-20:]))
+            m = json.loads(line)
+            if m.get("id") == i:
+                return m
+
+    def grep(self, pattern, extra):
+        args = {"pattern": pattern, "max_results": 100, **extra}
+        t = time.perf_counter()
+        r = self.call("tools/call", {"name": "grep_content", "arguments": args})
+        return time.perf_counter() - t, r
+
+    def memory(self):
+        out = {}
+        with open(f"/proc/{self.p.pid}/smaps_rollup") as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                if k in ("Rss", "Anonymous"):
+                    out[k] = int(v.split()[0]) * 1024
+        return out
+
+    def close(self):
+        self.p.kill()
+        self.p.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tree", default="corpora/linux")
+    ap.add_argument("--mapgrep", default="target/release/mapgrep")
+    ap.add_argument("--rg", default="rg")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("serve_args", nargs="*")
+    a = ap.parse_args()
+    tree = os.path.abspath(a.tree)
+    mg = os.path.abspath(a.mapgrep)
+    # Warm the page cache, then ripgrep's time for the first query.
+    subprocess.run([a.rg, "-c", "PM_RESUME", tree], stdout=subprocess.DEVNULL)
+    t = time.perf_counter()
+    subprocess.run([a.rg, "-n", "PM_RESUME", tree], stdout=subprocess.DEVNULL)
+    rg_first = time.perf_counter() - t
+    with tempfile.TemporaryDirectory() as idx:
+        s = Server([mg, "serve", tree, "--index-dir", idx, *a.serve_args])
+        first, _ = s.grep("PM_RESUME", {})
+        print(f"first grep of a fresh server: {first * 1000:.0f} ms (rg -n: {rg_first * 1000:.0f} ms, "
+              f"ratio {first / rg_first:.2f}); memory after it: {fmt(s.memory())}")
+        t0 = time.time()
+        while not any("index of" in l and ("built" in l or "loaded" in l) for l in s.log):
+            if time.time() - t0 > 600:
+                sys.exit("no index after 10 minutes:\n" + "\n".join(s.log[-20:]))
+            time.sleep(0.2)
+        built = [l for l in s.log if "index of" in l][-1]
+        print(re.sub(r" \(.*?/", " (", built) if "/" in built else built)
+        print(f"memory with the index ready: {fmt(s.memory())}")
+        times = {q: [] for q, _ in QUERIES}
+        for _ in range(a.rounds):
+            for q, extra in QUERIES:
+                dt, r = s.grep(q, extra)
+                if "error" in r or r["result"].get("isError"):
+                    sys.exit(f"{q}: {r}")
+                times[q].append(dt)
+        for q, _ in QUERIES:
+            print(f"  {q[:60]:<60} median {statistics.median(times[q]) * 1000:8.1f} ms")
+        print(f"memory after {a.rounds} rounds of the query set: {fmt(s.memory())}")
+        s.close()
+
+
+def fmt(m):
+    return ", ".join(f"{k} {v / 2**20:.0f} MiB" for k, v in m.items())
+
+
+if __name__ == "__main__":
+    main()
