@@ -24,6 +24,7 @@ mod live;
 mod persist;
 pub mod plan;
 pub mod trigram;
+mod watch;
 
 use std::path::{Path, PathBuf};
 

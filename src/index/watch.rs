@@ -1,0 +1,223 @@
+//! The watcher of a root and the dirty paths it reports, with the catch-up barrier of
+//! numbered marks in a private directory (see the `live` module docs).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// Dirty paths and the watcher's health.
+#[derive(Default)]
+pub(super) struct Dirty {
+    pub(super) inner: Mutex<DirtyInner>,
+    pub(super) cond: Condvar,
+    pub(super) healthy: AtomicBool,
+    /// Where searches leave marks for the watcher (the catch-up barrier); none: searches
+    /// validate by metadata.
+    pub(super) marks: std::sync::OnceLock<Marks>,
+    /// The highest mark the watcher reported.
+    pub(super) seen_mark: AtomicU64,
+}
+
+/// A private directory of mark files (see the module docs), removed with the watcher.
+pub(super) struct Marks {
+    dir: PathBuf,
+    next: AtomicU64,
+}
+
+impl Marks {
+    /// Creates a new private directory under `base` (which must lie outside every root).
+    fn create(base: &Path) -> std::io::Result<Marks> {
+        use std::os::unix::fs::DirBuilderExt;
+        static N: AtomicU64 = AtomicU64::new(0);
+        std::fs::create_dir_all(base)?;
+        // Directories a process that ended left behind (it cannot remove its own at exit).
+        for e in std::fs::read_dir(base)?.flatten() {
+            let name = e.file_name();
+            let pid = name
+                .to_str()
+                .and_then(|n| n.strip_prefix("mapgrep-marks-"))
+                .and_then(|n| n.split('-').next())
+                .and_then(|p| p.parse::<u32>().ok());
+            if let Some(pid) = pid
+                && !Path::new(&format!("/proc/{pid}")).exists()
+            {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+        let mut last = None;
+        for _ in 0..16 {
+            let dir = base.join(format!(
+                "mapgrep-marks-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => {
+                    return Ok(Marks {
+                        dir,
+                        next: AtomicU64::new(0),
+                    });
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.expect("tried"))
+    }
+
+    /// The mark number of `p`, if it is one of ours.
+    fn number(&self, p: &Path) -> Option<u64> {
+        if p.parent() != Some(&self.dir) {
+            return None;
+        }
+        p.file_name()?.to_str()?.strip_prefix('m')?.parse().ok()
+    }
+}
+
+impl Drop for Marks {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[derive(Default)]
+pub(super) struct DirtyInner {
+    pub(super) paths: HashMap<PathBuf, u64>,
+    pub(super) seq: u64,
+    pub(super) last: Option<Instant>,
+}
+
+/// Dirty paths beyond this make a search validate by metadata (and the rebuild start).
+pub(super) const MAX_DIRTY: usize = 2000;
+
+impl Dirty {
+    pub(super) fn mark(&self, root: &Path, p: &Path) {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let target = if matches!(name, ".gitignore" | ".ignore" | ".rgignore") {
+            p.parent().unwrap_or(root)
+        } else if p.ends_with(".git/info/exclude") {
+            root
+        } else {
+            p
+        };
+        let mut d = self.inner.lock().expect("dirty");
+        d.seq += 1;
+        let seq = d.seq;
+        d.paths.insert(target.to_path_buf(), seq);
+        d.last = Some(Instant::now());
+        drop(d);
+        self.cond.notify_all();
+    }
+
+    pub(super) fn lost(&self, root: &Path, why: &str) {
+        if self.healthy.swap(false, Ordering::Relaxed) {
+            eprintln!(
+                "mapgrep: watching {} stopped ({why}); the index is used after validating files by metadata",
+                root.display()
+            );
+        }
+        self.cond.notify_all();
+    }
+
+    /// Waits until the watcher has delivered every event queued before this call.
+    /// Waits until the watcher has reported every change made before the call (see the
+    /// module docs). False when it cannot tell: then the caller validates by metadata.
+    pub(super) fn sync(&self) -> bool {
+        let Some(m) = self.marks.get() else {
+            return false;
+        };
+        if !self.healthy.load(Ordering::Relaxed) {
+            return false;
+        }
+        let n = m.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let mark = m.dir.join(format!("m{n}"));
+        if std::fs::File::create(&mark).is_err() {
+            return false;
+        }
+        let _ = std::fs::remove_file(&mark);
+        let deadline = Instant::now() + Duration::from_millis(200);
+        let mut d = self.inner.lock().expect("dirty");
+        while self.seen_mark.load(Ordering::Acquire) < n {
+            let now = Instant::now();
+            if now >= deadline || !self.healthy.load(Ordering::Relaxed) {
+                return false;
+            }
+            d = self.cond.wait_timeout(d, deadline - now).expect("dirty").0;
+        }
+        true
+    }
+
+    pub(super) fn snapshot(&self) -> Vec<PathBuf> {
+        self.inner
+            .lock()
+            .expect("dirty")
+            .paths
+            .keys()
+            .cloned()
+            .collect()
+    }
+}
+
+/// Watches `root` (and a new marks directory under `marks_base`, if given) for `dirty`.
+pub(super) fn watch(
+    root: &Path,
+    dirty: &Arc<Dirty>,
+    marks_base: Option<&Path>,
+) -> Result<notify::RecommendedWatcher, String> {
+    use notify::Watcher;
+    use notify::event::{AccessKind, AccessMode, EventKind};
+    let (r, d) = (root.to_path_buf(), Arc::clone(dirty));
+    let mut w = notify::recommended_watcher(move |res: notify::Result<notify::Event>| match res {
+        Ok(ev) => {
+            if ev.need_rescan() {
+                d.lost(&r, "the event queue overflowed");
+                return;
+            }
+            if let Some(m) = d.marks.get()
+                && let Some(n) = ev.paths.iter().filter_map(|p| m.number(p)).max()
+            {
+                d.seen_mark.fetch_max(n, Ordering::Release);
+                let _g = d.inner.lock().expect("dirty");
+                d.cond.notify_all();
+                return;
+            }
+            match ev.kind {
+                EventKind::Access(AccessKind::Close(AccessMode::Write)) | EventKind::Any => {
+                    ev.paths.iter().for_each(|p| d.mark(&r, p))
+                }
+                EventKind::Access(_) => {}
+                _ => {
+                    if ev.paths.contains(&r) && ev.kind.is_remove() {
+                        d.lost(&r, "the root was removed");
+                    }
+                    ev.paths.iter().for_each(|p| d.mark(&r, p));
+                }
+            }
+        }
+        Err(e) => d.lost(&r, &e.to_string()),
+    })
+    .map_err(|e| e.to_string())?;
+    w.watch(root, notify::RecursiveMode::Recursive)
+        .map_err(|e| e.to_string())?;
+    match marks_base.map(Marks::create) {
+        Some(Ok(m)) => match w.watch(&m.dir, notify::RecursiveMode::NonRecursive) {
+            Ok(()) => {
+                let _ = dirty.marks.set(m);
+            }
+            Err(e) => eprintln!(
+                "mapgrep: cannot watch {} ({e}); searches of {} validate files by metadata",
+                m.dir.display(),
+                root.display()
+            ),
+        },
+        Some(Err(e)) => eprintln!(
+            "mapgrep: cannot create a marks directory under {} ({e}); searches of {} validate files by metadata",
+            marks_base.map_or(Path::new(""), |b| b).display(),
+            root.display()
+        ),
+        None => {}
+    }
+    dirty.healthy.store(true, Ordering::Relaxed);
+    Ok(w)
+}
