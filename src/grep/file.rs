@@ -13,7 +13,7 @@ use super::collect::{Collector, Display, FileResult, Stats, record};
 use super::{
     Caches, Compiled, ContextLine, GrepMatch, GrepQuery, Hit, MAX_LINE_BYTES, Progress, hints,
 };
-use crate::index::{Ident, Span, Spans};
+use crate::index::{Ident, Known, Span};
 use crate::source::{self, FileId, SourceOptions};
 use crate::workspace::Workspace;
 
@@ -69,11 +69,7 @@ pub(super) fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
         }
         Ok((_, hay)) => {
             let found = search_loaded(path, &hay, || {
-                let at = Where {
-                    mode: Mode::Walk,
-                    spans: None,
-                };
-                search_bytes(&hay, &mut cache, ctx, &name, limit, at)
+                search_bytes(&hay, &mut cache, ctx, &name, limit, Where::walk(None))
             });
             match found {
                 Some(found) => record(ctx.collector, ctx.stats, &name, found),
@@ -100,6 +96,16 @@ pub(super) enum Mode {
 pub(super) struct Where<'a> {
     pub(super) mode: Mode,
     pub(super) spans: Option<&'a [Span]>,
+}
+
+impl<'a> Where<'a> {
+    /// A file just read, searched in `spans` (`None`: all of it).
+    pub(super) fn walk(spans: Option<&'a [Span]>) -> Where<'a> {
+        Where {
+            mode: Mode::Walk,
+            spans,
+        }
+    }
 }
 
 /// A worker thread's reusable state: the read buffer and the regex cache (whose lazy DFA
@@ -130,16 +136,17 @@ pub(super) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// Searches one walked file (only `spans` of it while it keeps the identity they were
-    /// recorded with), from the content cache when it is unchanged.
+    /// Searches one walked file (only the spans the index `known` names, while the file
+    /// keeps the identity they were recorded with), from the content cache when it is
+    /// unchanged.
     pub(super) fn search_file(
         &self,
         path: &Path,
         name: Option<&str>,
-        spans: Option<&Spans>,
+        known: Option<&Known>,
         scratch: &mut Scratch,
     ) {
-        self.search_file_in(path, name, spans, scratch);
+        self.search_file_in(path, name, known, scratch);
         // A buffer grown by one large file (up to the 64 MiB read limit) is not kept: many
         // concurrent searches, each with a worker per core, would each hold one.
         if scratch.buf.capacity() > SCRATCH_KEEP {
@@ -151,7 +158,7 @@ impl Ctx<'_> {
         &self,
         path: &Path,
         name: Option<&str>,
-        spans: Option<&Spans>,
+        known: Option<&Known>,
         scratch: &mut Scratch,
     ) {
         let Scratch { buf, cache } = scratch;
@@ -175,17 +182,22 @@ impl Ctx<'_> {
         let ws = self.ws;
         // The index's spans hold for the file it recorded, not for another version.
         let spans_for = |id: &FileId| {
-            spans
-                .filter(|s| s.id == Ident::from_id(id))
-                .map(|s| &*s.spans)
+            known
+                .filter(|k| k.id == Ident::from_id(id))
+                .and_then(|k| k.spans.as_deref())
         };
-        let cached = ws.caches_contents().then(|| {
-            std::fs::metadata(path)
+        let cached = match known {
+            // The selection just vouched for the file's identity: no need to look again.
+            Some(k) => ws
+                .cached_version(path)
+                .filter(|(id, _)| Ident::from_id(id) == k.id),
+            None if ws.caches_contents() => std::fs::metadata(path)
                 .ok()
                 .map(|md| FileId::from_metadata(&md))
-                .and_then(|id| Some((ws.cached_content(path, &id)?, id)))
-        });
-        let found = if let Some(Some((bytes, id))) = cached {
+                .and_then(|id| Some((id, ws.cached_content(path, &id)?))),
+            None => None,
+        };
+        let found = if let Some((id, bytes)) = cached {
             // Only text files (no NUL in the first 64 KiB) are cached: skip that probe.
             let at = Where {
                 mode: Mode::CachedText,
@@ -197,7 +209,7 @@ impl Ctx<'_> {
             // page faults); only very large files are mapped, or, when the index says which
             // parts can match, files large enough to be indexed in pieces (a file too large
             // for the content cache then has only those parts touched).
-            let map_min = if spans.is_some() {
+            let map_min = if known.is_some_and(|k| k.spans.is_some()) {
                 PIECED_MAP_MIN
             } else {
                 WALK_MMAP_MIN
@@ -211,10 +223,7 @@ impl Ctx<'_> {
                     {
                         ws.cache_content(path, id, &hay);
                     }
-                    let at = Where {
-                        mode: Mode::Walk,
-                        spans,
-                    };
+                    let at = Where::walk(spans);
                     let found = search_loaded(path, &hay, || {
                         search_bytes(&hay, cache, self, name, limit, at)
                     });

@@ -110,17 +110,17 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
     Ok(())
 }
 
-/// Searches `files` (with their display names if known, and the only spans of each that
-/// can match if the index knows them) on a fixed set of workers pulling from a shared
+/// Searches `files` (with their display names if known, and what the index knows of each:
+/// its current identity and the only spans that can match) on a fixed set of workers pulling from a shared
 /// counter: each keeps one scratch (buffer + regex cache) for the whole call, so the lazy DFA
 /// is built once per thread.
 fn search_list(
     ctx: &Ctx<'_>,
     files: &[std::path::PathBuf],
     names: Option<&[String]>,
-    spans: Option<&[Option<crate::index::Spans>]>,
+    known: Option<&[Option<crate::index::Known>]>,
 ) {
-    let spans_of = |i: usize| spans.and_then(|s| s[i].as_ref());
+    let known_of = |i: usize| known.and_then(|k| k[i].as_ref());
     ctx.progress
         .files_total
         .fetch_add(files.len() as u64, Ordering::Relaxed);
@@ -136,7 +136,7 @@ fn search_list(
             if ctx.progress.is_cancelled() {
                 break;
             }
-            ctx.search_file(f, names.map(|n| n[i].as_str()), spans_of(i), &mut scratch);
+            ctx.search_file(f, names.map(|n| n[i].as_str()), known_of(i), &mut scratch);
         }
         return;
     }
@@ -150,7 +150,7 @@ fn search_list(
                         break;
                     }
                     let name = names.map(|n| n[i].as_str());
-                    ctx.search_file(&files[i], name, spans_of(i), &mut scratch);
+                    ctx.search_file(&files[i], name, known_of(i), &mut scratch);
                 }
             });
         }
@@ -206,6 +206,6 @@ fn indexed(ctx: &Ctx<'_>, dir: &Path, wb: &WalkBuilder) -> bool {
     ctx.stats
         .searched
         .fetch_add(sel.used.ruled_out, Ordering::Relaxed);
-    search_list(ctx, &sel.search, None, Some(&sel.spans));
+    search_list(ctx, &sel.search, None, Some(&sel.known));
     true
 }

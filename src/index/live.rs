@@ -25,7 +25,8 @@ use std::time::{Duration, Instant};
 use super::build::{BuildProgress, rel_bytes, walker};
 use super::watch::{Dirty, MAX_DIRTY, watch};
 use super::{
-    Candidate, FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, Ident, Index, Spans, TriQuery, line_hir, plan,
+    Candidate, FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, Ident, Index, Known, Span, TriQuery, line_hir,
+    plan,
 };
 use crate::workspace::Workspace;
 
@@ -468,8 +469,9 @@ pub struct SelectQuery<'a> {
 /// The files a search of directory `dir` must read, and the binary files it would skip.
 pub struct Selection {
     pub search: Vec<PathBuf>,
-    /// Beside each of `search`: the only parts of it that can match, if the index knows.
-    pub spans: Vec<Option<Spans>>,
+    /// Beside each of `search`: what the index knows of it (its current identity and the
+    /// only parts of it that can match), if it lists it.
+    pub known: Vec<Option<Known>>,
     pub binary: Vec<PathBuf>,
     pub used: IndexUse,
 }
@@ -561,7 +563,7 @@ fn watched(
         st.root
             .join(<std::ffi::OsStr as FromChecked>::from_encoded_bytes_checked(&files[i].path))
     };
-    let mut search: Vec<(PathBuf, Option<Spans>)> = Vec::new();
+    let mut search: Vec<(PathBuf, Option<Known>)> = Vec::new();
     let mut binary = Vec::new();
     let mut ruled_out = 0;
     let lo = ids.partition_point(|c| (c.0 as usize) < range.start);
@@ -578,7 +580,8 @@ fn watched(
         if f.flags & FLAG_UNREAD != 0 {
             search.push((path(i), None));
         } else if let Some(spans) = spans {
-            search.push((path(i), spans));
+            // Not dirty: the watcher vouches that the file is still the version indexed.
+            search.push((path(i), Some(Known { id: f.id, spans })));
         } else if f.flags & FLAG_BINARY != 0 {
             binary.push(path(i));
         } else {
@@ -609,7 +612,7 @@ fn watched(
             same
         });
     }
-    let (search, spans): (Vec<PathBuf>, Vec<Option<Spans>>) = search.into_iter().unzip();
+    let (search, known): (Vec<PathBuf>, Vec<Option<Known>>) = search.into_iter().unzip();
     Selection {
         used: IndexUse {
             in_scope: range.len() as u64,
@@ -618,15 +621,15 @@ fn watched(
             ruled_out,
         },
         search,
-        spans,
+        known,
         binary,
     }
 }
 
 fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilder) -> Selection {
-    let mut cand: Vec<Option<Option<&Spans>>> = vec![None; ix.files().len()];
+    let mut cand: Vec<Option<Option<&[Span]>>> = vec![None; ix.files().len()];
     for (i, spans) in ids {
-        cand[*i as usize] = Some(spans.as_ref());
+        cand[*i as usize] = Some(spans.as_deref());
     }
     let out = Mutex::new((Vec::new(), Vec::new(), 0u64, 0u64));
     wb.build_parallel().run(|| {
@@ -648,7 +651,12 @@ fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilde
                 Some(i) => {
                     o.2 += 1;
                     if let Some(spans) = cand[i] {
-                        o.0.push((e.into_path(), spans.cloned()));
+                        // Just seen with the identity indexed.
+                        let k = Known {
+                            id: ix.files()[i].id,
+                            spans: spans.map(Into::into),
+                        };
+                        o.0.push((e.into_path(), Some(k)));
                     } else if ix.files()[i].flags & FLAG_BINARY != 0 {
                         o.1.push(e.into_path());
                     } else {
@@ -660,19 +668,19 @@ fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilde
             ignore::WalkState::Continue
         })
     });
-    let (mut search, mut binary, known, ruled_out) = out.into_inner().expect("selection");
-    search.sort_by(|a: &(PathBuf, Option<Spans>), b| a.0.cmp(&b.0));
+    let (mut search, mut binary, in_scope, ruled_out) = out.into_inner().expect("selection");
+    search.sort_by(|a: &(PathBuf, Option<Known>), b| a.0.cmp(&b.0));
     binary.sort();
-    let (search, spans): (Vec<PathBuf>, Vec<Option<Spans>>) = search.into_iter().unzip();
+    let (search, known): (Vec<PathBuf>, Vec<Option<Known>>) = search.into_iter().unzip();
     Selection {
         used: IndexUse {
-            in_scope: known,
+            in_scope,
             searched: search.len() as u64,
             validated: true,
             ruled_out,
         },
         search,
-        spans,
+        known,
         binary,
     }
 }

@@ -26,6 +26,7 @@ pub mod plan;
 pub mod trigram;
 mod watch;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use build::BuildProgress;
@@ -114,16 +115,18 @@ pub struct Span {
     pub line: u64,
 }
 
-/// The parts of a candidate file that can hold a match, valid while the file keeps the
-/// identity the index recorded (else the whole file is searched).
+/// A candidate file as the index knows it: the identity it recorded, which the selection
+/// found to be the file's current one (so a copy of that version may be used without
+/// another look at the file), and the parts of it that can hold a match (`None`: all of
+/// it), valid while the file keeps that identity (else the whole file is searched).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Spans {
+pub struct Known {
     pub id: Ident,
-    pub spans: Box<[Span]>,
+    pub spans: Option<Box<[Span]>>,
 }
 
 /// A file a search must read, and where (`None`: all of it).
-pub type Candidate = (u32, Option<Spans>);
+pub type Candidate = (u32, Option<Box<[Span]>>);
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SegmentMeta {
@@ -381,10 +384,7 @@ impl Index {
                         }),
                     }
                 }
-                Spans {
-                    id: f.id,
-                    spans: spans.into(),
-                }
+                spans.into()
             });
             out.push((file as u32, spans));
             i = j;
@@ -397,7 +397,7 @@ impl Index {
         let run = || {
             let mut out = Vec::new();
             for s in &self.segments {
-                match self.eval(s, q) {
+                match self.eval(s, q, &mut HashMap::new()) {
                     Ids::All => out.extend(s.first..s.end),
                     Ids::Some(v) => out.extend(v),
                 }
@@ -443,15 +443,21 @@ impl Index {
         out
     }
 
-    fn eval(&self, s: &SegmentMeta, q: &TriQuery) -> Ids {
+    /// The documents of segment `s` that `q` admits; `memo` keeps each trigram's list
+    /// decoded once (a case-insensitive plan names the same trigram many times).
+    fn eval(&self, s: &SegmentMeta, q: &TriQuery, memo: &mut HashMap<Trigram, Vec<u32>>) -> Ids {
         match q {
             TriQuery::All => Ids::All,
             TriQuery::None => Ids::Some(Vec::new()),
-            TriQuery::Tri(t) => Ids::Some(self.postings(s, *t)),
+            TriQuery::Tri(t) => Ids::Some(
+                memo.entry(*t)
+                    .or_insert_with(|| self.postings(s, *t))
+                    .clone(),
+            ),
             TriQuery::And(v) => {
                 let mut lists: Vec<Vec<u32>> = Vec::new();
                 for sub in v {
-                    match self.eval(s, sub) {
+                    match self.eval(s, sub, memo) {
                         Ids::All => {}
                         Ids::Some(l) if l.is_empty() => return Ids::Some(l),
                         Ids::Some(l) => lists.push(l),
@@ -473,7 +479,7 @@ impl Index {
             TriQuery::Or(v) => {
                 let mut acc = Vec::new();
                 for sub in v {
-                    match self.eval(s, sub) {
+                    match self.eval(s, sub, memo) {
                         Ids::All => return Ids::All,
                         Ids::Some(l) => acc = union(&acc, &l),
                     }

@@ -627,8 +627,8 @@ fn a_search_reads_only_the_pieces_of_a_large_file_that_can_match() {
     let [(0, Some(spans))] = &cands[..] else {
         panic!("{cands:?}")
     };
-    assert_eq!(spans.spans.len(), 1, "{spans:?}");
-    let s = spans.spans[0];
+    assert_eq!(spans.len(), 1, "{spans:?}");
+    let s = spans[0];
     let found = &big[s.start as usize..s.end as usize];
     assert!(found.contains("here is PM_RESUME"));
     assert_eq!(
