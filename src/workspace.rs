@@ -6,7 +6,8 @@
 //! stale; a regex by its pattern and flags.
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -35,6 +36,9 @@ pub const DEFAULT_SEARCH_TIMEOUT: std::time::Duration = std::time::Duration::fro
 
 /// Default byte budget of the file-content cache (0 in the command line).
 pub const DEFAULT_CONTENT_BUDGET: usize = 0;
+
+/// The content cache's doorkeeper forgets every file read once when it holds this many.
+const MAX_SEEN: usize = 1 << 20;
 
 /// Files larger than this are never kept in the content cache.
 pub const MAX_CACHED_FILE: u64 = 8 * 1024 * 1024;
@@ -155,6 +159,7 @@ impl WorkspaceBuilder {
             limits: self.limits.clone(),
             indexes: Mutex::new(FileCache::new(self.index_budget)),
             contents: Mutex::new(FileCache::new(self.content_budget)),
+            seen: Mutex::new(HashSet::new()),
             content_budget: self.content_budget,
             parses: Mutex::new(LruCache::new(self.outline_budget)),
             allow_write: self.allow_write,
@@ -199,6 +204,10 @@ pub struct Workspace {
     limits: Limits,
     indexes: Mutex<FileCache<Arc<LineIndex>>>,
     contents: Mutex<FileCache<Arc<[u8]>>>,
+    /// The content cache's doorkeeper: hashes of (path, identity) of files read once. A
+    /// file enters the cache when it is read again, so a one-off scan (a fresh server's
+    /// first search) does not pay for filling it.
+    seen: Mutex<HashSet<u64>>,
     content_budget: usize,
     /// Parses of files (markdown outlines, code structures), by path and type.
     parses: Mutex<ParseCache>,
@@ -398,8 +407,11 @@ impl Workspace {
         self.contents.lock().expect("content cache lock").get(path)
     }
 
-    /// Remembers the bytes of `path` as read from a file with identity `id`.
-    pub fn cache_content(&self, path: &Path, id: FileId, bytes: &[u8]) {
+    /// Remembers the bytes of `path` as read from a file with identity `id`, the second
+    /// time they are read. `chosen`: the file was picked for this search (by the trigram
+    /// index), so it may evict the least recently used; else (a scan's file) it is kept only
+    /// if it fits, as a scan would otherwise evict everything in turn.
+    pub fn cache_content(&self, path: &Path, id: FileId, bytes: &[u8], chosen: bool) {
         if !self.caches_contents()
             || id.len > MAX_CACHED_FILE
             || bytes.len() as u64 != id.len
@@ -407,12 +419,27 @@ impl Workspace {
         {
             return;
         }
+        let key = {
+            let mut h = std::hash::DefaultHasher::new();
+            (path, id.ino, id.len, id.mtime, id.ctime).hash(&mut h);
+            h.finish()
+        };
+        {
+            let mut seen = self.seen.lock().expect("doorkeeper lock");
+            if seen.len() >= MAX_SEEN {
+                seen.clear();
+            }
+            if seen.insert(key) {
+                return;
+            }
+        }
         let value: Arc<[u8]> = Arc::from(bytes);
-        // Searches scan: admit what fits, never evict for a scan (see `insert_if_room`).
-        self.contents
-            .lock()
-            .expect("content cache lock")
-            .insert_if_room(path.to_path_buf(), id, value, bytes.len());
+        let mut cache = self.contents.lock().expect("content cache lock");
+        if chosen {
+            cache.insert(path.to_path_buf(), id, value, bytes.len());
+        } else {
+            cache.insert_if_room(path.to_path_buf(), id, value, bytes.len());
+        }
     }
 
     /// Bytes the content cache holds now.

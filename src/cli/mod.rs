@@ -94,8 +94,9 @@ pub struct ServeArgs {
     pub index: index::ServeIndexArgs,
 }
 
-/// The server's default content-cache budget: 2 GiB.
-pub const DEFAULT_SERVER_CONTENT_CACHE: usize = 2 << 30;
+/// The server's default content-cache budget: 256 MiB (with a ready trigram index most
+/// searches read a few files; see BENCHMARKS.md for what the cache gains and costs).
+pub const DEFAULT_SERVER_CONTENT_CACHE: usize = 256 << 20;
 
 /// Parses the process arguments and runs the command.
 pub fn run() -> anyhow::Result<ExitCode> {

@@ -191,11 +191,10 @@ impl Ctx<'_> {
             Some(k) => ws
                 .cached_version(path)
                 .filter(|(id, _)| Ident::from_id(id) == k.id),
-            None if ws.caches_contents() => std::fs::metadata(path)
-                .ok()
-                .map(|md| FileId::from_metadata(&md))
-                .and_then(|id| Some((id, ws.cached_content(path, &id)?))),
-            None => None,
+            // A file not cached costs no stat here (a cold scan reads it at once).
+            None => ws.cached_version(path).filter(|(id, _)| {
+                std::fs::metadata(path).is_ok_and(|md| FileId::from_metadata(&md) == *id)
+            }),
         };
         let found = if let Some((id, bytes)) = cached {
             // Only text files (no NUL in the first 64 KiB) are cached: skip that probe.
@@ -221,7 +220,7 @@ impl Ctx<'_> {
                     if let Some(id) = id
                         && memchr::memchr(0, &hay[..hay.len().min(BINARY_PROBE)]).is_none()
                     {
-                        ws.cache_content(path, id, &hay);
+                        ws.cache_content(path, id, &hay, known.is_some());
                     }
                     let at = Where::walk(spans);
                     let found = search_loaded(path, &hay, || {

@@ -187,6 +187,8 @@ pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<Grep
     }
     let collector = Mutex::new(Collector::new(q.max_results, q.cursor.clone()));
     let stats = Stats::default();
+    // An index build in the background waits while this search runs.
+    let _running = crate::index::searching(ws);
     for (given, resolved, is_dir) in &targets {
         let display = Display::new(ws, q, given, resolved);
         let ctx = Ctx {

@@ -376,6 +376,9 @@ fn a_caching_workspace_sees_every_change_between_calls() {
             .collect::<Vec<_>>()
     };
     assert_eq!(found(&ws), want(&[("d/a.txt", 1), ("d/c.txt", 1)]));
+    // A file read once is not kept (a one-off scan does not pay for filling the cache).
+    assert_eq!(ws.content_cache_bytes(), 0);
+    assert_eq!(found(&ws), want(&[("d/a.txt", 1), ("d/c.txt", 1)]));
     // Cached now (old mtimes): same answer from the caches.
     assert_eq!(found(&ws), want(&[("d/a.txt", 1), ("d/c.txt", 1)]));
     assert!(ws.content_cache_bytes() > 0);
@@ -456,4 +459,36 @@ fn a_caching_workspace_honours_every_ignore_source() {
     std::fs::write(p.join(".git/info/exclude"), "d/a.txt\n").unwrap();
     age(&p.join(".git/info/exclude"));
     assert_eq!(found(&ws), ["d/b.txt"]);
+}
+
+#[test]
+fn the_content_cache_admits_a_file_read_twice_and_only_an_indexed_pick_evicts() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().canonicalize().unwrap();
+    let (a, b) = (p.join("a.txt"), p.join("b.txt"));
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for f in [&a, &b] {
+        std::fs::write(f, "x".repeat(600 << 10)).unwrap();
+        // Files written just now are never cached (their change could be missed).
+        let h = std::fs::File::options().write(true).open(f).unwrap();
+        h.set_modified(old).unwrap();
+    }
+    let ws = caching_ws(&p);
+    let put = |f: &Path, chosen: bool| {
+        let id = crate::source::FileId::from_metadata(&std::fs::metadata(f).unwrap());
+        ws.cache_content(f, id, &std::fs::read(f).unwrap(), chosen);
+    };
+    put(&a, false);
+    assert_eq!(ws.content_cache_bytes(), 0, "read once");
+    put(&a, false);
+    assert!(ws.cached_version(&a).is_some(), "read twice");
+    // A scan's file that does not fit is not kept, and evicts nothing.
+    put(&b, false);
+    put(&b, false);
+    assert!(ws.cached_version(&b).is_none());
+    assert!(ws.cached_version(&a).is_some());
+    // A file the index picked evicts the least recently used.
+    put(&b, true);
+    assert!(ws.cached_version(&b).is_some());
+    assert!(ws.cached_version(&a).is_none());
 }

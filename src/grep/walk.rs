@@ -71,17 +71,33 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
             follow_links: ctx.q.follow_links,
             display_prefix: ctx.display.prefix.clone(),
         };
-        let list = ctx
-            .ws
-            .state::<WalkCache>()
-            .list(&key, || WalkList::build(&wb, &key, |p| ctx.display.of(p)));
-        for e in &list.errors {
-            ctx.stats.error(e.clone());
+        let cache = ctx.ws.state::<WalkCache>();
+        if let Some(list) = cache.fresh(&key) {
+            for e in &list.errors {
+                ctx.stats.error(e.clone());
+            }
+            search_list(ctx, &list.files, Some(&list.names), None);
+            return Ok(());
         }
-        search_list(ctx, &list.files, Some(&list.names), None);
+        // No list yet (or a stale one): search the files as the walk finds them, and keep
+        // the list it makes unless the search was stopped.
+        let list = WalkList::build(
+            &wb,
+            &key,
+            |p| ctx.display.of(p),
+            || {
+                let mut scratch = Scratch::new(ctx.compiled);
+                move |path: &Path| walked_file(ctx, dir, path, &mut scratch)
+            },
+        );
+        if let Some(list) = list {
+            for e in &list.errors {
+                ctx.stats.error(e.clone());
+            }
+            cache.keep(key, list);
+        }
         return Ok(());
     }
-    let roots = ctx.ws.roots();
     wb.build_parallel().run(|| {
         let mut scratch = Scratch::new(ctx.compiled);
         Box::new(move |entry| {
@@ -98,16 +114,27 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return WalkState::Continue;
             }
-            let path = entry.path();
-            // The walk starts inside a root and never follows links; a final check costs
-            // nothing and keeps the invariant local.
-            if roots.contains(path) || path.starts_with(dir) {
-                ctx.search_file(path, None, None, &mut scratch);
+            if walked_file(ctx, dir, entry.path(), &mut scratch) {
+                WalkState::Continue
+            } else {
+                WalkState::Quit
             }
-            WalkState::Continue
         })
     });
     Ok(())
+}
+
+/// Searches a file a walk of `dir` found; false once the search is cancelled.
+fn walked_file(ctx: &Ctx<'_>, dir: &Path, path: &Path, scratch: &mut Scratch) -> bool {
+    if ctx.progress.is_cancelled() {
+        return false;
+    }
+    // The walk starts inside a root and never follows links; a final check costs nothing
+    // and keeps the invariant local.
+    if ctx.ws.roots().contains(path) || path.starts_with(dir) {
+        ctx.search_file(path, None, None, scratch);
+    }
+    true
 }
 
 /// Searches `files` (with their display names if known, and what the index knows of each:

@@ -55,22 +55,19 @@ const WALK_CACHE_ENTRIES: usize = 32;
 pub struct WalkCache(Mutex<std::collections::HashMap<WalkKey, std::sync::Arc<WalkList>>>);
 
 impl WalkCache {
-    /// The file list of a walk: the cached one if nothing it depends on changed, else a new
-    /// one from `walk` (kept for next time; a few dozen lists at most).
-    pub fn list(&self, key: &WalkKey, walk: impl FnOnce() -> WalkList) -> std::sync::Arc<WalkList> {
+    /// The kept file list of a walk, if nothing it depends on changed.
+    pub fn fresh(&self, key: &WalkKey) -> Option<std::sync::Arc<WalkList>> {
         let cached = self.0.lock().expect("walk cache lock").get(key).cloned();
-        if let Some(list) = cached
-            && list.is_fresh()
-        {
-            return list;
-        }
-        let list = std::sync::Arc::new(walk());
+        cached.filter(|list| list.is_fresh())
+    }
+
+    /// Keeps `list` for the next walk of `key` (a few dozen lists at most).
+    pub fn keep(&self, key: WalkKey, list: WalkList) {
         let mut walks = self.0.lock().expect("walk cache lock");
         if walks.len() >= WALK_CACHE_ENTRIES {
             walks.clear();
         }
-        walks.insert(key.clone(), std::sync::Arc::clone(&list));
-        list
+        walks.insert(key, std::sync::Arc::new(list));
     }
 }
 
@@ -93,20 +90,31 @@ pub struct WalkList {
 }
 
 impl WalkList {
-    /// Walks `builder` (already configured for `key`) and records the list.
-    pub fn build(
+    /// Walks `builder` (already configured for `key`) and records the list; each walker
+    /// thread hands the files it finds to a visitor of its own (made by `visitor`) as it
+    /// goes, so the first search of a tree is not held up by listing it first. `None` when
+    /// a visitor stopped the walk (the list is incomplete).
+    pub fn build<V: FnMut(&Path) -> bool + Send>(
         builder: &WalkBuilder,
         key: &WalkKey,
         name: impl Fn(&Path) -> String + Sync,
-    ) -> WalkList {
+        visitor: impl Fn() -> V + Sync,
+    ) -> Option<WalkList> {
         let files = Mutex::new(Vec::new());
         let dirs = Mutex::new(Vec::new());
         let errors = Mutex::new(Vec::new());
+        let stopped = std::sync::atomic::AtomicBool::new(false);
         builder.build_parallel().run(|| {
-            Box::new(|entry| {
+            let mut visit = visitor();
+            let (files, dirs, errors, stopped) = (&files, &dirs, &errors, &stopped);
+            Box::new(move |entry| {
                 match entry {
                     Ok(e) => match e.file_type() {
                         Some(t) if t.is_file() => {
+                            if !visit(e.path()) {
+                                stopped.store(true, std::sync::atomic::Ordering::Relaxed);
+                                return WalkState::Quit;
+                            }
                             files.lock().expect("walk list").push(e.into_path());
                         }
                         Some(t) if t.is_dir() => {
@@ -119,6 +127,9 @@ impl WalkList {
                 WalkState::Continue
             })
         });
+        if stopped.into_inner() {
+            return None;
+        }
         let mut files = files.into_inner().expect("walk list");
         files.sort_unstable();
         let dirs = dirs.into_inner().expect("walk list");
@@ -160,14 +171,14 @@ impl WalkList {
             .iter()
             .any(|(_, st)| st.is_some_and(|(_, m)| is_recent(m, now)));
         let names = files.par_iter().map(|f| name(f)).collect();
-        WalkList {
+        Some(WalkList {
             files,
             names,
             watched,
             sources,
             errors: errors.into_inner().expect("walk list"),
             racy,
-        }
+        })
     }
 
     /// Whether nothing the list depends on has changed.

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -111,6 +112,45 @@ pub struct BuildProgress {
     /// Files to index (0 until the walk is done).
     pub files_total: AtomicU64,
     pub stop: AtomicBool,
+    /// Searches running in the workspace: the build gives them the cores.
+    pub searches: Arc<AtomicUsize>,
+    /// Until when the build goes on without yielding, after it yielded as long as it may.
+    no_yield_until: Mutex<Option<Instant>>,
+}
+
+/// The longest a build waits for running searches before it reads its next files (so it
+/// still progresses under constant load).
+const YIELD_MAX: Duration = Duration::from_secs(1);
+
+impl BuildProgress {
+    /// Progress of a build that yields to the searches `searches` counts.
+    pub fn yielding_to(searches: Arc<AtomicUsize>) -> BuildProgress {
+        BuildProgress {
+            searches,
+            ..BuildProgress::default()
+        }
+    }
+
+    /// Waits while a search runs: a fresh server's first searches scan the tree on the
+    /// cores the build would take. A wait lasts at most [`YIELD_MAX`], and is followed by
+    /// as long without waiting, so the build keeps half the time under constant load.
+    fn yield_to_searches(&self) {
+        if self.searches.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        let t = Instant::now();
+        let mut until = self.no_yield_until.lock().expect("yield");
+        if until.is_some_and(|u| t < u) {
+            return;
+        }
+        while self.searches.load(Ordering::Relaxed) > 0 && !self.stop.load(Ordering::Relaxed) {
+            if t.elapsed() >= YIELD_MAX {
+                *until = Some(Instant::now() + YIELD_MAX);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
 }
 
 /// What a walk of the root found: files and directories, relative and sorted.
@@ -134,12 +174,13 @@ pub(super) fn walker(dir: &Path) -> ignore::WalkBuilder {
     wb
 }
 
-/// Walks `root` with the scan's default rules.
-pub(super) fn walk(root: &Path) -> Walked {
+/// Walks `root` with the scan's default rules (pausing while searches run).
+pub(super) fn walk(root: &Path, progress: &BuildProgress) -> Walked {
     let files = Mutex::new(Vec::new());
     let dirs = Mutex::new(Vec::new());
     walker(root).build_parallel().run(|| {
         Box::new(|entry| {
+            progress.yield_to_searches();
             if let Ok(e) = entry {
                 match e.file_type() {
                     Some(t) if t.is_file() => files.lock().expect("walk").push(e.into_path()),
@@ -289,6 +330,7 @@ pub(super) fn build<W: Write>(
     let mut doc: u32 = 0;
     const CHUNK: usize = 256;
     for chunk in walked.files.chunks(CHUNK) {
+        progress.yield_to_searches();
         if progress.stop.load(Ordering::Relaxed) {
             return Ok(None);
         }

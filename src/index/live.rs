@@ -18,7 +18,7 @@
 //! the scan does and trusts an entry only if the file's identity is the recorded one.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -92,12 +92,34 @@ pub struct IndexUse {
 #[derive(Default)]
 pub struct Indexes {
     roots: Mutex<Vec<Arc<RootState>>>,
+    /// Searches running (see [`searching`]).
+    searches: Arc<AtomicUsize>,
+}
+
+/// Counts a search as running until dropped: index builds wait for it (see [`searching`]).
+pub struct Searching(Arc<AtomicUsize>);
+
+impl Drop for Searching {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Marks a search of `ws` as running while the guard lives: a build in the background
+/// pauses between batches of files meanwhile, so a fresh server's first searches (scans)
+/// have the cores.
+pub fn searching(ws: &Workspace) -> Searching {
+    let n = Arc::clone(&ws.state::<Indexes>().searches);
+    n.fetch_add(1, Ordering::Relaxed);
+    Searching(n)
 }
 
 struct RootState {
     root: PathBuf,
     index: RwLock<Option<Arc<Index>>>,
     building: Mutex<Option<Arc<BuildProgress>>>,
+    /// The workspace's running searches ([`Indexes::searches`]).
+    searches: Arc<AtomicUsize>,
     failed: Mutex<Option<String>>,
     dirty: Arc<Dirty>,
     /// The ignore sources outside the root as the last search saw them.
@@ -119,11 +141,12 @@ impl Indexes {
     }
 }
 
-fn new_state(root: &Path) -> RootState {
+fn new_state(ws: &Workspace, root: &Path) -> RootState {
     RootState {
         root: root.to_path_buf(),
         index: RwLock::new(None),
         building: Mutex::new(None),
+        searches: Arc::clone(&ws.state::<Indexes>().searches),
         failed: Mutex::new(None),
         dirty: Arc::new(Dirty::default()),
         outside: Mutex::new(Some(outside_ignores(root))),
@@ -159,7 +182,7 @@ pub fn start_for(ws: &Workspace, roots: &[PathBuf], opts: &IndexOptions) {
                 opts.dir = None;
             }
         }
-        let st = Arc::new(new_state(root));
+        let st = Arc::new(new_state(ws, root));
         if opts.watch {
             // The marks directory lies outside the roots: in the index directory (checked
             // above) or the temporary directory; if the latter is inside a root, there are
@@ -205,7 +228,7 @@ pub fn load_persisted(
             }
             match Index::open(&file, root) {
                 Ok(ix) => {
-                    let st = new_state(root);
+                    let st = new_state(ws, root);
                     let n = ix.files().len();
                     *st.index.write().expect("index") = Some(Arc::new(ix));
                     ws.state::<Indexes>().add(Arc::new(st));
@@ -294,7 +317,7 @@ impl RootState {
                 Err(e) => eprintln!("mapgrep: {e}; rebuilding it"),
             }
         }
-        let progress = Arc::new(BuildProgress::default());
+        let progress = Arc::new(BuildProgress::yielding_to(Arc::clone(&self.searches)));
         *self.building.lock().expect("building") = Some(Arc::clone(&progress));
         let t = Instant::now();
         let built = Index::build(
@@ -319,6 +342,8 @@ impl RootState {
                     t.elapsed().as_secs_f64()
                 );
                 *self.index.write().expect("index") = Some(Arc::new(ix));
+                // The build's posting lists are freed: give that heap back.
+                crate::source::release_free_memory();
                 let mut d = self.dirty.inner.lock().expect("dirty");
                 d.paths.retain(|_, s| *s > seq);
                 true

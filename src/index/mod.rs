@@ -31,8 +31,8 @@ use std::path::{Path, PathBuf};
 
 pub use build::BuildProgress;
 pub use live::{
-    IndexOptions, IndexStatus, IndexUse, Indexes, SelectQuery, Selection, load_persisted, select,
-    start, start_for, status, wait_ready,
+    IndexOptions, IndexStatus, IndexUse, Indexes, SelectQuery, Searching, Selection,
+    load_persisted, searching, select, start, start_for, status, wait_ready,
 };
 pub use persist::{IndexFileError, default_dir, file_for};
 pub use plan::{TriQuery, plan};
@@ -177,7 +177,7 @@ impl Index {
         piece: usize,
         progress: &BuildProgress,
     ) -> std::io::Result<Option<Index>> {
-        let walked = build::walk(root);
+        let walked = build::walk(root, progress);
         let dirs = walked.dirs.clone();
         match file {
             None => {

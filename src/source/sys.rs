@@ -1,5 +1,6 @@
-//! System calls that need `unsafe`: the memory map and the SIGBUS guard that keeps a
-//! truncated mapping from killing the process. The crate's only `unsafe` code (the other
+//! System calls that need `unsafe`: the memory map, the SIGBUS guard that keeps a
+//! truncated mapping from killing the process, and handing freed heap back to the system.
+//! The crate's only `unsafe` code (the other
 //! system calls go through rustix's safe bindings, in `at.rs`).
 
 use std::fs::File;
@@ -227,4 +228,16 @@ pub(super) fn map(file: &File) -> io::Result<Mapping> {
         }
     }
     Err(io::Error::other("too many live mappings"))
+}
+
+/// Hands the allocator's free memory back to the system. glibc keeps the heap a finished
+/// index build (or a large search) freed, and a long-lived server would otherwise hold it
+/// for good; other allocators return memory on their own.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` takes no pointer and only rearranges glibc's own free lists; it
+    // is thread-safe (it locks each arena it trims).
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
