@@ -204,9 +204,8 @@ pub struct Workspace {
     limits: Limits,
     indexes: Mutex<FileCache<Arc<LineIndex>>>,
     contents: Mutex<FileCache<Arc<[u8]>>>,
-    /// The content cache's doorkeeper: hashes of (path, identity) of files read once. A
-    /// file enters the cache when it is read again, so a one-off scan (a fresh server's
-    /// first search) does not pay for filling it.
+    /// The content cache's doorkeeper: hashes of the paths read once (a file enters the
+    /// cache when it is read again; see [`Workspace::admits_content`]).
     seen: Mutex<HashSet<u64>>,
     content_budget: usize,
     /// Parses of files (markdown outlines, code structures), by path and type.
@@ -407,10 +406,29 @@ impl Workspace {
         self.contents.lock().expect("content cache lock").get(path)
     }
 
-    /// Remembers the bytes of `path` as read from a file with identity `id`, the second
-    /// time they are read. `chosen`: the file was picked for this search (by the trigram
-    /// index), so it may evict the least recently used; else (a scan's file) it is kept only
-    /// if it fits, as a scan would otherwise evict everything in turn.
+    /// Whether the content cache would keep `path` once read: when it was read before (the
+    /// doorkeeper remembers paths read once), so a one-off scan (a fresh server's first
+    /// search) neither fills the cache nor needs the identity of every file it reads.
+    pub fn admits_content(&self, path: &Path) -> bool {
+        if !self.caches_contents() {
+            return false;
+        }
+        let key = {
+            let mut h = std::hash::DefaultHasher::new();
+            path.hash(&mut h);
+            h.finish()
+        };
+        let mut seen = self.seen.lock().expect("doorkeeper lock");
+        if seen.len() >= MAX_SEEN {
+            seen.clear();
+        }
+        !seen.insert(key)
+    }
+
+    /// Remembers the bytes of `path` as read from a file with identity `id`. `chosen`: the
+    /// file was picked for this search (by the trigram index), so it may evict the least
+    /// recently used; else (a scan's file) it is kept only if it fits, as a scan would
+    /// otherwise evict everything in turn.
     pub fn cache_content(&self, path: &Path, id: FileId, bytes: &[u8], chosen: bool) {
         if !self.caches_contents()
             || id.len > MAX_CACHED_FILE
@@ -418,20 +436,6 @@ impl Workspace {
             || id.is_racy(std::time::SystemTime::now())
         {
             return;
-        }
-        let key = {
-            let mut h = std::hash::DefaultHasher::new();
-            (path, id.ino, id.len, id.mtime, id.ctime).hash(&mut h);
-            h.finish()
-        };
-        {
-            let mut seen = self.seen.lock().expect("doorkeeper lock");
-            if seen.len() >= MAX_SEEN {
-                seen.clear();
-            }
-            if seen.insert(key) {
-                return;
-            }
         }
         let value: Arc<[u8]> = Arc::from(bytes);
         let mut cache = self.contents.lock().expect("content cache lock");

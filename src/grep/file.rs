@@ -213,11 +213,13 @@ impl Ctx<'_> {
             } else {
                 WALK_MMAP_MIN
             };
-            let opts = SourceOptions::for_search(map_min, ws.caches_contents());
+            let admit = ws.admits_content(path);
+            let opts = SourceOptions::for_search(map_min, admit);
             match source::load(path, &opts, buf) {
                 Ok((id, hay)) => {
                     let spans = id.as_ref().and_then(spans_for);
                     if let Some(id) = id
+                        && admit
                         && memchr::memchr(0, &hay[..hay.len().min(BINARY_PROBE)]).is_none()
                     {
                         ws.cache_content(path, id, &hay, known.is_some());

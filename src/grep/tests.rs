@@ -475,8 +475,10 @@ fn the_content_cache_admits_a_file_read_twice_and_only_an_indexed_pick_evicts() 
     }
     let ws = caching_ws(&p);
     let put = |f: &Path, chosen: bool| {
-        let id = crate::source::FileId::from_metadata(&std::fs::metadata(f).unwrap());
-        ws.cache_content(f, id, &std::fs::read(f).unwrap(), chosen);
+        if ws.admits_content(f) {
+            let id = crate::source::FileId::from_metadata(&std::fs::metadata(f).unwrap());
+            ws.cache_content(f, id, &std::fs::read(f).unwrap(), chosen);
+        }
     };
     put(&a, false);
     assert_eq!(ws.content_cache_bytes(), 0, "read once");

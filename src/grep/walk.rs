@@ -87,7 +87,7 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
             |p| ctx.display.of(p),
             || {
                 let mut scratch = Scratch::new(ctx.compiled);
-                move |path: &Path| walked_file(ctx, dir, path, &mut scratch)
+                move |path: &Path, name: &str| walked_file(ctx, dir, path, Some(name), &mut scratch)
             },
         );
         if let Some(list) = list {
@@ -114,7 +114,7 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return WalkState::Continue;
             }
-            if walked_file(ctx, dir, entry.path(), &mut scratch) {
+            if walked_file(ctx, dir, entry.path(), None, &mut scratch) {
                 WalkState::Continue
             } else {
                 WalkState::Quit
@@ -124,15 +124,22 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
     Ok(())
 }
 
-/// Searches a file a walk of `dir` found; false once the search is cancelled.
-fn walked_file(ctx: &Ctx<'_>, dir: &Path, path: &Path, scratch: &mut Scratch) -> bool {
+/// Searches a file a walk of `dir` found (displayed as `name` if known); false once the
+/// search is cancelled.
+fn walked_file(
+    ctx: &Ctx<'_>,
+    dir: &Path,
+    path: &Path,
+    name: Option<&str>,
+    scratch: &mut Scratch,
+) -> bool {
     if ctx.progress.is_cancelled() {
         return false;
     }
     // The walk starts inside a root and never follows links; a final check costs nothing
     // and keeps the invariant local.
     if ctx.ws.roots().contains(path) || path.starts_with(dir) {
-        ctx.search_file(path, None, None, scratch);
+        ctx.search_file(path, name, None, scratch);
     }
     true
 }

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 pub use build::BuildProgress;
 pub use live::{
-    IndexOptions, IndexStatus, IndexUse, Indexes, SelectQuery, Searching, Selection,
+    IndexOptions, IndexStatus, IndexUse, Indexes, Searching, SelectQuery, Selection,
     load_persisted, searching, select, start, start_for, status, wait_ready,
 };
 pub use persist::{IndexFileError, default_dir, file_for};

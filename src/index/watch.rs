@@ -168,7 +168,10 @@ pub(super) fn watch(
     use notify::Watcher;
     use notify::event::{AccessKind, AccessMode, EventKind};
     let (r, d) = (root.to_path_buf(), Arc::clone(dirty));
-    let mut w = notify::recommended_watcher(move |res: notify::Result<notify::Event>| match res {
+    // Changes only: no event for the opens and reads of searches (or of the build).
+    let kinds = notify::EventKindMask::CORE | notify::EventKindMask::ACCESS_CLOSE;
+    let config = notify::Config::default().with_event_kinds(kinds);
+    let handler = move |res: notify::Result<notify::Event>| match res {
         Ok(ev) => {
             if ev.need_rescan() {
                 d.lost(&r, "the event queue overflowed");
@@ -196,8 +199,8 @@ pub(super) fn watch(
             }
         }
         Err(e) => d.lost(&r, &e.to_string()),
-    })
-    .map_err(|e| e.to_string())?;
+    };
+    let mut w = notify::RecommendedWatcher::new(handler, config).map_err(|e| e.to_string())?;
     w.watch(root, notify::RecursiveMode::Recursive)
         .map_err(|e| e.to_string())?;
     match marks_base.map(Marks::create) {
