@@ -160,6 +160,7 @@ impl WorkspaceBuilder {
             indexes: Mutex::new(FileCache::new(self.index_budget)),
             contents: Mutex::new(FileCache::new(self.content_budget)),
             seen: Mutex::new(HashSet::new()),
+            has_contents: std::sync::atomic::AtomicBool::new(false),
             content_budget: self.content_budget,
             parses: Mutex::new(LruCache::new(self.outline_budget)),
             allow_write: self.allow_write,
@@ -207,6 +208,9 @@ pub struct Workspace {
     /// The content cache's doorkeeper: hashes of the paths read once (a file enters the
     /// cache when it is read again; see [`Workspace::admits_content`]).
     seen: Mutex<HashSet<u64>>,
+    /// Whether anything entered the content cache yet (a fresh server's first scan then
+    /// skips looking it up).
+    has_contents: std::sync::atomic::AtomicBool,
     content_budget: usize,
     /// Parses of files (markdown outlines, code structures), by path and type.
     parses: Mutex<ParseCache>,
@@ -400,7 +404,7 @@ impl Workspace {
     /// The cached bytes of `path` with the identity of the file they were read from, for a
     /// caller that knows the file's current identity without looking at it again.
     pub fn cached_version(&self, path: &Path) -> Option<(FileId, Arc<[u8]>)> {
-        if !self.caches_contents() {
+        if !self.has_contents.load(std::sync::atomic::Ordering::Relaxed) {
             return None;
         }
         self.contents.lock().expect("content cache lock").get(path)
@@ -439,6 +443,8 @@ impl Workspace {
         }
         let value: Arc<[u8]> = Arc::from(bytes);
         let mut cache = self.contents.lock().expect("content cache lock");
+        self.has_contents
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         if chosen {
             cache.insert(path.to_path_buf(), id, value, bytes.len());
         } else {

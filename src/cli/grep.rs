@@ -590,6 +590,7 @@ pub struct BenchGrepArgs {
 }
 
 pub fn bench(args: BenchGrepArgs) -> anyhow::Result<ExitCode> {
+    crate::source::map_large_allocations(super::LARGE_ALLOCATION);
     let cwd = std::env::current_dir()?;
     let ws = super::errors::builder()
         .content_budget(args.content_cache_bytes)

@@ -98,6 +98,10 @@ pub struct ServeArgs {
 /// searches read a few files; see BENCHMARKS.md for what the cache gains and costs).
 pub const DEFAULT_SERVER_CONTENT_CACHE: usize = 256 << 20;
 
+/// Blocks from this size get their own mapping in a server (see
+/// [`crate::source::map_large_allocations`]).
+pub const LARGE_ALLOCATION: usize = 1 << 20;
+
 /// Parses the process arguments and runs the command.
 pub fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
@@ -127,6 +131,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
 }
 
 fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    // A long-lived process: large blocks (an index build's posting lists, cached files) go
+    // back to the system when freed.
+    crate::source::map_large_allocations(LARGE_ALLOCATION);
     let roots = if args.roots.is_empty() {
         vec![std::env::current_dir().context("reading the current directory")?]
     } else {

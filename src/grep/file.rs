@@ -23,8 +23,9 @@ pub(super) const BINARY_PROBE: usize = source::BINARY_PROBE_LEN;
 /// A worker's read buffer is dropped after a file that grew it past this.
 pub(super) const SCRATCH_KEEP: usize = 4 << 20;
 
-/// Files at least this large are mapped during a walk; smaller ones are read.
-pub(super) const WALK_MMAP_MIN: u64 = 64 * 1024 * 1024;
+/// Files at least this large are mapped during a walk; smaller ones are read (into a
+/// worker's buffer, kept up to the same size: a larger file would need a fresh one).
+pub(super) const WALK_MMAP_MIN: u64 = SCRATCH_KEEP as u64;
 
 /// A file the index names parts of is mapped from this size (it was indexed in pieces).
 pub(super) const PIECED_MAP_MIN: u64 = 128 * 1024;
@@ -113,6 +114,9 @@ impl<'a> Where<'a> {
 pub(super) struct Scratch {
     pub(super) buf: Vec<u8>,
     pub(super) cache: Caches,
+    /// Whether the files of a scan this worker reads may enter the content cache (not in a
+    /// walk done for the first time: a one-off scan does not pay for filling it).
+    pub(super) keep: bool,
 }
 
 impl Scratch {
@@ -120,6 +124,7 @@ impl Scratch {
         Scratch {
             buf: Vec::new(),
             cache: c.caches(),
+            keep: true,
         }
     }
 }
@@ -161,7 +166,7 @@ impl Ctx<'_> {
         known: Option<&Known>,
         scratch: &mut Scratch,
     ) {
-        let Scratch { buf, cache } = scratch;
+        let Scratch { buf, cache, keep } = scratch;
         let owned;
         let name = match name {
             Some(n) => n,
@@ -213,7 +218,12 @@ impl Ctx<'_> {
             } else {
                 WALK_MMAP_MIN
             };
-            let admit = ws.admits_content(path);
+            // A file the index picked is kept when read a second time; a scan's file when
+            // the walk is not a first.
+            let admit = match known {
+                Some(_) => ws.admits_content(path),
+                None => *keep && ws.caches_contents(),
+            };
             let opts = SourceOptions::for_search(map_min, admit);
             match source::load(path, &opts, buf) {
                 Ok((id, hay)) => {

@@ -80,7 +80,10 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
             return Ok(());
         }
         // No list yet (or a stale one): search the files as the walk finds them, and keep
-        // the list it makes unless the search was stopped.
+        // the list it makes (unless the search was stopped) if this walk is not a first.
+        if !cache.walked_before(&key) {
+            return stream(ctx, dir, &wb);
+        }
         let list = WalkList::build(
             &wb,
             &key,
@@ -98,8 +101,14 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
         }
         return Ok(());
     }
+    stream(ctx, dir, &wb)
+}
+
+/// Searches every file under `dir` as the walk finds them.
+fn stream(ctx: &Ctx<'_>, dir: &Path, wb: &WalkBuilder) -> Result<(), GrepError> {
     wb.build_parallel().run(|| {
         let mut scratch = Scratch::new(ctx.compiled);
+        scratch.keep = false;
         Box::new(move |entry| {
             if ctx.progress.is_cancelled() {
                 return WalkState::Quit;

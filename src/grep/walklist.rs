@@ -60,18 +60,37 @@ const WALK_CACHE_ENTRIES: usize = 32;
 
 /// The walk lists a workspace keeps between searches ([`crate::workspace::Workspace::state`]).
 #[derive(Default)]
-pub struct WalkCache(Mutex<std::collections::HashMap<WalkKey, std::sync::Arc<WalkList>>>);
+pub struct WalkCache {
+    lists: Mutex<std::collections::HashMap<WalkKey, std::sync::Arc<WalkList>>>,
+    /// Walks done once without keeping a list.
+    seen: Mutex<std::collections::HashSet<WalkKey>>,
+}
 
 impl WalkCache {
+    /// Whether a walk of `key` was done before: a list is kept from a walk's second time
+    /// on, so a one-off walk (a fresh server's first search) does not pay for one.
+    pub fn walked_before(&self, key: &WalkKey) -> bool {
+        let mut seen = self.seen.lock().expect("walk cache lock");
+        if seen.len() >= WALK_CACHE_ENTRIES {
+            seen.clear();
+        }
+        !seen.insert(key.clone())
+    }
+
     /// The kept file list of a walk, if nothing it depends on changed.
     pub fn fresh(&self, key: &WalkKey) -> Option<std::sync::Arc<WalkList>> {
-        let cached = self.0.lock().expect("walk cache lock").get(key).cloned();
+        let cached = self
+            .lists
+            .lock()
+            .expect("walk cache lock")
+            .get(key)
+            .cloned();
         cached.filter(|list| list.is_fresh())
     }
 
     /// Keeps `list` for the next walk of `key` (a few dozen lists at most).
     pub fn keep(&self, key: WalkKey, list: WalkList) {
-        let mut walks = self.0.lock().expect("walk cache lock");
+        let mut walks = self.lists.lock().expect("walk cache lock");
         if walks.len() >= WALK_CACHE_ENTRIES {
             walks.clear();
         }

@@ -212,9 +212,15 @@ pub(super) fn rel_bytes<'a>(root: &Path, path: &'a Path) -> &'a [u8] {
 }
 
 thread_local! {
-    /// A thread's read buffer and trigram bit set, kept between files and builds.
-    static SCRATCH: std::cell::RefCell<(Vec<u8>, Extractor)> =
-        std::cell::RefCell::new((Vec::new(), Extractor::new()));
+    /// A thread's read buffer and trigram bit set, kept between the files of a build.
+    static SCRATCH: std::cell::RefCell<Option<(Vec<u8>, Extractor)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Drops every pool thread's [`SCRATCH`] (a build is over: a long-lived server should not
+/// keep them).
+fn drop_scratch() {
+    rayon::broadcast(|_| SCRATCH.with(|s| s.borrow_mut().take()));
 }
 
 /// One file read for the index: identity, flags, the starts of its pieces (none when it is
@@ -318,6 +324,18 @@ pub(super) fn build<W: Write>(
     root: &Path,
     walked: &Walked,
     w: &mut Writer<W>,
+    limits: (usize, usize),
+    progress: &BuildProgress,
+) -> std::io::Result<Option<Vec<FileEntry>>> {
+    let built = segments(root, walked, w, limits, progress);
+    drop_scratch();
+    built
+}
+
+fn segments<W: Write>(
+    root: &Path,
+    walked: &Walked,
+    w: &mut Writer<W>,
     (budget, piece): (usize, usize),
     progress: &BuildProgress,
 ) -> std::io::Result<Option<Vec<FileEntry>>> {
@@ -338,7 +356,8 @@ pub(super) fn build<W: Write>(
             .par_iter()
             .map(|p| {
                 SCRATCH.with(|s| {
-                    let (buf, x) = &mut *s.borrow_mut();
+                    let mut s = s.borrow_mut();
+                    let (buf, x) = s.get_or_insert_with(|| (Vec::new(), Extractor::new()));
                     let r = read_file(p, buf, x, now, piece);
                     if buf.capacity() > 4 << 20 {
                         *buf = Vec::new();

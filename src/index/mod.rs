@@ -210,6 +210,9 @@ impl Index {
                     persist::remove_stale_temps(file);
                     Ok(true)
                 })();
+                // The build's lists go before the index is opened, so that the heap it
+                // keeps is not interleaved with them.
+                drop(walked);
                 match result {
                     Ok(true) => Index::open(file, root)
                         .map(Some)

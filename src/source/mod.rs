@@ -466,7 +466,7 @@ pub use write::{FileLock, check_writable, lock_file, replace_file};
 
 #[allow(unsafe_code)]
 mod sys;
-pub use sys::release_free_memory;
+pub use sys::{map_large_allocations, release_free_memory};
 
 #[cfg(test)]
 mod tests {

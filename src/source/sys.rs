@@ -241,3 +241,19 @@ pub fn release_free_memory() {
         libc::malloc_trim(0);
     }
 }
+
+/// Has the allocator serve every block of `bytes` or more with its own mapping, returned to
+/// the system when freed (glibc otherwise raises that threshold as large blocks are freed,
+/// and a long-lived server keeps the heap an index build fragmented).
+pub fn map_large_allocations(bytes: usize) {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` takes no pointer; it sets one of glibc's tunables, and is called
+    // before the server starts its threads.
+    unsafe {
+        let bytes = bytes.min(i32::MAX as usize / 32) as i32;
+        libc::mallopt(libc::M_MMAP_THRESHOLD, bytes);
+        // Fixing the threshold also fixes when the heap's top is handed back (128 KiB):
+        // keep glibc's dynamic ceiling for that, or every worker's churn trims and grows.
+        libc::mallopt(libc::M_TRIM_THRESHOLD, bytes * 32);
+    }
+}
