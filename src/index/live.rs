@@ -180,6 +180,13 @@ pub fn start_for(ws: &Workspace, roots: &[PathBuf], opts: &IndexOptions) {
                     d.display()
                 );
                 opts.dir = None;
+            } else if let Err(e) = super::persist::private_dir(d) {
+                // Created private (0700) before anything is put in it, marks included.
+                eprintln!(
+                    "mapgrep: cannot use the index directory {} ({e}); the index is kept in memory only",
+                    d.display()
+                );
+                opts.dir = None;
             }
         }
         let st = Arc::new(new_state(ws, root));

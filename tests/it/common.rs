@@ -103,6 +103,21 @@ impl Server {
 
     /// [`Server::start`] with extra environment variables.
     pub async fn start_env(roots: &[&Path], extra: &[&str], env: &[(&str, &Path)]) -> Server {
+        Server::spawn(roots, extra, env, Stdio::null()).await
+    }
+
+    /// [`Server::start`] with the server's log (stderr) written to `log`.
+    pub async fn start_logged(roots: &[&Path], extra: &[&str], log: &Path) -> Server {
+        let file = std::fs::File::create(log).expect("create the log file");
+        Server::spawn(roots, extra, &[], Stdio::from(file)).await
+    }
+
+    async fn spawn(
+        roots: &[&Path],
+        extra: &[&str],
+        env: &[(&str, &Path)],
+        stderr: Stdio,
+    ) -> Server {
         let cmd = tokio::process::Command::new(BIN).configure(|cmd| {
             cmd.arg("serve").args(extra).args(roots);
             // Index files go to a cache directory of the tests, not the user's.
@@ -115,7 +130,7 @@ impl Server {
             }
         });
         let (transport, _stderr) = TokioChildProcess::builder(cmd)
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("spawn mapgrep serve");
         let pid = transport.id();

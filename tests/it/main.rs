@@ -14,6 +14,7 @@ mod doc_tools;
 mod file_read;
 mod file_read_langs;
 mod grep_tool;
+mod index_restart;
 mod load;
 mod protocol;
 mod read_files;

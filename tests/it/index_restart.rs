@@ -1,0 +1,135 @@
+//! The trigram index through the server: a restarted server uses the index its predecessor
+//! left in the index directory (outside the root, private), finds the files changed while
+//! it was down and those written since, and writes nothing into the root.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::common::{Fixture, Server};
+
+/// Every path under `dir`, relative and sorted.
+fn listing(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p.clone());
+            }
+            out.push(p.strip_prefix(dir).unwrap().to_path_buf());
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Waits until the server's log has a line with `what`; returns that line.
+fn wait_for_log(log: &Path, what: &str) -> String {
+    let t = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if let Some(line) = text.lines().find(|l| l.contains(what)) {
+            return line.to_string();
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "no {what:?} in the log:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The files a `grep_content` for `pattern` names.
+async fn files_with(srv: &Server, pattern: &str) -> Vec<String> {
+    let a = srv.ok("grep_content", json!({"pattern": pattern})).await;
+    let mut files: Vec<String> = a
+        .text
+        .lines()
+        .filter_map(|l| l.strip_prefix("File: "))
+        .map(|l| l.split(',').next().unwrap().to_string())
+        .collect();
+    files.dedup();
+    files
+}
+
+/// Dates `path` back an hour: files written within two seconds of an index build are not
+/// trusted by it, and this test is about the trusted case.
+fn age(path: &Path) {
+    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(old).unwrap();
+}
+
+#[tokio::test]
+async fn a_restarted_server_uses_its_persisted_index() {
+    let fx = Fixture::new();
+    std::fs::create_dir(fx.root.join(".git")).unwrap();
+    for i in 0..60 {
+        age(&fx.write(
+            &format!("src/m{i}.c"),
+            format!("int f{i}(void);\nPM_SUSPEND {i}\n"),
+        ));
+    }
+    age(&fx.write("src/hit.c", "x\nPM_RESUME here\n"));
+    let before = listing(&fx.root);
+    let idx = fx.base().join("cache").join("index");
+    let args = ["--index-dir", idx.to_str().unwrap()];
+
+    let log1 = fx.base().join("first.log");
+    let srv = Server::start_logged(&[fx.root.as_path()], &args, &log1).await;
+    let built = wait_for_log(&log1, "built");
+    assert!(built.contains("61 files"), "{built}");
+    assert_eq!(files_with(&srv, "PM_RESUME").await, ["src/hit.c"]);
+    srv.shutdown().await;
+
+    // What was written, where, and how: one private index file in a private directory.
+    let files: Vec<_> = std::fs::read_dir(&idx)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "idx"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&files[0].path()), 0o600);
+    assert_eq!(mode(&idx), 0o700);
+    assert_eq!(listing(&fx.root), before, "the server wrote into the root");
+
+    // Changed while no server ran.
+    fx.write("src/m3.c", "int f3(void);\nPM_RESUME added while down\n");
+    let log2 = fx.base().join("second.log");
+    let srv = Server::start_logged(&[fx.root.as_path()], &args, &log2).await;
+    let loaded = wait_for_log(&log2, "loaded from");
+    assert!(loaded.contains("61 files, 1 changed since"), "{loaded}");
+    let ms: u64 = loaded
+        .split("ready in ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{loaded}"));
+    assert!(ms < 1000, "{loaded}");
+    assert!(
+        !std::fs::read_to_string(&log2).unwrap().contains("built"),
+        "the restarted server rebuilt its index"
+    );
+    assert_eq!(
+        files_with(&srv, "PM_RESUME").await,
+        ["src/hit.c", "src/m3.c"]
+    );
+    // Written while it runs: the next search sees it, and a deleted file is gone.
+    fx.write("src/new.c", "PM_RESUME new\n");
+    std::fs::remove_file(fx.root.join("src/hit.c")).unwrap();
+    assert_eq!(
+        files_with(&srv, "PM_RESUME").await,
+        ["src/m3.c", "src/new.c"]
+    );
+    srv.shutdown().await;
+    let mut want = before.clone();
+    want.retain(|p| p != Path::new("src/hit.c"));
+    want.push("src/new.c".into());
+    want.sort();
+    assert_eq!(listing(&fx.root), want, "the server wrote into the root");
+}
