@@ -120,7 +120,6 @@ impl Dirty {
         self.cond.notify_all();
     }
 
-    /// Waits until the watcher has delivered every event queued before this call.
     /// Waits until the watcher has reported every change made before the call (see the
     /// module docs). False when it cannot tell: then the caller validates by metadata.
     pub(super) fn sync(&self) -> bool {
