@@ -86,6 +86,10 @@ const MAX_CLASS: usize = 64;
 
 type Set = BTreeSet<Vec<u8>>;
 
+/// Copies of a repeated node concatenated when planning (`x{100}` is planned as `x{4}` and
+/// more).
+const MAX_REPEAT: u32 = 4;
+
 /// What is known of every string a node matches.
 #[derive(Clone, Debug)]
 struct Info {
@@ -361,10 +365,18 @@ fn analyze(h: &Hir) -> Info {
                 return Info::any();
             }
             let sub = analyze(&r.sub);
-            if r.min == 1 && r.max == Some(1) {
-                return sub;
+            // At least `min` copies in a row: a few of them concatenated are required
+            // (`a{3}b` needs `aaab`), and exactly that when the count is fixed.
+            let n = r.min.min(MAX_REPEAT);
+            let mut acc = sub.clone();
+            for _ in 1..n {
+                acc = concat(acc, sub.clone());
             }
-            sub.inexact()
+            if r.max == Some(r.min) && r.min <= MAX_REPEAT {
+                acc
+            } else {
+                acc.inexact()
+            }
         }
         HirKind::Concat(subs) => {
             let mut acc = Info::exact(single(b""));

@@ -654,3 +654,119 @@ fn a_search_reads_only_the_pieces_of_a_large_file_that_can_match() {
     assert_eq!(format!("{:?}", a.matches), format!("{:?}", b.matches));
     assert_eq!(a.matches[0].line, 1501);
 }
+
+/// By hand over a real tree (`bash corpora/fetch_linux.sh`, or `MAPGREP_TREE`): patterns of
+/// every kind, each answered alike by the index, the scan and ripgrep.
+/// `cargo test --release --lib indexed_results_equal_the_scan_and_ripgrep_over_the_linux_tree -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn indexed_results_equal_the_scan_and_ripgrep_over_the_linux_tree() {
+    let tree = std::env::var_os("MAPGREP_TREE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora/linux"));
+    let Ok(root) = tree.canonicalize() else {
+        eprintln!("no tree at {}", tree.display());
+        return;
+    };
+    let scan = Workspace::new(Roots::new([&root]).unwrap());
+    let ix = WorkspaceBuilder::new()
+        .content_budget(256 << 20)
+        .build(Roots::new([&root]).unwrap());
+    start(&ix, &IndexOptions::default());
+    assert!(wait_ready(&ix, Duration::from_secs(600)));
+    // (pattern, case-insensitive, word)
+    let patterns: &[(&str, bool, bool)] = &[
+        ("PM_RESUME", false, false),
+        ("pm_resume", true, false),
+        (
+            "PM_SUSPEND|PM_HIBERNATION_PREPARE|wakeup_source_register|device_wakeup_enable",
+            false,
+            false,
+        ),
+        (r"\bwakeup_source\b", false, false),
+        ("[A-Z]+_RESUME", false, false),
+        ("wakeup_source", false, true),
+        ("EXPORT_SYMBOL_GPL\\(pm_", false, false),
+        ("static int __init [a-z_]+_init\\(void\\)", false, false),
+        ("spin_lock_irqsave", false, false),
+        ("#include <linux/suspend.h>", false, false),
+        ("kmalloc|kzalloc|kcalloc", false, false),
+        ("0x[0-9a-f]{8}UL", false, false),
+        ("[a-z]+_probe\\(struct platform_device", false, false),
+        ("CONFIG_[A-Z0-9_]+_DEBUG_[A-Z]+", false, false),
+        ("^static void [a-z_]+_resume", false, false),
+        ("^#define [A-Z_]+_RESUME\\b", false, false),
+        ("resume\\);$", false, false),
+        ("copyright \\(c\\) 19[0-9]{2}", true, false),
+        ("mutex_lock_nested", true, false),
+        ("irq", false, true),
+        ("Torvalds", false, false),
+        ("Müller|Möller", false, false),
+        ("ä", true, false),
+        ("\\p{Greek}", false, false),
+        ("μs", false, false),
+        ("ﬁ|ﬂ", false, false),
+        ("(foo|bar)_?baz", false, false),
+        ("a{3}b{2}", false, false),
+        ("x86_64|aarch64", false, true),
+        ("TODO|FIXME|XXX", false, false),
+        ("\\bgoto (out|err)_[a-z]+_unlock;", false, false),
+        ("[[:upper:]]{4}_[[:digit:]]{3}", false, false),
+        (
+            "\\w{5}\\s+\\w{5}\\s+\\w{5}\\s+\\w{5}\\s+\\w{5}\\s+\\w{5}",
+            false,
+            false,
+        ),
+        ("nonexistent_symbol_xyzzy", false, false),
+        ("qzx|jqv", true, false),
+    ];
+    let has_rg = std::process::Command::new("rg")
+        .arg("--version")
+        .output()
+        .is_ok();
+    let mut served = 0;
+    for &(p, ci, word) in patterns {
+        let want = run(&scan, p, ci, word, None);
+        let got = run(&ix, p, ci, word, None);
+        assert_eq!(got.len(), want.len(), "{p:?} ci={ci} word={word}");
+        assert!(
+            got == want,
+            "{p:?} ci={ci} word={word}: indexed differs from the scan"
+        );
+        let q = GrepQuery {
+            case_insensitive: ci,
+            word,
+            ..GrepQuery::new(p)
+        };
+        let used = search(&ix, &q, &Progress::default()).unwrap().index;
+        served += usize::from(used.is_some());
+        if has_rg {
+            let rg: Vec<_> = rg_lines(&root, p, ci, word)
+                .unwrap()
+                .into_iter()
+                .filter(|(f, _)| !std::fs::read(root.join(f)).unwrap_or_default().contains(&0))
+                .collect();
+            let mut ours: Vec<(String, u64)> =
+                want.iter().map(|(p, l, _)| (p.clone(), *l)).collect();
+            ours.sort();
+            assert!(
+                ours == rg,
+                "{p:?} ci={ci} word={word}: ripgrep has {} lines, we {}",
+                rg.len(),
+                ours.len()
+            );
+        }
+        eprintln!(
+            "{p:?} ci={ci} word={word}: {} lines, {}",
+            want.len(),
+            match used {
+                Some(u) => format!("index read {} of {} files", u.searched, u.in_scope),
+                None => "scanned (no trigram required)".into(),
+            }
+        );
+    }
+    assert!(
+        served >= patterns.len() - 6,
+        "the index served {served} patterns"
+    );
+}
