@@ -388,6 +388,11 @@ impl Workspace {
         self.allow_write
     }
 
+    /// The content cache's byte budget.
+    pub fn content_budget(&self) -> usize {
+        self.content_budget
+    }
+
     /// Whether the content cache is on.
     pub fn caches_contents(&self) -> bool {
         self.content_budget > 0

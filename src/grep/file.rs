@@ -114,9 +114,18 @@ impl<'a> Where<'a> {
 pub(super) struct Scratch {
     pub(super) buf: Vec<u8>,
     pub(super) cache: Caches,
-    /// Whether the files of a scan this worker reads may enter the content cache (not in a
-    /// walk done for the first time: a one-off scan does not pay for filling it).
-    pub(super) keep: bool,
+}
+
+/// How the files a search reads may enter the content cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Admit {
+    /// Not at all: a walk done for the first time (a one-off scan does not pay for it).
+    Never,
+    /// Into free room only: a scan, which would otherwise evict everything in turn.
+    IfRoom,
+    /// Evicting the least recently used: files the index picked, when all of them fit in
+    /// the cache (a larger set would evict itself on every repeat).
+    Evict,
 }
 
 impl Scratch {
@@ -124,12 +133,12 @@ impl Scratch {
         Scratch {
             buf: Vec::new(),
             cache: c.caches(),
-            keep: true,
         }
     }
 }
 
 /// Everything a search of one file needs besides the file.
+#[derive(Clone, Copy)]
 pub(super) struct Ctx<'a> {
     pub(super) ws: &'a Workspace,
     pub(super) q: &'a GrepQuery,
@@ -138,6 +147,7 @@ pub(super) struct Ctx<'a> {
     pub(super) collector: &'a Mutex<Collector>,
     pub(super) stats: &'a Stats,
     pub(super) progress: &'a Progress,
+    pub(super) admit: Admit,
 }
 
 impl Ctx<'_> {
@@ -166,7 +176,7 @@ impl Ctx<'_> {
         known: Option<&Known>,
         scratch: &mut Scratch,
     ) {
-        let Scratch { buf, cache, keep } = scratch;
+        let Scratch { buf, cache } = scratch;
         let owned;
         let name = match name {
             Some(n) => n,
@@ -220,9 +230,10 @@ impl Ctx<'_> {
             };
             // A file the index picked is kept when read a second time; a scan's file when
             // the walk is not a first.
-            let admit = match known {
-                Some(_) => ws.admits_content(path),
-                None => *keep && ws.caches_contents(),
+            let admit = match (self.admit, known) {
+                (Admit::Never, _) => false,
+                (_, Some(_)) => ws.admits_content(path),
+                (_, None) => ws.caches_contents(),
             };
             let opts = SourceOptions::for_search(map_min, admit);
             match source::load(path, &opts, buf) {
@@ -232,7 +243,7 @@ impl Ctx<'_> {
                         && admit
                         && memchr::memchr(0, &hay[..hay.len().min(BINARY_PROBE)]).is_none()
                     {
-                        ws.cache_content(path, id, &hay, known.is_some());
+                        ws.cache_content(path, id, &hay, self.admit == Admit::Evict);
                     }
                     let at = Where::walk(spans);
                     let found = search_loaded(path, &hay, || {

@@ -199,6 +199,7 @@ pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<Grep
             collector: &collector,
             stats: &stats,
             progress,
+            admit: file::Admit::IfRoom,
         };
         if *is_dir {
             walk(&ctx, resolved)?;

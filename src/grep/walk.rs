@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use ignore::{WalkBuilder, WalkState};
 
-use super::file::{Ctx, Scratch};
+use super::file::{Admit, Ctx, Scratch};
 use super::{GrepError, GrepQuery, WalkCache, WalkKey, WalkList};
 
 pub(super) fn walk_builder(
@@ -106,9 +106,12 @@ pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
 
 /// Searches every file under `dir` as the walk finds them.
 fn stream(ctx: &Ctx<'_>, dir: &Path, wb: &WalkBuilder) -> Result<(), GrepError> {
+    let ctx = &Ctx {
+        admit: Admit::Never,
+        ..*ctx
+    };
     wb.build_parallel().run(|| {
         let mut scratch = Scratch::new(ctx.compiled);
-        scratch.keep = false;
         Box::new(move |entry| {
             if ctx.progress.is_cancelled() {
                 return WalkState::Quit;
@@ -249,6 +252,14 @@ fn indexed(ctx: &Ctx<'_>, dir: &Path, wb: &WalkBuilder) -> bool {
     ctx.stats
         .searched
         .fetch_add(sel.used.ruled_out, Ordering::Relaxed);
+    // The files picked may evict others when they all fit (half the budget, so that a few
+    // queries' picks stay together).
+    let admit = if sel.bytes <= ctx.ws.content_budget() as u64 / 2 {
+        Admit::Evict
+    } else {
+        Admit::IfRoom
+    };
+    let ctx = &Ctx { admit, ..*ctx };
     search_list(ctx, &sel.search, None, Some(&sel.known));
     true
 }

@@ -505,6 +505,9 @@ pub struct Selection {
     /// only parts of it that can match), if it lists it.
     pub known: Vec<Option<Known>>,
     pub binary: Vec<PathBuf>,
+    /// Bytes of the candidates the index knows (whole files: what the content cache would
+    /// hold of them).
+    pub bytes: u64,
     pub used: IndexUse,
 }
 
@@ -598,6 +601,7 @@ fn watched(
     let mut search: Vec<(PathBuf, Option<Known>)> = Vec::new();
     let mut binary = Vec::new();
     let mut ruled_out = 0;
+    let mut bytes = 0;
     let lo = ids.partition_point(|c| (c.0 as usize) < range.start);
     let mut cand = ids[lo..]
         .iter()
@@ -613,7 +617,9 @@ fn watched(
             search.push((path(i), None));
         } else if let Some(spans) = spans {
             // Not dirty: the watcher vouches that the file is still the version indexed.
-            search.push((path(i), Some(Known { id: f.id, spans })));
+            let k = Known { id: f.id, spans };
+            bytes += f.id.len;
+            search.push((path(i), Some(k)));
         } else if f.flags & FLAG_BINARY != 0 {
             binary.push(path(i));
         } else {
@@ -655,6 +661,7 @@ fn watched(
         search,
         known,
         binary,
+        bytes,
     }
 }
 
@@ -663,7 +670,7 @@ fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilde
     for (i, spans) in ids {
         cand[*i as usize] = Some(spans.as_deref());
     }
-    let out = Mutex::new((Vec::new(), Vec::new(), 0u64, 0u64));
+    let out = Mutex::new((Vec::new(), Vec::new(), 0u64, 0u64, 0u64));
     wb.build_parallel().run(|| {
         Box::new(|e| {
             let Ok(e) = e else {
@@ -688,6 +695,7 @@ fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilde
                             id: ix.files()[i].id,
                             spans: spans.map(Into::into),
                         };
+                        o.4 += k.id.len;
                         o.0.push((e.into_path(), Some(k)));
                     } else if ix.files()[i].flags & FLAG_BINARY != 0 {
                         o.1.push(e.into_path());
@@ -700,7 +708,7 @@ fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilde
             ignore::WalkState::Continue
         })
     });
-    let (mut search, mut binary, in_scope, ruled_out) = out.into_inner().expect("selection");
+    let (mut search, mut binary, in_scope, ruled_out, bytes) = out.into_inner().expect("selection");
     search.sort_by(|a: &(PathBuf, Option<Known>), b| a.0.cmp(&b.0));
     binary.sort();
     let (search, known): (Vec<PathBuf>, Vec<Option<Known>>) = search.into_iter().unzip();
@@ -714,5 +722,6 @@ fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilde
         search,
         known,
         binary,
+        bytes,
     }
 }
