@@ -53,8 +53,9 @@ pub(super) fn walk_builder(
     Ok(wb)
 }
 
-/// Searches every file under `dir`: inline with the parallel walk, or — in a server that
-/// keeps file lists — over the cached, revalidated list with rayon.
+/// Searches every file under `dir`: the files the trigram index cannot rule out, if it is
+/// ready; else inline with the parallel walk, or — in a server that keeps file lists, from
+/// a walk's second time on — over the cached, revalidated list.
 pub(super) fn walk(ctx: &Ctx<'_>, dir: &Path) -> Result<(), GrepError> {
     let wb = walk_builder(ctx.q, dir, ctx.ws.words())?;
     if indexed(ctx, dir, &wb) {
@@ -157,9 +158,9 @@ fn walked_file(
 }
 
 /// Searches `files` (with their display names if known, and what the index knows of each:
-/// its current identity and the only spans that can match) on a fixed set of workers pulling from a shared
-/// counter: each keeps one scratch (buffer + regex cache) for the whole call, so the lazy DFA
-/// is built once per thread.
+/// its current identity and the only spans that can match) on a fixed set of workers
+/// pulling from a shared counter: each keeps one scratch (buffer + regex cache) for the
+/// whole call, so the lazy DFA is built once per thread.
 fn search_list(
     ctx: &Ctx<'_>,
     files: &[std::path::PathBuf],
@@ -234,6 +235,9 @@ fn indexed(ctx: &Ctx<'_>, dir: &Path, wb: &WalkBuilder) -> bool {
     let Some(sel) = sel else {
         return false;
     };
+    for e in &sel.errors {
+        ctx.stats.error(e.clone());
+    }
     for b in &sel.binary {
         let name = ctx.display.of(b);
         // As the scan: files before a cursor (or after a full cap) are not looked at.

@@ -157,6 +157,21 @@ impl BuildProgress {
 pub(super) struct Walked {
     pub(super) files: Vec<PathBuf>,
     pub(super) dirs: Vec<Box<[u8]>>,
+    /// Paths the walk could not read (a directory without permission): a search walks them
+    /// again, so that it reports them as the scan does.
+    pub(super) unreadable: Vec<PathBuf>,
+}
+
+/// The path an error of a walk is about, if it names one.
+pub(super) fn error_path(e: &ignore::Error) -> Option<&Path> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Partial(errs) => errs.iter().find_map(error_path),
+        _ => None,
+    }
 }
 
 /// The walker configured as the scan's default walk: ignore files honoured, hidden files
@@ -178,14 +193,20 @@ pub(super) fn walker(dir: &Path) -> ignore::WalkBuilder {
 pub(super) fn walk(root: &Path, progress: &BuildProgress) -> Walked {
     let files = Mutex::new(Vec::new());
     let dirs = Mutex::new(Vec::new());
+    let unreadable = Mutex::new(Vec::new());
     walker(root).build_parallel().run(|| {
         Box::new(|entry| {
             progress.yield_to_searches();
-            if let Ok(e) = entry {
-                match e.file_type() {
+            match entry {
+                Ok(e) => match e.file_type() {
                     Some(t) if t.is_file() => files.lock().expect("walk").push(e.into_path()),
                     Some(t) if t.is_dir() => dirs.lock().expect("walk").push(e.into_path()),
                     _ => {}
+                },
+                Err(e) => {
+                    if let Some(p) = error_path(&e) {
+                        unreadable.lock().expect("walk").push(p.to_path_buf());
+                    }
                 }
             }
             ignore::WalkState::Continue
@@ -200,7 +221,14 @@ pub(super) fn walk(root: &Path, progress: &BuildProgress) -> Walked {
         .map(|d| rel_bytes(root, d).into())
         .collect();
     dirs.sort_unstable();
-    Walked { files, dirs }
+    let mut unreadable = unreadable.into_inner().expect("walk");
+    unreadable.sort_unstable();
+    unreadable.dedup();
+    Walked {
+        files,
+        dirs,
+        unreadable,
+    }
 }
 
 /// `path` relative to `root`, as bytes (`""` for the root itself).

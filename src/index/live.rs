@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use super::build::{BuildProgress, rel_bytes, walker};
+use super::build::{BuildProgress, error_path, rel_bytes, walker};
 use super::watch::{Dirty, MAX_DIRTY, watch};
 use super::{
     Candidate, FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, Ident, Index, Known, Span, TriQuery, line_hir,
@@ -307,8 +307,9 @@ impl RootState {
         {
             let t = Instant::now();
             match Index::open(f, &self.root) {
-                Ok(ix) => {
-                    let (changed, total) = self.validate(&ix);
+                Ok(mut ix) => {
+                    let (changed, total, unreadable) = self.validate(&ix);
+                    ix.unreadable = unreadable;
                     // A tree that changed much is rebuilt; else the changes stay dirty.
                     if changed * 8 <= total.max(1) && changed <= MAX_DIRTY {
                         eprintln!(
@@ -369,15 +370,22 @@ impl RootState {
 
     /// Marks dirty every file whose identity differs from `ix`'s record, every new file
     /// and every deleted one. Returns (changed, files).
-    fn validate(&self, ix: &Index) -> (usize, usize) {
+    fn validate(&self, ix: &Index) -> (usize, usize, Vec<PathBuf>) {
         let seen = Mutex::new(Vec::new());
+        let unreadable = Mutex::new(Vec::new());
         walker(&self.root).build_parallel().run(|| {
             Box::new(|e| {
-                if let Ok(e) = e
-                    && e.file_type().is_some_and(|t| t.is_file())
-                {
-                    let id = e.metadata().ok().map(|m| Ident::from_metadata(&m));
-                    seen.lock().expect("seen").push((e.into_path(), id));
+                match e {
+                    Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
+                        let id = e.metadata().ok().map(|m| Ident::from_metadata(&m));
+                        seen.lock().expect("seen").push((e.into_path(), id));
+                    }
+                    Err(e) => {
+                        if let Some(p) = error_path(&e) {
+                            unreadable.lock().expect("seen").push(p.to_path_buf());
+                        }
+                    }
+                    Ok(_) => {}
                 }
                 ignore::WalkState::Continue
             })
@@ -414,7 +422,10 @@ impl RootState {
                 self.dirty.mark(&self.root, &self.root.join(rel));
             }
         }
-        (changed, ix.files().len())
+        let mut unreadable = unreadable.into_inner().expect("seen");
+        unreadable.sort_unstable();
+        unreadable.dedup();
+        (changed, ix.files().len(), unreadable)
     }
 }
 
@@ -508,6 +519,8 @@ pub struct Selection {
     /// Bytes of the candidates the index knows (whole files: what the content cache would
     /// hold of them).
     pub bytes: u64,
+    /// What the walks made for the selection could not read (as the scan reports it).
+    pub errors: Vec<String>,
     pub used: IndexUse,
 }
 
@@ -593,6 +606,13 @@ fn watched(
         }
         relevant.push(d);
     }
+    // What the index's walk could not read is walked again, so the search reports it.
+    relevant.extend(
+        ix.unreadable
+            .iter()
+            .filter(|u| u.starts_with(dir) || dir.starts_with(u))
+            .cloned(),
+    );
     let files = ix.files();
     let path = |i: usize| {
         st.root
@@ -602,6 +622,7 @@ fn watched(
     let mut binary = Vec::new();
     let mut ruled_out = 0;
     let mut bytes = 0;
+    let mut errors = Vec::new();
     let lo = ids.partition_point(|c| (c.0 as usize) < range.start);
     let mut cand = ids[lo..]
         .iter()
@@ -633,11 +654,16 @@ fn watched(
             rel2.iter()
                 .any(|d| e.path().starts_with(d) || d.starts_with(e.path()))
         });
-        for e in wb.build().flatten() {
-            if e.file_type().is_some_and(|t| t.is_file())
-                && relevant.iter().any(|d| e.path().starts_with(d))
-            {
-                search.push((e.into_path(), None));
+        for e in wb.build() {
+            match e {
+                Ok(e) => {
+                    if e.file_type().is_some_and(|t| t.is_file())
+                        && relevant.iter().any(|d| e.path().starts_with(d))
+                    {
+                        search.push((e.into_path(), None));
+                    }
+                }
+                Err(e) => errors.push(e.to_string()),
             }
         }
         search.sort_by(|a, b| a.0.cmp(&b.0));
@@ -662,6 +688,7 @@ fn watched(
         known,
         binary,
         bytes,
+        errors,
     }
 }
 
@@ -671,10 +698,15 @@ fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilde
         cand[*i as usize] = Some(spans.as_deref());
     }
     let out = Mutex::new((Vec::new(), Vec::new(), 0u64, 0u64, 0u64));
+    let errors = Mutex::new(Vec::new());
     wb.build_parallel().run(|| {
         Box::new(|e| {
-            let Ok(e) = e else {
-                return ignore::WalkState::Continue;
+            let e = match e {
+                Ok(e) => e,
+                Err(e) => {
+                    errors.lock().expect("selection").push(e.to_string());
+                    return ignore::WalkState::Continue;
+                }
             };
             if !e.file_type().is_some_and(|t| t.is_file()) {
                 return ignore::WalkState::Continue;
@@ -723,5 +755,6 @@ fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilde
         known,
         binary,
         bytes,
+        errors: errors.into_inner().expect("selection"),
     }
 }

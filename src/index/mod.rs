@@ -154,6 +154,9 @@ pub struct Index {
     data: Data,
     /// Where it is stored (`None`: in memory only).
     path: Option<PathBuf>,
+    /// Paths its build's walk could not read (in memory only: a loaded index's come from
+    /// the walk that validates it).
+    pub(crate) unreadable: Vec<PathBuf>,
 }
 
 impl std::fmt::Debug for Index {
@@ -177,7 +180,8 @@ impl Index {
         piece: usize,
         progress: &BuildProgress,
     ) -> std::io::Result<Option<Index>> {
-        let walked = build::walk(root, progress);
+        let mut walked = build::walk(root, progress);
+        let unreadable = std::mem::take(&mut walked.unreadable);
         let dirs = walked.dirs.clone();
         match file {
             None => {
@@ -189,7 +193,9 @@ impl Index {
                 let bytes = w.finish(&files, &dirs, root)?;
                 let parsed =
                     persist::parse(&bytes, Path::new("(memory)")).map_err(std::io::Error::other)?;
-                Ok(Some(Index::from_parsed(parsed, Data::Owned(bytes), None)))
+                let mut ix = Index::from_parsed(parsed, Data::Owned(bytes), None);
+                ix.unreadable = unreadable;
+                Ok(Some(ix))
             }
             Some(file) => {
                 if let Some(dir) = file.parent() {
@@ -215,7 +221,10 @@ impl Index {
                 drop(walked);
                 match result {
                     Ok(true) => Index::open(file, root)
-                        .map(Some)
+                        .map(|mut ix| {
+                            ix.unreadable = unreadable;
+                            Some(ix)
+                        })
                         .map_err(std::io::Error::other),
                     Ok(false) => {
                         let _ = std::fs::remove_file(&tmp);
@@ -280,6 +289,7 @@ impl Index {
             segments: p.segments,
             data,
             path,
+            unreadable: Vec::new(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! System calls that need `unsafe`: the memory map, the SIGBUS guard that keeps a
-//! truncated mapping from killing the process, and handing freed heap back to the system.
-//! The crate's only `unsafe` code (the other
-//! system calls go through rustix's safe bindings, in `at.rs`).
+//! truncated mapping from killing the process, and glibc's allocator tunables that hand
+//! freed heap back to the system. The crate's only `unsafe` code (the other system calls go
+//! through rustix's safe bindings, in `at.rs`).
 
 use std::fs::File;
 use std::io;
@@ -252,8 +252,9 @@ pub fn map_large_allocations(bytes: usize) {
     unsafe {
         let bytes = bytes.min(i32::MAX as usize / 32) as i32;
         libc::mallopt(libc::M_MMAP_THRESHOLD, bytes);
-        // Fixing the threshold also fixes when the heap's top is handed back (128 KiB):
-        // keep glibc's dynamic ceiling for that, or every worker's churn trims and grows.
+        // Fixing the threshold also fixes when the heap's free top is handed back, at
+        // 128 KiB: every worker's churn would then shrink and regrow the heap. Only past
+        // 32 times the threshold (32 MiB), as glibc's own ceiling does.
         libc::mallopt(libc::M_TRIM_THRESHOLD, bytes * 32);
     }
 }
