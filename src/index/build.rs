@@ -134,7 +134,7 @@ impl BuildProgress {
     /// Waits while a search runs: a fresh server's first searches scan the tree on the
     /// cores the build would take. A wait lasts at most [`YIELD_MAX`], and is followed by
     /// as long without waiting, so the build keeps half the time under constant load.
-    fn yield_to_searches(&self) {
+    pub(super) fn yield_to_searches(&self) {
         if self.searches.load(Ordering::Relaxed) == 0 {
             return;
         }

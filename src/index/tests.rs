@@ -770,3 +770,35 @@ fn indexed_results_equal_the_scan_and_ripgrep_over_the_linux_tree() {
         "the index served {served} patterns"
     );
 }
+
+#[test]
+fn a_build_yields_to_searches_but_keeps_half_the_time_under_constant_load() {
+    let searches = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let p = BuildProgress::yielding_to(Arc::clone(&searches));
+    // No search: no wait.
+    let t = std::time::Instant::now();
+    for _ in 0..1000 {
+        p.yield_to_searches();
+    }
+    assert!(t.elapsed() < Duration::from_millis(100));
+    // A search that never ends: the build waits a second, then goes on for a second.
+    searches.store(1, std::sync::atomic::Ordering::Relaxed);
+    let t = std::time::Instant::now();
+    for _ in 0..1000 {
+        p.yield_to_searches();
+    }
+    let waited = t.elapsed();
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_millis(2500),
+        "{waited:?}"
+    );
+    // A search that ends releases a waiting build at once.
+    let p = Arc::new(BuildProgress::yielding_to(Arc::clone(&searches)));
+    let q = Arc::clone(&p);
+    let t = std::time::Instant::now();
+    let h = std::thread::spawn(move || q.yield_to_searches());
+    std::thread::sleep(Duration::from_millis(50));
+    searches.store(0, std::sync::atomic::Ordering::Relaxed);
+    h.join().unwrap();
+    assert!(t.elapsed() < Duration::from_millis(500));
+}
