@@ -341,6 +341,29 @@ fn rg_lines(root: &Path, p: &str, ci: bool, word: bool) -> Option<Vec<(String, u
     Some(v)
 }
 
+/// (path, line) pairs, sorted.
+type Lines = Vec<(String, u64)>;
+
+/// The (path, line) pairs of `ours` and of ripgrep for the same search, sorted. ripgrep
+/// reports the lines before a NUL of a binary file; the scan skips the file: such files are
+/// left out of ripgrep's side.
+fn against_rg(
+    root: &Path,
+    p: &str,
+    ci: bool,
+    word: bool,
+    ours: &[(String, u64, String)],
+) -> (Lines, Lines) {
+    let rg: Vec<_> = rg_lines(root, p, ci, word)
+        .unwrap()
+        .into_iter()
+        .filter(|(f, _)| !std::fs::read(root.join(f)).unwrap_or_default().contains(&0))
+        .collect();
+    let mut ours: Vec<(String, u64)> = ours.iter().map(|(p, l, _)| (p.clone(), *l)).collect();
+    ours.sort();
+    (ours, rg)
+}
+
 #[test]
 fn indexed_results_equal_the_scan_and_ripgrep_over_generated_trees() {
     let has_rg = std::process::Command::new("rg")
@@ -363,15 +386,7 @@ fn indexed_results_equal_the_scan_and_ripgrep_over_generated_trees() {
             let sub = run(&ix, &p, ci, word, Some("src"));
             assert_eq!(sub, run(&scan, &p, ci, word, Some("src")), "{p:?} in src");
             if has_rg && !word {
-                // ripgrep reports the lines before a NUL of a binary file; the scan skips it.
-                let rg: Vec<_> = rg_lines(&root, &p, ci, word)
-                    .unwrap()
-                    .into_iter()
-                    .filter(|(f, _)| !std::fs::read(root.join(f)).unwrap().contains(&0))
-                    .collect();
-                let mut ours: Vec<(String, u64)> =
-                    want.iter().map(|(p, l, _)| (p.clone(), *l)).collect();
-                ours.sort();
+                let (ours, rg) = against_rg(&root, &p, ci, word, &want);
                 assert_eq!(ours, rg, "ripgrep differs for {p:?} ci={ci}");
             }
             let q = GrepQuery {
@@ -741,14 +756,7 @@ fn indexed_results_equal_the_scan_and_ripgrep_over_the_linux_tree() {
         let used = search(&ix, &q, &Progress::default()).unwrap().index;
         served += usize::from(used.is_some());
         if has_rg {
-            let rg: Vec<_> = rg_lines(&root, p, ci, word)
-                .unwrap()
-                .into_iter()
-                .filter(|(f, _)| !std::fs::read(root.join(f)).unwrap_or_default().contains(&0))
-                .collect();
-            let mut ours: Vec<(String, u64)> =
-                want.iter().map(|(p, l, _)| (p.clone(), *l)).collect();
-            ours.sort();
+            let (ours, rg) = against_rg(&root, p, ci, word, &want);
             assert!(
                 ours == rg,
                 "{p:?} ci={ci} word={word}: ripgrep has {} lines, we {}",
