@@ -398,14 +398,6 @@ impl Workspace {
         self.content_budget > 0
     }
 
-    /// The cached bytes of `path` if they were read from a file with identity `id`.
-    pub fn cached_content(&self, path: &Path, id: &FileId) -> Option<Arc<[u8]>> {
-        match self.cached_version(path) {
-            Some((cached, bytes)) if cached == *id => Some(bytes),
-            _ => None,
-        }
-    }
-
     /// The cached bytes of `path` with the identity of the file they were read from, for a
     /// caller that knows the file's current identity without looking at it again.
     pub fn cached_version(&self, path: &Path) -> Option<(FileId, Arc<[u8]>)> {
