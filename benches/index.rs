@@ -87,7 +87,7 @@ fn main() {
                         &root,
                         Some(&file),
                         index::DEFAULT_BUILD_BUDGET,
-                        index::DEFAULT_PIECE_BYTES,
+                        index::Shape::default(),
                         &p,
                     )
                     .unwrap()

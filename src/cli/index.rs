@@ -132,7 +132,7 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
             &root,
             Some(&file),
             args.index_budget_bytes,
-            crate::index::DEFAULT_PIECE_BYTES,
+            crate::index::Shape::default(),
             &progress,
         );
         done.store(true, Ordering::Relaxed);

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::persist::Writer;
-use super::trigram::{Extractor, Trigram, put_varint};
-use super::{FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, FileEntry, Ident, Piece};
+use super::trigram::{Extractor, ListBuilder, Trigram};
+use super::{FLAG_BINARY, FLAG_NEXT, FLAG_RACY, FLAG_UNREAD, FileEntry, Ident, Piece, Shape};
 use crate::source::{self, SourceOptions};
 
 /// A hasher for trigram keys (already well spread in 24 bits: one multiply).
@@ -37,43 +37,41 @@ impl Hasher for TriHasher {
 
 type TriMap<V> = HashMap<Trigram, V, BuildHasherDefault<TriHasher>>;
 
-/// One trigram's posting list while it is built.
-struct Building {
-    last: u32,
-    count: u32,
-    bytes: Vec<u8>,
-}
-
 /// Posting lists of a run of files, in memory until they are written as a segment.
 #[derive(Default)]
 pub(super) struct SegmentBuilder {
-    lists: TriMap<Building>,
+    lists: TriMap<ListBuilder>,
     heap: usize,
     /// The first file id of this segment (the end of the previous one).
     first: u32,
+    /// Lists shorter than this are written without next masks.
+    masks_min_list: u32,
 }
 
 /// Heap bytes one map entry costs besides its list's bytes (key, value, control byte,
 /// load factor).
-const ENTRY_COST: usize = 48;
+pub(super) const ENTRY_COST: usize = 128;
 
 impl SegmentBuilder {
-    /// Records that file `id` (ids ascend across calls) holds `trigrams`.
-    pub(super) fn add(&mut self, id: u32, trigrams: &[Trigram]) {
-        for &t in trigrams {
+    /// A builder that keeps the masks of lists of at least `masks_min_list` documents.
+    pub(super) fn new(masks_min_list: u32) -> SegmentBuilder {
+        SegmentBuilder {
+            masks_min_list,
+            ..SegmentBuilder::default()
+        }
+    }
+
+    /// Records that document `id` (ids ascend across calls) holds `trigrams`, with their
+    /// next masks beside them when `next` is not empty.
+    pub(super) fn add(&mut self, id: u32, trigrams: &[Trigram], next: &[u8]) {
+        for (k, &t) in trigrams.iter().enumerate() {
             let b = self.lists.entry(t).or_insert_with(|| {
                 self.heap += ENTRY_COST;
-                Building {
-                    last: 0,
-                    count: 0,
-                    bytes: Vec::new(),
-                }
+                ListBuilder::default()
             });
-            let before = b.bytes.capacity();
-            put_varint(&mut b.bytes, if b.count == 0 { id } else { id - b.last });
-            b.last = id;
-            b.count += 1;
-            self.heap += b.bytes.capacity() - before;
+            let before = b.heap();
+            b.push(id, next.get(k).copied());
+            self.heap += b.heap() - before;
         }
     }
 
@@ -92,14 +90,14 @@ impl SegmentBuilder {
         let lists = std::mem::take(&mut self.lists);
         let first = std::mem::replace(&mut self.first, end);
         self.heap = 0;
-        let mut keys: Vec<(Trigram, Building)> = lists.into_iter().collect();
+        let mut keys: Vec<(Trigram, ListBuilder)> = lists.into_iter().collect();
         keys.sort_unstable_by_key(|(t, _)| *t);
-        let total: usize = keys.iter().map(|(_, b)| b.bytes.len()).sum();
+        let total: usize = keys.iter().map(|(_, b)| b.heap()).sum();
         let mut postings = Vec::with_capacity(total);
         let mut table = Vec::with_capacity(keys.len());
         for (t, b) in keys {
-            table.push((t, postings.len() as u32, b.count));
-            postings.extend_from_slice(&b.bytes);
+            table.push((t, postings.len() as u32, b.count()));
+            b.write(&mut postings, b.count() >= self.masks_min_list);
         }
         w.segment(&table, &postings, first, end)
     }
@@ -240,7 +238,7 @@ pub(super) fn rel_bytes<'a>(root: &Path, path: &'a Path) -> &'a [u8] {
 }
 
 thread_local! {
-    /// A thread's read buffer and trigram bit set, kept between the files of a build.
+    /// A thread's read buffer and trigram tables, kept between the files of a build.
     static SCRATCH: std::cell::RefCell<Option<(Vec<u8>, Extractor)>> =
         const { std::cell::RefCell::new(None) };
 }
@@ -252,29 +250,31 @@ fn drop_scratch() {
 }
 
 /// One file read for the index: identity, flags, the starts of its pieces (none when it is
-/// one document) and each document's trigrams.
+/// one document) and each document's trigrams, with their next masks beside them when the
+/// file has [`FLAG_NEXT`] (else empty).
 pub(super) struct ReadFile {
     pub(super) id: Ident,
     pub(super) flags: u8,
     pub(super) pieces: Box<[Piece]>,
-    pub(super) docs: Vec<Vec<Trigram>>,
+    pub(super) docs: Vec<(Vec<Trigram>, Vec<u8>)>,
 }
 
-/// Reads one file for the index; a file of more than twice `piece` bytes is cut into
-/// pieces of whole lines (see [`pieces`]), each its own document.
+/// Reads one file for the index; a file of more than twice `shape.piece` bytes is cut into
+/// pieces of whole lines (see [`pieces`]), each its own document, and a file of at least
+/// `shape.masks_min_file` bytes gets next masks.
 pub(super) fn read_file(
     path: &Path,
     buf: &mut Vec<u8>,
     x: &mut Extractor,
     now: std::time::SystemTime,
-    piece: usize,
+    shape: Shape,
 ) -> ReadFile {
     let opts = SourceOptions::for_search(64 * 1024 * 1024, true);
     let unread = |id| ReadFile {
         id,
         flags: FLAG_UNREAD,
         pieces: Box::new([]),
-        docs: vec![Vec::new()],
+        docs: vec![Default::default()],
     };
     match source::load(path, &opts, buf) {
         Ok((Some(id), hay)) => {
@@ -284,19 +284,27 @@ pub(super) fn read_file(
             let intact = source::guard_mapped(hay.is_mapped(), path, || {
                 if memchr::memchr(0, &hay[..hay.len().min(source::BINARY_PROBE_LEN)]).is_some() {
                     flags |= FLAG_BINARY;
-                    found.1.push(Vec::new());
+                    found.1.push(Default::default());
                     return;
                 }
-                found.0 = pieces(&hay, piece);
+                let masks = hay.len() >= shape.masks_min_file.max(1);
+                if masks {
+                    flags |= FLAG_NEXT;
+                }
+                found.0 = pieces(&hay, shape.piece);
                 let mut bounds: Vec<usize> = found.0.iter().map(|p| p.start as usize).collect();
                 if bounds.is_empty() {
                     bounds.push(0);
                 }
                 bounds.push(hay.len());
                 for w in bounds.windows(2) {
-                    let mut tris = Vec::new();
-                    x.extract(&hay[w[0]..w[1]], &mut tris);
-                    found.1.push(tris);
+                    let (mut tris, mut next) = (Vec::new(), Vec::new());
+                    if masks {
+                        x.extract_next(&hay[w[0]..w[1]], &mut tris, &mut next);
+                    } else {
+                        x.extract(&hay[w[0]..w[1]], &mut tris);
+                    }
+                    found.1.push((tris, next));
                 }
             });
             if intact.is_err() || !hay.intact() {
@@ -346,16 +354,17 @@ pub(super) fn pieces(hay: &[u8], piece: usize) -> Vec<Piece> {
 }
 
 /// Builds the index of `root` into `w` within `budget` heap bytes of posting lists (a
-/// segment is written whenever they reach it), large files in pieces of about `piece`
-/// bytes. Returns the file list, or `None` if stopped.
+/// segment is written whenever they reach it), its documents as `shape` says. Returns the
+/// file list, or `None` if stopped.
 pub(super) fn build<W: Write>(
     root: &Path,
     walked: &Walked,
     w: &mut Writer<W>,
-    limits: (usize, usize),
+    budget: usize,
+    shape: Shape,
     progress: &BuildProgress,
 ) -> std::io::Result<Option<Vec<FileEntry>>> {
-    let built = segments(root, walked, w, limits, progress);
+    let built = segments(root, walked, w, (budget, shape), progress);
     drop_scratch();
     built
 }
@@ -364,14 +373,14 @@ fn segments<W: Write>(
     root: &Path,
     walked: &Walked,
     w: &mut Writer<W>,
-    (budget, piece): (usize, usize),
+    (budget, shape): (usize, Shape),
     progress: &BuildProgress,
 ) -> std::io::Result<Option<Vec<FileEntry>>> {
     progress
         .files_total
         .store(walked.files.len() as u64, Ordering::Relaxed);
     let now = std::time::SystemTime::now();
-    let mut seg = SegmentBuilder::default();
+    let mut seg = SegmentBuilder::new(shape.masks_min_list);
     let mut entries = Vec::with_capacity(walked.files.len());
     let mut doc: u32 = 0;
     const CHUNK: usize = 256;
@@ -386,7 +395,7 @@ fn segments<W: Write>(
                 SCRATCH.with(|s| {
                     let mut s = s.borrow_mut();
                     let (buf, x) = s.get_or_insert_with(|| (Vec::new(), Extractor::new()));
-                    let r = read_file(p, buf, x, now, piece);
+                    let r = read_file(p, buf, x, now, shape);
                     if buf.capacity() > 4 << 20 {
                         *buf = Vec::new();
                     }
@@ -395,8 +404,8 @@ fn segments<W: Write>(
             })
             .collect();
         for (i, r) in read.into_iter().enumerate() {
-            for tris in &r.docs {
-                seg.add(doc, tris);
+            for (tris, next) in &r.docs {
+                seg.add(doc, tris, next);
                 doc = doc.checked_add(1).ok_or_else(|| {
                     std::io::Error::other("more than 4 billion documents to index")
                 })?;

@@ -41,8 +41,8 @@ pub struct IndexOptions {
     pub watch: bool,
     /// A rebuild takes dirty files in once no change came for this long.
     pub rebuild_after: Duration,
-    /// Files larger than twice this are indexed in pieces of about this many bytes.
-    pub piece: usize,
+    /// How files are cut into documents, and which postings carry next masks.
+    pub shape: super::Shape,
 }
 
 impl Default for IndexOptions {
@@ -52,7 +52,7 @@ impl Default for IndexOptions {
             budget: super::DEFAULT_BUILD_BUDGET,
             watch: true,
             rebuild_after: Duration::from_secs(5),
-            piece: super::DEFAULT_PIECE_BYTES,
+            shape: super::Shape::default(),
         }
     }
 }
@@ -332,7 +332,7 @@ impl RootState {
             &self.root,
             file.as_deref(),
             opts.budget,
-            opts.piece,
+            opts.shape,
             &progress,
         );
         *self.building.lock().expect("building") = None;

@@ -20,13 +20,13 @@
 //! (the per-root state a workspace keeps, the watcher, selection of files for a search).
 
 mod build;
+mod eval;
 mod live;
 mod persist;
 pub mod plan;
 pub mod trigram;
 mod watch;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use build::BuildProgress;
@@ -38,7 +38,6 @@ pub use persist::{IndexFileError, default_dir, file_for};
 pub use plan::{TriQuery, plan};
 
 use crate::source::{FileId, Source, SourceOptions};
-use trigram::{Trigram, decode_postings, intersect, union};
 
 /// Default heap budget of the posting lists held while building (a segment is written each
 /// time they reach it).
@@ -49,6 +48,31 @@ pub const DEFAULT_BUILD_BUDGET: usize = 128 * 1024 * 1024;
 /// lists, so a search reads only the pieces of a large file that can hold a match.
 pub const DEFAULT_PIECE_BYTES: usize = 64 * 1024;
 
+/// How a build cuts files into documents and which postings carry next masks (see
+/// [`trigram`]). A mask costs a byte per posting and saves reading a document, so only large
+/// documents earn one (on the Linux tree, files of 16 KiB and more hold two thirds of the
+/// bytes and half of the postings), and only in lists long enough not to be selective by
+/// themselves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Files larger than twice this are indexed in pieces of about this many bytes.
+    pub piece: usize,
+    /// Files at least this large have next masks.
+    pub masks_min_file: usize,
+    /// Posting lists at least this long keep their documents' masks.
+    pub masks_min_list: u32,
+}
+
+impl Default for Shape {
+    fn default() -> Shape {
+        Shape {
+            piece: DEFAULT_PIECE_BYTES,
+            masks_min_file: DEFAULT_PIECE_BYTES / 4,
+            masks_min_list: 1024,
+        }
+    }
+}
+
 /// The file is binary by the scan's rule (a NUL in its first 64 KiB).
 pub(crate) const FLAG_BINARY: u8 = 1;
 /// The file could not be read at build time: always searched.
@@ -56,6 +80,8 @@ pub(crate) const FLAG_UNREAD: u8 = 2;
 /// The file changed within the racy window before it was read: its identity cannot vouch
 /// for its contents, so a validating search reads it.
 pub(crate) const FLAG_RACY: u8 = 4;
+/// The postings of the file's documents carry next masks (see [`trigram`]).
+pub(crate) const FLAG_NEXT: u8 = 8;
 
 /// A file's identity as recorded: what must be unchanged for its entry to hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -177,7 +203,7 @@ impl Index {
         root: &Path,
         file: Option<&Path>,
         budget: usize,
-        piece: usize,
+        shape: Shape,
         progress: &BuildProgress,
     ) -> std::io::Result<Option<Index>> {
         let mut walked = build::walk(root, progress);
@@ -186,7 +212,7 @@ impl Index {
         match file {
             None => {
                 let mut w = persist::Writer::in_memory();
-                let Some(files) = build::build(root, &walked, &mut w, (budget, piece), progress)?
+                let Some(files) = build::build(root, &walked, &mut w, budget, shape, progress)?
                 else {
                     return Ok(None);
                 };
@@ -205,8 +231,7 @@ impl Index {
                 let result = (|| {
                     let mut w =
                         persist::Writer::new(std::io::BufWriter::with_capacity(1 << 20, f))?;
-                    let Some(files) =
-                        build::build(root, &walked, &mut w, (budget, piece), progress)?
+                    let Some(files) = build::build(root, &walked, &mut w, budget, shape, progress)?
                     else {
                         return Ok(false);
                     };
@@ -404,108 +429,6 @@ impl Index {
         }
         Some(out)
     }
-
-    /// The documents (ascending) that may hold a match of a pattern planned as `q`.
-    fn candidate_docs(&self, q: &TriQuery) -> Option<Vec<u32>> {
-        let run = || {
-            let mut out = Vec::new();
-            for s in &self.segments {
-                match self.eval(s, q, &mut HashMap::new()) {
-                    Ids::All => out.extend(s.first..s.end),
-                    Ids::Some(v) => out.extend(v),
-                }
-            }
-            out
-        };
-        match &self.data {
-            Data::Owned(_) => Some(run()),
-            Data::Mapped(src) => mapped::guard(src, run).ok(),
-        }
-    }
-
-    fn postings(&self, s: &SegmentMeta, t: Trigram) -> Vec<u32> {
-        let bytes = self.bytes();
-        let table = &bytes[s.table_off as usize..][..s.entries as usize * persist::ENTRY];
-        let entry = |i: usize| {
-            let e = &table[i * persist::ENTRY..][..persist::ENTRY];
-            let w = |k: usize| u32::from_le_bytes(e[k..k + 4].try_into().expect("4"));
-            (w(0), w(4), w(8))
-        };
-        let (mut lo, mut hi) = (0, s.entries as usize);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if entry(mid).0 < t {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        let mut out = Vec::new();
-        if lo < s.entries as usize {
-            let (tt, off, n) = entry(lo);
-            if tt == t {
-                let post = &bytes[s.post_off as usize..][..s.post_len as usize];
-                decode_postings(
-                    post.get(off as usize..).unwrap_or(&[]),
-                    n as usize,
-                    &mut out,
-                );
-                out.retain(|&id| id >= s.first && id < s.end);
-            }
-        }
-        out
-    }
-
-    /// The documents of segment `s` that `q` admits; `memo` keeps each trigram's list
-    /// decoded once (a case-insensitive plan names the same trigram many times).
-    fn eval(&self, s: &SegmentMeta, q: &TriQuery, memo: &mut HashMap<Trigram, Vec<u32>>) -> Ids {
-        match q {
-            TriQuery::All => Ids::All,
-            TriQuery::None => Ids::Some(Vec::new()),
-            TriQuery::Tri(t) => Ids::Some(
-                memo.entry(*t)
-                    .or_insert_with(|| self.postings(s, *t))
-                    .clone(),
-            ),
-            TriQuery::And(v) => {
-                let mut lists: Vec<Vec<u32>> = Vec::new();
-                for sub in v {
-                    match self.eval(s, sub, memo) {
-                        Ids::All => {}
-                        Ids::Some(l) if l.is_empty() => return Ids::Some(l),
-                        Ids::Some(l) => lists.push(l),
-                    }
-                }
-                lists.sort_by_key(Vec::len);
-                let mut it = lists.into_iter();
-                let Some(mut acc) = it.next() else {
-                    return Ids::All;
-                };
-                for l in it {
-                    acc = intersect(&acc, &l);
-                    if acc.is_empty() {
-                        break;
-                    }
-                }
-                Ids::Some(acc)
-            }
-            TriQuery::Or(v) => {
-                let mut acc = Vec::new();
-                for sub in v {
-                    match self.eval(s, sub, memo) {
-                        Ids::All => return Ids::All,
-                        Ids::Some(l) => acc = union(&acc, &l),
-                    }
-                }
-                Ids::Some(acc)
-            }
-        }
-    }
-}
-
-enum Ids {
-    All,
-    Some(Vec<u32>),
 }
 
 mod mapped {

@@ -4,9 +4,10 @@
 //! Layout, little-endian:
 //!
 //! ```text
-//! magic "MGTRIDX2"
+//! magic "MGTRIDX3"
 //! segments      each: table (trigram u32, offset u32, count u32)…, then its posting lists
-//!               of document ids (a file is one document, or one per piece)
+//!               of document ids (a file is one document, or one per piece), each id of a
+//!               file flagged "next masks" followed by its mask byte
 //! files         count, then per file: path (relative), identity, flags, piece count,
 //!               then each piece's start offset and first line (u64 each)
 //! dirs          count, then each walked directory (relative)
@@ -30,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 use super::{FileEntry, Ident, Piece, SegmentMeta};
 
-pub(super) const MAGIC: &[u8; 8] = b"MGTRIDX2";
+pub(super) const MAGIC: &[u8; 8] = b"MGTRIDX3";
 const END_MAGIC: &[u8; 8] = b"MGTRIEND";
 const TAIL: usize = 8 + 8 + 8;
 /// Bytes of one trigram table entry.

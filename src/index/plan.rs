@@ -5,14 +5,16 @@
 //! set of them when it is small, else sets of possible prefixes and suffixes and a trigram
 //! query the string satisfies. Concatenation crosses suffixes with prefixes (so `[A-Z]+_RESUME`
 //! asks for `A_R|B_R|…` and `_RE`, `RES`…), alternation ORs, and anything too large to
-//! enumerate (`\w`, `.*`, `\p{Greek}`) is "any string". The query is sound: a file that holds
-//! a match satisfies it. When it asks for nothing, the caller scans.
+//! enumerate (`\w`, `.*`, `\p{Greek}`) is "any string". A trigram that a required string
+//! continues asks for that next byte too (`PM_` followed by `R`, see [`super::trigram`]). The
+//! query is sound: a file that holds a match satisfies it. When it asks for nothing, the
+//! caller scans.
 
 use std::collections::BTreeSet;
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-use super::trigram::{Trigram, indexable, pack};
+use super::trigram::{Trigram, indexable, next_bit, pack};
 
 /// A boolean query over trigrams.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -22,6 +24,9 @@ pub enum TriQuery {
     /// No file.
     None,
     Tri(Trigram),
+    /// The trigram, followed somewhere by a byte whose next bit is in the mask (documents
+    /// without next masks only need the trigram).
+    Next(Trigram, u8),
     And(Vec<TriQuery>),
     Or(Vec<TriQuery>),
 }
@@ -63,7 +68,7 @@ impl TriQuery {
     pub fn trigrams(&self) -> usize {
         match self {
             TriQuery::All | TriQuery::None => 0,
-            TriQuery::Tri(_) => 1,
+            TriQuery::Tri(_) | TriQuery::Next(..) => 1,
             TriQuery::And(v) | TriQuery::Or(v) => v.iter().map(TriQuery::trigrams).sum(),
         }
     }
@@ -165,6 +170,19 @@ fn shorten(set: &Set, cut: impl Fn(&[u8], usize) -> Vec<u8>) -> Set {
     single(b"")
 }
 
+/// The leaf for the trigram of `s` at `i`: with the byte after it when `s` goes on (never a
+/// newline: no match holds one), `All` when the trigram is never indexed.
+fn leaf(s: &[u8], i: usize) -> TriQuery {
+    let t = pack(s[i], s[i + 1], s[i + 2]);
+    if !indexable(t) {
+        return TriQuery::All;
+    }
+    match s.get(i + 3).map(|&b| next_bit(b)) {
+        Some(m) if m != 0 => TriQuery::Next(t, m),
+        _ => TriQuery::Tri(t),
+    }
+}
+
 /// The query "holds one of these strings": OR over them of AND over their trigrams, with the
 /// trigrams they all share taken out of the OR (`A_RESUME|B_RESUME` asks for `_RE`, `RES`…
 /// once, and `A_R|B_R`).
@@ -181,23 +199,17 @@ fn or_strings(set: &Set) -> TriQuery {
         for i in 0..len - 2 {
             let mut alt = TriQuery::None;
             for s in set {
-                let t = pack(s[i], s[i + 1], s[i + 2]);
-                alt = alt.or(if indexable(t) {
-                    TriQuery::Tri(t)
-                } else {
-                    TriQuery::All
-                });
+                alt = alt.or(leaf(s, i));
             }
             q = q.and(alt);
         }
         return q;
     }
-    let mut each: Vec<BTreeSet<Trigram>> = Vec::with_capacity(set.len());
+    let mut each: Vec<BTreeSet<TriQuery>> = Vec::with_capacity(set.len());
     for s in set {
-        let t: BTreeSet<Trigram> = s
-            .windows(3)
-            .map(|w| pack(w[0], w[1], w[2]))
-            .filter(|&t| indexable(t))
+        let t: BTreeSet<TriQuery> = (0..s.len().saturating_sub(2))
+            .map(|i| leaf(s, i))
+            .filter(|q| *q != TriQuery::All)
             .collect();
         if t.is_empty() {
             // This string needs no trigram: neither does the set.
@@ -210,14 +222,14 @@ fn or_strings(set: &Set) -> TriQuery {
         common.retain(|x| t.contains(x));
     }
     let mut q = TriQuery::All;
-    for &t in &common {
-        q = q.and(TriQuery::Tri(t));
+    for t in &common {
+        q = q.and(t.clone());
     }
     let mut alt = TriQuery::None;
     for t in &each {
         let mut and = TriQuery::All;
         for x in t.difference(&common) {
-            and = and.and(TriQuery::Tri(*x));
+            and = and.and(x.clone());
         }
         alt = alt.or(and);
         if alt == TriQuery::All {
@@ -426,20 +438,47 @@ mod tests {
         TriQuery::Tri(pack(b[0], b[1], b[2]))
     }
 
+    /// `s`'s first trigram, followed by its fourth byte.
+    fn n(s: &str) -> TriQuery {
+        let b = s.as_bytes();
+        TriQuery::Next(pack(b[0], b[1], b[2]), next_bit(b[3]))
+    }
+
     #[test]
-    fn a_literal_needs_all_its_trigrams() {
+    fn a_literal_needs_all_its_trigrams_each_before_the_next_byte() {
         assert_eq!(
             q("PM_RESUME", false),
             TriQuery::And(vec![
-                t("ESU"),
-                t("M_R"),
-                t("PM_"),
-                t("RES"),
-                t("SUM"),
                 t("UME"),
-                t("_RE")
+                n("ESUM"),
+                n("M_RE"),
+                n("PM_R"),
+                n("RESU"),
+                n("SUME"),
+                n("_RES"),
             ])
         );
+        // Case variants ask for the same next bit: one mask serves them all.
+        let ci = q("pm_r", true);
+        let TriQuery::And(parts) = &ci else {
+            panic!("{ci:?}")
+        };
+        let Some(TriQuery::Or(v)) = parts
+            .iter()
+            .find(|p| matches!(p, TriQuery::Or(v) if matches!(v[0], TriQuery::Next(..))))
+        else {
+            panic!("{ci:?}")
+        };
+        assert_eq!(v.len(), 4, "pm_, pM_, Pm_, PM_");
+        for leaf in v {
+            assert!(
+                matches!(leaf, TriQuery::Next(_, m) if *m == next_bit(b'r')),
+                "{leaf:?}"
+            );
+        }
+        // No next byte is asked for across a newline (no match holds one).
+        assert_eq!(leaf(b"abc\n", 0), t("abc"));
+        assert_eq!(leaf(b"ab\nc", 0), TriQuery::All);
     }
 
     #[test]
@@ -467,7 +506,7 @@ mod tests {
         let TriQuery::And(parts) = &cls else {
             panic!("{cls:?}")
         };
-        assert!(parts.contains(&t("_RE")));
+        assert!(parts.contains(&n("_RES")));
         assert!(
             parts
                 .iter()

@@ -40,11 +40,11 @@ fn built_in_memory_and_on_disk_the_index_answers_alike() {
     let cache = tempfile::tempdir().unwrap();
     let file = file_for(cache.path(), &root);
     let p = BuildProgress::default();
-    let mem = Index::build(&root, None, 1 << 20, DEFAULT_PIECE_BYTES, &p)
+    let mem = Index::build(&root, None, 1 << 20, Shape::default(), &p)
         .unwrap()
         .unwrap();
     // A tiny budget: one segment per file or so.
-    let disk = Index::build(&root, Some(&file), 64, DEFAULT_PIECE_BYTES, &p)
+    let disk = Index::build(&root, Some(&file), 64, Shape::default(), &p)
         .unwrap()
         .unwrap();
     assert!(disk.segments.len() > 1);
@@ -83,7 +83,7 @@ fn a_damaged_foreign_or_open_index_file_is_refused() {
         &root,
         Some(&file),
         1 << 20,
-        DEFAULT_PIECE_BYTES,
+        Shape::default(),
         &BuildProgress::default(),
     )
     .unwrap()
@@ -114,20 +114,25 @@ fn a_damaged_foreign_or_open_index_file_is_refused() {
 
 #[test]
 fn the_build_budget_bounds_the_heap_of_posting_lists() {
-    let mut seg = build::SegmentBuilder::default();
+    let mut seg = build::SegmentBuilder::new(8);
     let tris: Vec<u32> = (0..5000).collect();
+    let masks = vec![0x81u8; tris.len()];
     let mut w = persist::Writer::in_memory();
     let budget = 256 * 1024;
     let mut peak = 0;
+    let mut flushed = 0;
     for id in 0..200 {
-        seg.add(id, &tris);
+        // Every other file with next masks.
+        seg.add(id, &tris, if id % 2 == 0 { &masks } else { &[] });
         peak = peak.max(seg.heap());
         if seg.heap() >= budget {
             seg.flush(&mut w, id + 1).unwrap();
+            flushed += 1;
         }
     }
-    // One file's lists past the budget at most.
-    assert!(peak < budget + 5000 * 64, "{peak}");
+    assert!(flushed > 1);
+    // One file's lists past the budget at most (a new list: its entry, a few bytes).
+    assert!(peak < budget + 5000 * (build::ENTRY_COST + 16), "{peak}");
 }
 
 use std::sync::Arc;
@@ -309,8 +314,14 @@ fn indexed_ws(root: &Path, watch: bool) -> Workspace {
         watch,
         rebuild_after: Duration::from_millis(300),
         // Tiny pieces: most generated files are indexed in several, so every comparison
-        // with the scan also checks searches restricted to the pieces that can match.
-        piece: 48,
+        // with the scan also checks searches restricted to the pieces that can match; and
+        // next masks on about half the files and most lists, so that it checks searches
+        // that use them, with and without.
+        shape: Shape {
+            piece: 48,
+            masks_min_file: 100,
+            masks_min_list: 3,
+        },
         ..IndexOptions::default()
     };
     start(&ws, &opts);
@@ -632,7 +643,11 @@ fn a_search_reads_only_the_pieces_of_a_large_file_that_can_match() {
         big.push_str(&format!("PM_ filler {i} RESUME elsewhere\n"));
     }
     std::fs::write(root.join("big.c"), &big).unwrap();
-    let ix = Index::build(&root, None, 1 << 20, 4096, &BuildProgress::default())
+    let shape = Shape {
+        piece: 4096,
+        ..Shape::default()
+    };
+    let ix = Index::build(&root, None, 1 << 20, shape, &BuildProgress::default())
         .unwrap()
         .unwrap();
     assert!(ix.files()[0].pieces.len() > 10);
@@ -668,6 +683,63 @@ fn a_search_reads_only_the_pieces_of_a_large_file_that_can_match() {
     assert!(a.index.is_some());
     assert_eq!(format!("{:?}", a.matches), format!("{:?}", b.matches));
     assert_eq!(a.matches[0].line, 1501);
+}
+
+#[test]
+fn a_large_document_holding_a_literals_trigrams_apart_is_ruled_out_by_its_next_masks() {
+    use trigram::next_bit;
+    // `ABC` then `x`, never `ABC` then `D`, though `BCD` is there too.
+    assert_ne!(next_bit(b'x'), next_bit(b'D'));
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let apart = "ABCx BCD\n";
+    std::fs::write(root.join("large_apart.txt"), apart.repeat(4)).unwrap();
+    std::fs::write(root.join("large_match.txt"), apart.repeat(3) + "xABCD\n").unwrap();
+    std::fs::write(root.join("small_apart.txt"), apart).unwrap();
+    // Files of 16 bytes and more carry next masks, in lists of any length.
+    let shape = Shape {
+        piece: 64,
+        masks_min_file: 16,
+        masks_min_list: 1,
+    };
+    let ix = Index::build(&root, None, 1 << 20, shape, &BuildProgress::default())
+        .unwrap()
+        .unwrap();
+    let flagged: Vec<bool> = ix
+        .files()
+        .iter()
+        .map(|f| f.flags & FLAG_NEXT != 0)
+        .collect();
+    assert_eq!(
+        flagged,
+        [true, true, false],
+        "large_apart, large_match, small_apart"
+    );
+    // The small file has no masks: it stays a candidate, and the search rules it out.
+    assert_eq!(ids_for(&ix, "ABCD"), ["large_match.txt", "small_apart.txt"]);
+    // A case-insensitive search asks for either case of the next byte (one bit).
+    let ci = |p: &str| {
+        let q = plan(&line_hir(p, true).unwrap());
+        ix.candidates(&q).unwrap()
+    };
+    assert_eq!(ci("abcd"), [1, 2]);
+    // Without a next byte to ask for, every file with the trigrams is a candidate.
+    assert_eq!(ids_for(&ix, "ABC").len(), 3);
+    // Through a workspace: the answer is the scan's.
+    let ws = indexed_ws(&root, false);
+    let scan = Workspace::new(Roots::new([&root]).unwrap());
+    for p in ["ABCD", "BCD", "ABC.", "(?i)abcd"] {
+        let q = GrepQuery::new(p);
+        let a = search(&ws, &q, &Progress::default()).unwrap();
+        let b = search(&scan, &q, &Progress::default()).unwrap();
+        assert!(a.index.is_some(), "{p}");
+        assert_eq!(
+            format!("{:?}", a.matches),
+            format!("{:?}", b.matches),
+            "{p}"
+        );
+    }
 }
 
 /// By hand over a real tree (`bash corpora/fetch_linux.sh`, or `MAPGREP_TREE`): patterns of

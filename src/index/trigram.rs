@@ -3,6 +3,12 @@
 //!
 //! Trigrams that hold a newline are never indexed: a match is found within one line, so no
 //! match ever contains one, and the query planner never asks for them.
+//!
+//! A large document's postings also carry a *next mask*: one bit per byte that follows the
+//! trigram somewhere in it (the byte ASCII-lowercased and hashed to one of 8 bits; a newline
+//! sets none). A query that knows the byte after a trigram (`pm_r` after `pm_`) then rules
+//! out documents where the trigram never comes before it, even though they hold every
+//! trigram of the literal apart: files with `pm_runtime_resume` hold all of `pm_resume`'s.
 
 /// Three bytes packed big-endian into the low 24 bits.
 pub type Trigram = u32;
@@ -18,9 +24,20 @@ pub fn indexable(t: Trigram) -> bool {
     a != b'\n' && b != b'\n' && c != b'\n'
 }
 
-/// Finds the distinct trigrams of texts, reusing one 2 MiB bit set (one per thread).
+/// The bit of a next mask that byte `b` sets when it follows a trigram (0 for a newline,
+/// which no match holds). Case variants of a letter share their bit.
+pub fn next_bit(b: u8) -> u8 {
+    if b == b'\n' {
+        return 0;
+    }
+    1 << (b.to_ascii_lowercase().wrapping_mul(0x9d) >> 5)
+}
+
+/// Finds the distinct trigrams of texts, reusing one 2 MiB bit set (one per thread), and a
+/// 16 MiB table of next masks once a text asks for them.
 pub struct Extractor {
     seen: Vec<u64>,
+    next: Vec<u8>,
 }
 
 impl Default for Extractor {
@@ -33,6 +50,7 @@ impl Extractor {
     pub fn new() -> Extractor {
         Extractor {
             seen: vec![0; (1 << 24) / 64],
+            next: Vec::new(),
         }
     }
 
@@ -57,6 +75,44 @@ impl Extractor {
         out.retain(|&t| indexable(t));
         out.sort_unstable();
     }
+
+    /// Like [`Extractor::extract`], and `next` (beside `out`) gets each trigram's next mask
+    /// (see the module docs).
+    pub fn extract_next(&mut self, bytes: &[u8], out: &mut Vec<Trigram>, next: &mut Vec<u8>) {
+        out.clear();
+        next.clear();
+        if bytes.len() < 3 {
+            return;
+        }
+        if self.next.is_empty() {
+            self.next = vec![0; 1 << 24];
+        }
+        let mut t = pack(0, bytes[0], bytes[1]);
+        for (i, &b) in bytes.iter().enumerate().skip(2) {
+            t = ((t << 8) | u32::from(b)) & 0x00ff_ffff;
+            let (word, bit) = ((t >> 6) as usize, 1u64 << (t & 63));
+            if self.seen[word] & bit == 0 {
+                self.seen[word] |= bit;
+                out.push(t);
+            }
+            if let Some(&n) = bytes.get(i + 1) {
+                self.next[t as usize] |= next_bit(n);
+            }
+        }
+        // Each trigram with its mask in the low byte, so that one sort orders both.
+        let mut both: Vec<u32> = Vec::with_capacity(out.len());
+        for &t in out.iter() {
+            self.seen[(t >> 6) as usize] = 0;
+            let m = std::mem::take(&mut self.next[t as usize]);
+            if indexable(t) {
+                both.push((t << 8) | u32::from(m));
+            }
+        }
+        both.sort_unstable();
+        out.clear();
+        out.extend(both.iter().map(|&x| x >> 8));
+        next.extend(both.iter().map(|&x| x as u8));
+    }
 }
 
 /// Appends `v` as a LEB128 varint.
@@ -68,39 +124,174 @@ pub fn put_varint(out: &mut Vec<u8>, mut v: u32) {
     out.push(v as u8);
 }
 
-/// Decodes a posting list of `count` ascending ids (the first as is, then deltas) into `out`.
-/// A list that runs past its bytes ends there (a damaged index is refused earlier by its
-/// checksum; this only keeps a bad list from panicking).
-pub fn decode_postings(bytes: &[u8], count: usize, out: &mut Vec<u32>) {
+/// A posting list as it is built: the documents that carry next masks and the others,
+/// apart. Written (see [`ListBuilder::write`]) as
+///
+/// ```text
+/// n        varint: how many documents have masks (0: the list has none)
+/// masked   their ids, ascending (the first as is, then deltas), varints
+/// plain    the other ids, likewise
+/// masks    n bytes, one per masked id, in order
+/// ```
+///
+/// so that a query that needs no mask decodes two plain lists, and one that does reads the
+/// masks beside the ids, with no per-document lookup.
+#[derive(Debug, Default)]
+pub struct ListBuilder {
+    masked: Vec<u8>,
+    masks: Vec<u8>,
+    plain: Vec<u8>,
+    last: [Option<u32>; 2],
+    count: u32,
+}
+
+/// Appends `id` to a list whose last id is `last`: its delta, as a varint.
+fn put_delta(out: &mut Vec<u8>, last: &mut Option<u32>, id: u32) {
+    put_varint(out, last.map_or(id, |p| id - p));
+    *last = Some(id);
+}
+
+impl ListBuilder {
+    /// Adds document `id` (ascending across calls), with its next mask if it has one.
+    pub fn push(&mut self, id: u32, next: Option<u8>) {
+        match next {
+            Some(m) => {
+                put_delta(&mut self.masked, &mut self.last[0], id);
+                self.masks.push(m);
+            }
+            None => put_delta(&mut self.plain, &mut self.last[1], id),
+        }
+        self.count += 1;
+    }
+
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// Heap bytes held.
+    pub fn heap(&self) -> usize {
+        self.masked.capacity() + self.masks.capacity() + self.plain.capacity()
+    }
+
+    /// Appends the list to `out`; without `keep_masks` (or with no masked document), one
+    /// plain list of every id.
+    pub fn write(&self, out: &mut Vec<u8>, keep_masks: bool) {
+        if keep_masks && !self.masks.is_empty() {
+            put_varint(out, self.masks.len() as u32);
+            out.extend_from_slice(&self.masked);
+            out.extend_from_slice(&self.plain);
+            out.extend_from_slice(&self.masks);
+            return;
+        }
+        put_varint(out, 0);
+        if self.masks.is_empty() {
+            out.extend_from_slice(&self.plain);
+            return;
+        }
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let mut i = 0;
+        decode_ids(&self.masked, &mut i, self.masks.len(), &mut a);
+        i = 0;
+        decode_ids(
+            &self.plain,
+            &mut i,
+            self.count as usize - self.masks.len(),
+            &mut b,
+        );
+        let mut last = None;
+        for id in union(&a, &b) {
+            put_delta(out, &mut last, id);
+        }
+    }
+}
+
+/// Decodes `n` ascending ids (the first as is, then deltas) from `bytes` at `*i` into `out`.
+/// Stops early at the end of `bytes` (a damaged index is refused earlier by its checksum;
+/// this only keeps a bad list from panicking).
+fn decode_ids(bytes: &[u8], i: &mut usize, n: usize, out: &mut Vec<u32>) {
     out.clear();
-    out.reserve(count);
+    out.reserve(n);
     let mut prev: u32 = 0;
-    let mut i = 0;
-    for n in 0..count {
+    for k in 0..n {
         let mut v: u32 = 0;
         let mut shift = 0;
         loop {
-            let Some(&b) = bytes.get(i) else {
+            let Some(&b) = bytes.get(*i) else {
                 return;
             };
-            i += 1;
+            *i += 1;
             v |= u32::from(b & 0x7f).wrapping_shl(shift);
             if b & 0x80 == 0 {
                 break;
             }
             shift += 7;
         }
-        prev = if n == 0 { v } else { prev.wrapping_add(v) };
+        prev = if k == 0 { v } else { prev.wrapping_add(v) };
         out.push(prev);
     }
 }
 
-/// Encodes ascending `ids` as a posting list (what [`decode_postings`] reads).
-pub fn encode_postings(ids: &[u32], out: &mut Vec<u8>) {
-    let mut prev = None;
-    for &id in ids {
-        put_varint(out, prev.map_or(id, |p| id - p));
-        prev = Some(id);
+/// A decoded posting list (see [`ListBuilder`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Postings {
+    /// The documents with next masks, and their masks beside them.
+    pub masked: Vec<u32>,
+    pub masks: Vec<u8>,
+    /// The documents without.
+    pub plain: Vec<u32>,
+}
+
+impl Postings {
+    /// Decodes a list of `count` documents written by [`ListBuilder::write`].
+    pub fn decode(bytes: &[u8], count: usize) -> Postings {
+        let mut p = Postings::default();
+        let mut i = 0;
+        let mut n = Vec::new();
+        decode_ids(bytes, &mut i, 1, &mut n);
+        let n = (n.first().copied().unwrap_or(0) as usize).min(count);
+        decode_ids(bytes, &mut i, n, &mut p.masked);
+        decode_ids(bytes, &mut i, count - n, &mut p.plain);
+        let masks = bytes.get(i..).unwrap_or(&[]);
+        p.masks = masks[..masks.len().min(p.masked.len())].to_vec();
+        p.masked.truncate(p.masks.len());
+        p
+    }
+
+    /// Every document (ascending).
+    pub fn all(&self) -> Vec<u32> {
+        union(&self.masked, &self.plain)
+    }
+
+    /// The documents where the trigram may be followed by a byte of next bit in `mask`:
+    /// those whose mask says so, and those without a mask.
+    pub fn followed_by(&self, mask: u8) -> Vec<u32> {
+        union(&self.masked_followed_by(mask), &self.plain)
+    }
+
+    /// The documents with masks where the trigram is followed by a byte of next bit in
+    /// `mask`.
+    pub fn masked_followed_by(&self, mask: u8) -> Vec<u32> {
+        self.masked
+            .iter()
+            .zip(&self.masks)
+            .filter(|(_, m)| **m & mask != 0)
+            .map(|(&id, _)| id)
+            .collect()
+    }
+
+    /// Keeps only the documents `keep` accepts.
+    pub fn retain(&mut self, keep: impl Fn(u32) -> bool) {
+        let mut k = 0;
+        for j in 0..self.masked.len() {
+            if keep(self.masked[j]) {
+                self.masked[k] = self.masked[j];
+                self.masks[k] = self.masks[j];
+                k += 1;
+            }
+        }
+        self.masked.truncate(k);
+        self.masks.truncate(k);
+        self.plain.retain(|&id| keep(id));
     }
 }
 
@@ -188,16 +379,65 @@ mod tests {
     }
 
     #[test]
+    fn next_masks_hold_every_byte_after_each_trigram() {
+        let mut x = Extractor::new();
+        let (mut out, mut next) = (Vec::new(), Vec::new());
+        x.extract_next(b"abcd abcX\nabc", &mut out, &mut next);
+        let mut plain = Vec::new();
+        x.extract(b"abcd abcX\nabc", &mut plain);
+        assert_eq!(out, plain, "the same trigrams as without masks");
+        let at = |t: &[u8]| next[out.binary_search(&pack(t[0], t[1], t[2])).unwrap()];
+        // `abc` is followed by `d` and `X` (folded: `x`); the newline and the end set none.
+        assert_eq!(at(b"abc"), next_bit(b'd') | next_bit(b'x'));
+        assert_eq!(next_bit(b'X'), next_bit(b'x'));
+        assert_eq!(at(b"bcd"), next_bit(b' '));
+        assert_eq!(at(b"bcX"), 0);
+        // The table is clean for the next text.
+        x.extract_next(b"abcz", &mut out, &mut next);
+        assert_eq!(next, vec![next_bit(b'z'), 0]);
+        // Every byte but the newline sets a bit, and the bits spread over all eight.
+        let bits: u8 = (0..=255u8).filter(|&b| b != b'\n').fold(0, |m, b| {
+            assert_eq!(next_bit(b).count_ones(), 1);
+            m | next_bit(b)
+        });
+        assert_eq!((bits, next_bit(b'\n')), (0xff, 0));
+    }
+
+    #[test]
     fn posting_lists_round_trip() {
-        let ids = vec![0, 1, 5, 127, 128, 300, 70_000, 4_000_000_000];
+        let ids = [0, 1, 5, 127, 128, 300, 70_000, 4_000_000_000];
+        let mut list = ListBuilder::default();
+        for &id in &ids {
+            list.push(id, (id % 5 == 0).then_some(id as u8 | 1));
+        }
+        let masked = vec![0, 5, 300, 70_000, 4_000_000_000];
+        let masks: Vec<u8> = masked.iter().map(|&id: &u32| id as u8 | 1).collect();
+        let plain = vec![1, 127, 128];
         let mut bytes = Vec::new();
-        encode_postings(&ids, &mut bytes);
-        let mut back = Vec::new();
-        decode_postings(&bytes, ids.len(), &mut back);
-        assert_eq!(back, ids);
-        // A truncated list stops, it does not panic.
-        decode_postings(&bytes[..bytes.len() - 1], ids.len(), &mut back);
-        assert_eq!(back, ids[..ids.len() - 1]);
+        list.write(&mut bytes, true);
+        let back = Postings::decode(&bytes, ids.len());
+        assert_eq!(back.masked, masked);
+        assert_eq!(back.masks, masks);
+        assert_eq!(back.plain, plain);
+        assert_eq!(back.all(), ids);
+        assert_eq!(back.followed_by(0), plain);
+        assert_eq!(back.followed_by(32), vec![1, 127, 128, 300, 70_000]);
+        // Written without masks: one plain list.
+        let mut bytes = Vec::new();
+        list.write(&mut bytes, false);
+        let back = Postings::decode(&bytes, ids.len());
+        assert_eq!((back.plain, back.masked.len()), (ids.to_vec(), 0));
+        // A truncated list stops, it does not panic, and no id is left without its mask.
+        let mut bytes = Vec::new();
+        list.write(&mut bytes, true);
+        for cut in 0..bytes.len() {
+            let back = Postings::decode(&bytes[..cut], ids.len());
+            assert_eq!(back.masked.len(), back.masks.len());
+        }
+        let mut back = Postings::decode(&bytes, ids.len());
+        back.retain(|id| id % 2 == 0);
+        assert_eq!(back.all(), vec![0, 128, 300, 70_000, 4_000_000_000]);
+        assert_eq!(back.masks, vec![1, 45, 113, 1]);
     }
 
     #[test]
