@@ -46,11 +46,16 @@ pub(super) struct SegmentBuilder {
     first: u32,
     /// Lists shorter than this are written without next masks.
     masks_min_list: u32,
+    /// One bit per document of the segment (from `first`): added with next masks.
+    masked: Vec<u64>,
 }
 
 /// Heap bytes one map entry costs besides its list's bytes (key, value, control byte,
 /// load factor).
-pub(super) const ENTRY_COST: usize = 128;
+pub(super) const ENTRY_COST: usize = 64;
+
+/// Lists encoded at a time (in parallel) when a segment is written.
+const FLUSH_CHUNK: usize = 4096;
 
 impl SegmentBuilder {
     /// A builder that keeps the masks of lists of at least `masks_min_list` documents.
@@ -64,6 +69,15 @@ impl SegmentBuilder {
     /// Records that document `id` (ids ascend across calls) holds `trigrams`, with their
     /// next masks beside them when `next` is not empty.
     pub(super) fn add(&mut self, id: u32, trigrams: &[Trigram], next: &[u8]) {
+        if !next.is_empty() {
+            let d = (id - self.first) as usize;
+            if self.masked.len() <= d / 64 {
+                let before = self.masked.capacity();
+                self.masked.resize(d / 64 + 1, 0);
+                self.heap += 8 * (self.masked.capacity() - before);
+            }
+            self.masked[d / 64] |= 1 << (d % 64);
+        }
         for (k, &t) in trigrams.iter().enumerate() {
             let b = self.lists.entry(t).or_insert_with(|| {
                 self.heap += ENTRY_COST;
@@ -85,19 +99,42 @@ impl SegmentBuilder {
         self.first
     }
 
-    /// Writes the segment (files `first..end`) and empties the builder.
+    /// Writes the segment (files `first..end`) and empties the builder. Lists are encoded
+    /// in parallel, a chunk at a time, each freed once encoded.
     pub(super) fn flush<W: Write>(&mut self, w: &mut Writer<W>, end: u32) -> std::io::Result<()> {
         let lists = std::mem::take(&mut self.lists);
         let first = std::mem::replace(&mut self.first, end);
+        let masked_docs = std::mem::take(&mut self.masked);
         self.heap = 0;
+        let masked = |id: u32| {
+            let d = (id - first) as usize;
+            masked_docs
+                .get(d / 64)
+                .is_some_and(|w| w & (1 << (d % 64)) != 0)
+        };
         let mut keys: Vec<(Trigram, ListBuilder)> = lists.into_iter().collect();
         keys.sort_unstable_by_key(|(t, _)| *t);
         let total: usize = keys.iter().map(|(_, b)| b.heap()).sum();
         let mut postings = Vec::with_capacity(total);
         let mut table = Vec::with_capacity(keys.len());
-        for (t, b) in keys {
-            table.push((t, postings.len() as u32, b.count()));
-            b.write(&mut postings, b.count() >= self.masks_min_list);
+        let mut keys = keys.into_iter();
+        loop {
+            let chunk: Vec<(Trigram, ListBuilder)> = keys.by_ref().take(FLUSH_CHUNK).collect();
+            if chunk.is_empty() {
+                break;
+            }
+            let encoded: Vec<Vec<u8>> = chunk
+                .par_iter()
+                .map(|(_, b)| {
+                    let mut out = Vec::with_capacity(b.heap() + 1);
+                    b.write(&mut out, b.count() >= self.masks_min_list, masked);
+                    out
+                })
+                .collect();
+            for ((t, b), bytes) in chunk.iter().zip(encoded) {
+                table.push((*t, postings.len() as u32, b.count()));
+                postings.extend_from_slice(&bytes);
+            }
         }
         w.segment(&table, &postings, first, end)
     }
@@ -356,7 +393,7 @@ pub(super) fn pieces(hay: &[u8], piece: usize) -> Vec<Piece> {
 /// Builds the index of `root` into `w` within `budget` heap bytes of posting lists (a
 /// segment is written whenever they reach it), its documents as `shape` says. Returns the
 /// file list, or `None` if stopped.
-pub(super) fn build<W: Write>(
+pub(super) fn build<W: Write + Send>(
     root: &Path,
     walked: &Walked,
     w: &mut Writer<W>,
@@ -369,7 +406,7 @@ pub(super) fn build<W: Write>(
     built
 }
 
-fn segments<W: Write>(
+fn segments<W: Write + Send>(
     root: &Path,
     walked: &Walked,
     w: &mut Writer<W>,
@@ -383,13 +420,8 @@ fn segments<W: Write>(
     let mut seg = SegmentBuilder::new(shape.masks_min_list);
     let mut entries = Vec::with_capacity(walked.files.len());
     let mut doc: u32 = 0;
-    const CHUNK: usize = 256;
-    for chunk in walked.files.chunks(CHUNK) {
-        progress.yield_to_searches();
-        if progress.stop.load(Ordering::Relaxed) {
-            return Ok(None);
-        }
-        let read: Vec<ReadFile> = chunk
+    let read = |chunk: &[PathBuf]| -> Vec<ReadFile> {
+        chunk
             .par_iter()
             .map(|p| {
                 SCRATCH.with(|s| {
@@ -402,8 +434,12 @@ fn segments<W: Write>(
                     r
                 })
             })
-            .collect();
-        for (i, r) in read.into_iter().enumerate() {
+            .collect()
+    };
+    // The posting lists are filled by one thread: while it adds a chunk's files, the pool
+    // reads and extracts the next chunk.
+    let mut add = |chunk: &[PathBuf], files: Vec<ReadFile>| -> std::io::Result<()> {
+        for (path, r) in chunk.iter().zip(files) {
             for (tris, next) in &r.docs {
                 seg.add(doc, tris, next);
                 doc = doc.checked_add(1).ok_or_else(|| {
@@ -411,7 +447,7 @@ fn segments<W: Write>(
                 })?;
             }
             entries.push(FileEntry {
-                path: rel_bytes(root, &chunk[i]).into(),
+                path: rel_bytes(root, path).into(),
                 id: r.id,
                 flags: r.flags,
                 pieces: r.pieces,
@@ -423,6 +459,24 @@ fn segments<W: Write>(
         progress
             .files_done
             .fetch_add(chunk.len() as u64, Ordering::Relaxed);
+        Ok(())
+    };
+    const CHUNK: usize = 256;
+    let mut pending: Option<(&[PathBuf], Vec<ReadFile>)> = None;
+    for chunk in walked.files.chunks(CHUNK) {
+        progress.yield_to_searches();
+        if progress.stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let (files, added) = rayon::join(
+            || read(chunk),
+            || pending.take().map_or(Ok(()), |(c, f)| add(c, f)),
+        );
+        added?;
+        pending = Some((chunk, files));
+    }
+    if let Some((c, f)) = pending {
+        add(c, f)?;
     }
     if doc > seg.first() || entries.is_empty() {
         seg.flush(w, doc)?;

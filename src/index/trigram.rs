@@ -27,17 +27,48 @@ pub fn indexable(t: Trigram) -> bool {
 /// The bit of a next mask that byte `b` sets when it follows a trigram (0 for a newline,
 /// which no match holds). Case variants of a letter share their bit.
 pub fn next_bit(b: u8) -> u8 {
-    if b == b'\n' {
-        return 0;
+    NEXT_BITS[b as usize]
+}
+
+const NEXT_BITS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        if b != b'\n' as usize {
+            t[b] = 1 << ((b as u8).to_ascii_lowercase().wrapping_mul(0x9d) >> 5);
+        }
+        b += 1;
     }
-    1 << (b.to_ascii_lowercase().wrapping_mul(0x9d) >> 5)
+    t
+};
+
+/// Slots of the table a text's next masks are gathered in (a trigram's slot is a hash of
+/// it): 2 MiB, so that it stays in cache beside the 2 MiB bit set. Two trigrams of one text
+/// that share a slot get the union of their masks: never a byte missing (the mask stays
+/// sound), rarely one too many (a 64 KiB text holds some 20,000 distinct trigrams: 1% of the
+/// slots).
+const NEXT_SLOTS: usize = 1 << 21;
+
+fn next_slot(t: Trigram) -> usize {
+    (t.wrapping_mul(0x9E37_79B1) >> (32 - NEXT_SLOTS.trailing_zeros())) as usize % NEXT_SLOTS
 }
 
 /// Finds the distinct trigrams of texts, reusing one 2 MiB bit set (one per thread), and a
-/// 16 MiB table of next masks once a text asks for them.
+/// table of next masks once a text asks for them.
 pub struct Extractor {
-    seen: Vec<u64>,
-    next: Vec<u8>,
+    seen: Box<[u64; SEEN_WORDS]>,
+    next: Option<Box<[u8; NEXT_SLOTS]>>,
+}
+
+/// Words of the bit set of trigrams seen in the current text.
+const SEEN_WORDS: usize = (1 << 24) / 64;
+
+/// A zeroed table on the heap.
+fn table<T: Copy + Default, const N: usize>() -> Box<[T; N]> {
+    vec![T::default(); N]
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("N elements"))
 }
 
 impl Default for Extractor {
@@ -49,8 +80,8 @@ impl Default for Extractor {
 impl Extractor {
     pub fn new() -> Extractor {
         Extractor {
-            seen: vec![0; (1 << 24) / 64],
-            next: Vec::new(),
+            seen: table(),
+            next: None,
         }
     }
 
@@ -84,29 +115,34 @@ impl Extractor {
         if bytes.len() < 3 {
             return;
         }
-        if self.next.is_empty() {
-            self.next = vec![0; 1 << 24];
-        }
-        let mut t = pack(0, bytes[0], bytes[1]);
-        for (i, &b) in bytes.iter().enumerate().skip(2) {
-            t = ((t << 8) | u32::from(b)) & 0x00ff_ffff;
-            let (word, bit) = ((t >> 6) as usize, 1u64 << (t & 63));
-            if self.seen[word] & bit == 0 {
-                self.seen[word] |= bit;
+        let next_tab = self.next.get_or_insert_with(table);
+        let seen = &mut self.seen;
+        let mut see = |t: Trigram| {
+            let (word, bit) = ((t >> 6) as usize % SEEN_WORDS, 1u64 << (t & 63));
+            if seen[word] & bit == 0 {
+                seen[word] |= bit;
                 out.push(t);
             }
-            if let Some(&n) = bytes.get(i + 1) {
-                self.next[t as usize] |= next_bit(n);
-            }
+        };
+        let mut t = pack(0, bytes[0], bytes[1]);
+        // Each trigram but the last has a next byte.
+        for (&b, &n) in bytes[2..].iter().zip(&bytes[3..]) {
+            t = ((t << 8) | u32::from(b)) & 0x00ff_ffff;
+            see(t);
+            next_tab[next_slot(t)] |= NEXT_BITS[n as usize];
         }
-        // Each trigram with its mask in the low byte, so that one sort orders both.
+        see(((t << 8) | u32::from(bytes[bytes.len() - 1])) & 0x00ff_ffff);
+        // Each trigram with its mask in the low byte, so that one sort orders both. Every
+        // mask is read before any slot is cleared: a slot may serve two trigrams.
         let mut both: Vec<u32> = Vec::with_capacity(out.len());
         for &t in out.iter() {
-            self.seen[(t >> 6) as usize] = 0;
-            let m = std::mem::take(&mut self.next[t as usize]);
+            self.seen[(t >> 6) as usize % SEEN_WORDS] = 0;
             if indexable(t) {
-                both.push((t << 8) | u32::from(m));
+                both.push((t << 8) | u32::from(next_tab[next_slot(t)]));
             }
+        }
+        for &t in out.iter() {
+            next_tab[next_slot(t)] = 0;
         }
         both.sort_unstable();
         out.clear();
@@ -124,8 +160,9 @@ pub fn put_varint(out: &mut Vec<u8>, mut v: u32) {
     out.push(v as u8);
 }
 
-/// A posting list as it is built: the documents that carry next masks and the others,
-/// apart. Written (see [`ListBuilder::write`]) as
+/// A posting list as it is built: ids as deltas, each of a document with next masks followed
+/// by its mask (the build knows which documents have them). Written (see
+/// [`ListBuilder::write`]) with the documents that have masks apart from the others:
 ///
 /// ```text
 /// n        varint: how many documents have masks (0: the list has none)
@@ -138,11 +175,10 @@ pub fn put_varint(out: &mut Vec<u8>, mut v: u32) {
 /// masks beside the ids, with no per-document lookup.
 #[derive(Debug, Default)]
 pub struct ListBuilder {
-    masked: Vec<u8>,
-    masks: Vec<u8>,
-    plain: Vec<u8>,
-    last: [Option<u32>; 2],
+    bytes: Vec<u8>,
+    last: u32,
     count: u32,
+    masked: u32,
 }
 
 /// Appends `id` to a list whose last id is `last`: its delta, as a varint.
@@ -154,13 +190,15 @@ fn put_delta(out: &mut Vec<u8>, last: &mut Option<u32>, id: u32) {
 impl ListBuilder {
     /// Adds document `id` (ascending across calls), with its next mask if it has one.
     pub fn push(&mut self, id: u32, next: Option<u8>) {
-        match next {
-            Some(m) => {
-                put_delta(&mut self.masked, &mut self.last[0], id);
-                self.masks.push(m);
-            }
-            None => put_delta(&mut self.plain, &mut self.last[1], id),
+        put_varint(
+            &mut self.bytes,
+            if self.count == 0 { id } else { id - self.last },
+        );
+        if let Some(m) = next {
+            self.bytes.push(m);
+            self.masked += 1;
         }
+        self.last = id;
         self.count += 1;
     }
 
@@ -170,38 +208,65 @@ impl ListBuilder {
 
     /// Heap bytes held.
     pub fn heap(&self) -> usize {
-        self.masked.capacity() + self.masks.capacity() + self.plain.capacity()
+        self.bytes.capacity()
     }
 
-    /// Appends the list to `out`; without `keep_masks` (or with no masked document), one
-    /// plain list of every id.
-    pub fn write(&self, out: &mut Vec<u8>, keep_masks: bool) {
-        if keep_masks && !self.masks.is_empty() {
-            put_varint(out, self.masks.len() as u32);
-            out.extend_from_slice(&self.masked);
-            out.extend_from_slice(&self.plain);
-            out.extend_from_slice(&self.masks);
+    /// Appends the list to `out` as it is stored, `masked` saying which documents were
+    /// pushed with a mask; without `keep_masks` (or with no masked document), one plain
+    /// list of every id.
+    pub fn write(&self, out: &mut Vec<u8>, keep_masks: bool, masked: impl Fn(u32) -> bool) {
+        if self.masked == 0 {
+            put_varint(out, 0);
+            out.extend_from_slice(&self.bytes);
             return;
         }
-        put_varint(out, 0);
-        if self.masks.is_empty() {
-            out.extend_from_slice(&self.plain);
+        let (mut ids, mut i) = (Vec::with_capacity(self.count as usize), 0);
+        let mut masks = Vec::with_capacity(self.masked as usize);
+        let mut prev = 0u32;
+        for k in 0..self.count {
+            let d = read_varint(&self.bytes, &mut i).expect("a list as pushed");
+            let id = if k == 0 { d } else { prev + d };
+            prev = id;
+            let m = masked(id).then(|| {
+                i += 1;
+                self.bytes[i - 1]
+            });
+            ids.push((id, m));
+            masks.extend(m);
+        }
+        if !keep_masks {
+            put_varint(out, 0);
+            let mut last = None;
+            for &(id, _) in &ids {
+                put_delta(out, &mut last, id);
+            }
             return;
         }
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        let mut i = 0;
-        decode_ids(&self.masked, &mut i, self.masks.len(), &mut a);
-        i = 0;
-        decode_ids(
-            &self.plain,
-            &mut i,
-            self.count as usize - self.masks.len(),
-            &mut b,
-        );
-        let mut last = None;
-        for id in union(&a, &b) {
-            put_delta(out, &mut last, id);
+        put_varint(out, masks.len() as u32);
+        for part in [true, false] {
+            let mut last = None;
+            for &(id, m) in &ids {
+                if m.is_some() == part {
+                    put_delta(out, &mut last, id);
+                }
+            }
         }
+        out.extend_from_slice(&masks);
+    }
+}
+
+/// Reads a LEB128 varint from `bytes` at `*i` (`None` past the end).
+fn read_varint(bytes: &[u8], i: &mut usize) -> Option<u32> {
+    let mut v: u32 = 0;
+    let mut shift = 0;
+    loop {
+        let &b = bytes.get(*i)?;
+        *i += 1;
+        v |= u32::from(b & 0x7f).wrapping_shl(shift);
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+        shift += 7;
     }
 }
 
@@ -213,19 +278,9 @@ fn decode_ids(bytes: &[u8], i: &mut usize, n: usize, out: &mut Vec<u32>) {
     out.reserve(n);
     let mut prev: u32 = 0;
     for k in 0..n {
-        let mut v: u32 = 0;
-        let mut shift = 0;
-        loop {
-            let Some(&b) = bytes.get(*i) else {
-                return;
-            };
-            *i += 1;
-            v |= u32::from(b & 0x7f).wrapping_shl(shift);
-            if b & 0x80 == 0 {
-                break;
-            }
-            shift += 7;
-        }
+        let Some(v) = read_varint(bytes, i) else {
+            return;
+        };
         prev = if k == 0 { v } else { prev.wrapping_add(v) };
         out.push(prev);
     }
@@ -404,17 +459,49 @@ mod tests {
     }
 
     #[test]
+    fn next_masks_never_miss_a_byte_when_slots_are_shared() {
+        // 400,000 pseudo-random bytes of a small alphabet: some 100,000 distinct trigrams,
+        // many sharing a slot of the table.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let text: Vec<u8> = (0..400_000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                b"abcdefghijklmnopqrstuvwxyz_ ();\nABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                    [(state % 67) as usize]
+            })
+            .collect();
+        let mut exact = std::collections::HashMap::<Trigram, u8>::new();
+        for w in text.windows(4) {
+            *exact.entry(pack(w[0], w[1], w[2])).or_default() |= next_bit(w[3]);
+        }
+        let mut x = Extractor::new();
+        let (mut out, mut next) = (Vec::new(), Vec::new());
+        x.extract_next(&text, &mut out, &mut next);
+        assert!(out.len() > 50_000, "{}", out.len());
+        let mut same = 0;
+        for (t, m) in out.iter().zip(&next) {
+            let want = exact.get(t).copied().unwrap_or(0);
+            assert_eq!(m & want, want, "a byte missing from the mask of {t:06x}");
+            same += usize::from(*m == want);
+        }
+        assert!(same * 100 >= out.len() * 90, "{same} of {}", out.len());
+    }
+
+    #[test]
     fn posting_lists_round_trip() {
         let ids = [0, 1, 5, 127, 128, 300, 70_000, 4_000_000_000];
         let mut list = ListBuilder::default();
+        let is_masked = |id: u32| id.is_multiple_of(5);
         for &id in &ids {
-            list.push(id, (id % 5 == 0).then_some(id as u8 | 1));
+            list.push(id, is_masked(id).then_some(id as u8 | 1));
         }
         let masked = vec![0, 5, 300, 70_000, 4_000_000_000];
         let masks: Vec<u8> = masked.iter().map(|&id: &u32| id as u8 | 1).collect();
         let plain = vec![1, 127, 128];
         let mut bytes = Vec::new();
-        list.write(&mut bytes, true);
+        list.write(&mut bytes, true, is_masked);
         let back = Postings::decode(&bytes, ids.len());
         assert_eq!(back.masked, masked);
         assert_eq!(back.masks, masks);
@@ -424,12 +511,12 @@ mod tests {
         assert_eq!(back.followed_by(32), vec![1, 127, 128, 300, 70_000]);
         // Written without masks: one plain list.
         let mut bytes = Vec::new();
-        list.write(&mut bytes, false);
+        list.write(&mut bytes, false, is_masked);
         let back = Postings::decode(&bytes, ids.len());
         assert_eq!((back.plain, back.masked.len()), (ids.to_vec(), 0));
         // A truncated list stops, it does not panic, and no id is left without its mask.
         let mut bytes = Vec::new();
-        list.write(&mut bytes, true);
+        list.write(&mut bytes, true, is_masked);
         for cut in 0..bytes.len() {
             let back = Postings::decode(&bytes[..cut], ids.len());
             assert_eq!(back.masked.len(), back.masks.len());
