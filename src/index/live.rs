@@ -338,7 +338,7 @@ impl RootState {
         *self.building.lock().expect("building") = None;
         match built {
             Ok(Some(ix)) => {
-                eprintln!(
+                let line = format!(
                     "mapgrep: index of {} built ({} files, {} bytes{}; {:.1} s)",
                     self.root.display(),
                     ix.files().len(),
@@ -350,8 +350,10 @@ impl RootState {
                     t.elapsed().as_secs_f64()
                 );
                 *self.index.write().expect("index") = Some(Arc::new(ix));
-                // The build's posting lists are freed: give that heap back.
+                // The build's posting lists are freed: give that heap back (before saying
+                // the index is built, so that what one sees then is the server's footprint).
                 crate::source::release_free_memory();
+                eprintln!("{line}");
                 let mut d = self.dirty.inner.lock().expect("dirty");
                 d.paths.retain(|_, s| *s > seq);
                 true
