@@ -88,7 +88,11 @@ pub fn use_persisted(ws: &Workspace, paths: &[String]) {
         .collect();
     for (root, r) in index::load_persisted(ws, &dir, &dirs) {
         if let Err(e) = r {
-            eprintln!("mapgrep: not using the index of {}: {e}", root.display());
+            eprintln!(
+                "mapgrep: not using the index of {}: {e} (`mapgrep index {}` rebuilds it)",
+                root.display(),
+                root.display()
+            );
         }
     }
 }
