@@ -3,7 +3,8 @@
 //!
 //! An [`Index`] covers one root: the files the scan's default walk finds (ignore files
 //! honoured, hidden files skipped), each with its identity (device, inode, size, times) and
-//! flags (binary by the scan's rule, unreadable), and posting lists of file ids per trigram,
+//! flags (binary by the scan's rule, unreadable), and posting lists of document ids (files,
+//! or pieces of large ones) per trigram, with next masks for large documents ([`trigram`]),
 //! written in segments (each within the build's memory budget) into one file that is mapped
 //! when used. A query is planned from the pattern's HIR ([`plan`]): the trigram AND/OR every
 //! match satisfies; its candidate files are searched by the grep engine as usual, so results
@@ -15,9 +16,10 @@
 //! file's identity is checked against the index before it is trusted (metadata
 //! validation), which is also how a persisted index is used by a one-shot search.
 //!
-//! Layout: `trigram.rs` (extraction, posting lists), `plan.rs` (query planning),
-//! `build.rs` (walk and build), `persist.rs` (file format, location, checks), `live.rs`
-//! (the per-root state a workspace keeps, the watcher, selection of files for a search).
+//! Layout: `trigram.rs` (extraction, posting lists), `plan.rs` (query planning), `eval.rs`
+//! (a planned query over the lists), `build.rs` (walk and build), `persist.rs` (file format,
+//! location, checks), `live.rs` (the per-root state a workspace keeps, selection of files
+//! for a search), `watch.rs` (the watcher).
 
 mod build;
 mod eval;
