@@ -23,11 +23,10 @@ use super::{Data, Index, SegmentMeta, TriQuery, mapped, persist};
 const DECODE_PER_DOC: usize = 256;
 
 /// Sorted, duplicate-free document ids: a decoded list's part, or ids computed from one.
-#[derive(Clone)]
 enum Part {
     Masked(Rc<Postings>),
     Plain(Rc<Postings>),
-    Owned(Rc<Vec<u32>>),
+    Owned(Vec<u32>),
 }
 
 impl Part {
@@ -48,7 +47,7 @@ enum Ids {
 
 impl Ids {
     fn owned(v: Vec<u32>) -> Ids {
-        Ids::Union(vec![Part::Owned(Rc::new(v))])
+        Ids::Union(vec![Part::Owned(v)])
     }
 }
 
@@ -177,7 +176,7 @@ impl Index {
             TriQuery::Next(t, m) => {
                 let p = self.postings(s, *t, memo);
                 let kept = p.masked_followed_by(*m);
-                Ids::Union(vec![Part::Owned(Rc::new(kept)), Part::Plain(p)])
+                Ids::Union(vec![Part::Owned(kept), Part::Plain(p)])
             }
             TriQuery::And(v) => {
                 let mut subs: Vec<(usize, &TriQuery)> =
@@ -200,7 +199,7 @@ impl Index {
                         Some(a) => {
                             let hits: Vec<Part> = parts
                                 .iter()
-                                .map(|p| Part::Owned(Rc::new(intersect(&a, p.ids()))))
+                                .map(|p| Part::Owned(intersect(&a, p.ids())))
                                 .collect();
                             merge(&hits)
                         }
