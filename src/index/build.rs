@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use super::persist::Writer;
 use super::trigram::{Extractor, ListBuilder, Trigram};
-use super::{FLAG_BINARY, FLAG_NEXT, FLAG_RACY, FLAG_UNREAD, FileEntry, Ident, Piece, Shape};
+use super::{FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, FileEntry, Ident, Piece, Shape};
 use crate::source::{self, SourceOptions};
 
 /// A hasher for trigram keys (already well spread in 24 bits: one multiply).
@@ -288,7 +288,7 @@ fn drop_scratch() {
 
 /// One file read for the index: identity, flags, the starts of its pieces (none when it is
 /// one document) and each document's trigrams, with their next masks beside them when the
-/// file has [`FLAG_NEXT`] (else empty).
+/// file is large enough to have them (else empty).
 pub(super) struct ReadFile {
     pub(super) id: Ident,
     pub(super) flags: u8,
@@ -325,9 +325,6 @@ pub(super) fn read_file(
                     return;
                 }
                 let masks = hay.len() >= shape.masks_min_file.max(1);
-                if masks {
-                    flags |= FLAG_NEXT;
-                }
                 found.0 = pieces(&hay, shape.piece);
                 let mut bounds: Vec<usize> = found.0.iter().map(|p| p.start as usize).collect();
                 if bounds.is_empty() {

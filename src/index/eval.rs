@@ -143,6 +143,12 @@ impl Index {
         Rc::clone(memo.entry(t).or_insert_with(|| Rc::new(decode())))
     }
 
+    /// The decoded list of `t` in the first segment.
+    #[cfg(test)]
+    pub(super) fn first_postings(&self, t: Trigram) -> Rc<Postings> {
+        self.postings(&self.segments[0], t, &mut Memo::new())
+    }
+
     /// At most how many documents of segment `s` the query `q` admits, from the table alone
     /// (its trigrams' list lengths): for a trigram, also what decoding its list costs.
     fn estimate(&self, s: &SegmentMeta, q: &TriQuery) -> usize {

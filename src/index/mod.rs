@@ -82,8 +82,6 @@ pub(crate) const FLAG_UNREAD: u8 = 2;
 /// The file changed within the racy window before it was read: its identity cannot vouch
 /// for its contents, so a validating search reads it.
 pub(crate) const FLAG_RACY: u8 = 4;
-/// The postings of the file's documents carry next masks (see [`trigram`]).
-pub(crate) const FLAG_NEXT: u8 = 8;
 
 /// A file's identity as recorded: what must be unchanged for its entry to hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

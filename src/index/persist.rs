@@ -6,8 +6,8 @@
 //! ```text
 //! magic "MGTRIDX3"
 //! segments      each: table (trigram u32, offset u32, count u32)…, then its posting lists
-//!               of document ids (a file is one document, or one per piece), each id of a
-//!               file flagged "next masks" followed by its mask byte
+//!               of document ids (a file is one document, or one per piece): the ids with
+//!               next masks, the others, then the masks (see `trigram::ListBuilder`)
 //! files         count, then per file: path (relative), identity, flags, piece count,
 //!               then each piece's start offset and first line (u64 each)
 //! dirs          count, then each walked directory (relative)

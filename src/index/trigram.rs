@@ -176,7 +176,7 @@ pub fn put_varint(out: &mut Vec<u8>, mut v: u32) {
 #[derive(Debug, Default)]
 pub struct ListBuilder {
     bytes: Vec<u8>,
-    last: u32,
+    last: Option<u32>,
     count: u32,
     masked: u32,
 }
@@ -190,15 +190,11 @@ fn put_delta(out: &mut Vec<u8>, last: &mut Option<u32>, id: u32) {
 impl ListBuilder {
     /// Adds document `id` (ascending across calls), with its next mask if it has one.
     pub fn push(&mut self, id: u32, next: Option<u8>) {
-        put_varint(
-            &mut self.bytes,
-            if self.count == 0 { id } else { id - self.last },
-        );
+        put_delta(&mut self.bytes, &mut self.last, id);
         if let Some(m) = next {
             self.bytes.push(m);
             self.masked += 1;
         }
-        self.last = id;
         self.count += 1;
     }
 
@@ -222,11 +218,10 @@ impl ListBuilder {
         }
         let (mut ids, mut i) = (Vec::with_capacity(self.count as usize), 0);
         let mut masks = Vec::with_capacity(self.masked as usize);
-        let mut prev = 0u32;
-        for k in 0..self.count {
-            let d = read_varint(&self.bytes, &mut i).expect("a list as pushed");
-            let id = if k == 0 { d } else { prev + d };
-            prev = id;
+        // The first id is its own delta from 0.
+        let mut id = 0u32;
+        for _ in 0..self.count {
+            id += read_varint(&self.bytes, &mut i).expect("a list as pushed");
             let m = masked(id).then(|| {
                 i += 1;
                 self.bytes[i - 1]
