@@ -78,14 +78,15 @@ fn main() {
         let mut g = c.benchmark_group("index_build");
         g.sample_size(10);
         g.measurement_time(Duration::from_secs(60));
-        let file = work.path().join("bench.idx");
+        let store =
+            std::sync::Arc::new(index::Store::open(&work.path().join("build"), &root).unwrap());
         g.bench_function("build", |b| {
             b.iter(|| {
                 let p = BuildProgress::default();
                 black_box(
                     Index::build(
                         &root,
-                        Some(&file),
+                        Some(&store),
                         index::DEFAULT_BUILD_BUDGET,
                         index::Shape::default(),
                         &p,

@@ -14,6 +14,16 @@ use crate::workspace::Workspace;
 pub struct IndexArgs {
     /// The directory to index (default: the current directory).
     pub root: Option<PathBuf>,
+    /// List the indexes in the cache directory (root, size, files, last use) instead.
+    #[arg(long, conflicts_with = "prune")]
+    pub list: bool,
+    /// Remove the indexes of roots that no longer exist, those unused for 30 days, and the
+    /// least recently used beyond the cap, instead of indexing (never one in use).
+    #[arg(long)]
+    pub prune: bool,
+    /// The cache directory's size cap in bytes (for --prune; default 8 GiB).
+    #[arg(long, default_value_t = index::DEFAULT_CAP)]
+    pub index_cap_bytes: u64,
     /// Heap budget in bytes of the posting lists held while building.
     #[arg(long, default_value_t = index::DEFAULT_BUILD_BUDGET)]
     pub index_budget_bytes: usize,
@@ -39,6 +49,11 @@ pub struct ServeIndexArgs {
     /// Heap budget in bytes of the posting lists held while building the index.
     #[arg(long, default_value_t = index::DEFAULT_BUILD_BUDGET)]
     pub index_budget_bytes: usize,
+    /// Size cap in bytes of the index directory: at start the least recently used indexes
+    /// of other roots are removed beyond it (as are those of roots that no longer exist or
+    /// were unused for 30 days).
+    #[arg(long, default_value_t = index::DEFAULT_CAP)]
+    pub index_cap_bytes: u64,
 }
 
 impl ServeIndexArgs {
@@ -49,6 +64,10 @@ impl ServeIndexArgs {
         }
         let mut o = IndexOptions {
             budget: self.index_budget_bytes,
+            prune: Some(index::PruneRules {
+                cap: self.index_cap_bytes,
+                ..index::PruneRules::default()
+            }),
             ..IndexOptions::default()
         };
         if self.no_index_file {
@@ -97,15 +116,76 @@ pub fn use_persisted(ws: &Workspace, paths: &[String]) {
     }
 }
 
-pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
-    let root = args.root.unwrap_or_else(|| PathBuf::from("."));
-    let root =
-        std::fs::canonicalize(&root).with_context(|| format!("resolving {}", root.display()))?;
+fn index_dir(args: &IndexArgs) -> anyhow::Result<PathBuf> {
     let dir = args
         .index_dir
+        .clone()
         .or_else(index::default_dir)
         .context("no cache directory (set XDG_CACHE_HOME or HOME, or pass --index-dir)")?;
-    let dir = std::path::absolute(&dir)?;
+    Ok(std::path::absolute(&dir)?)
+}
+
+/// `mapgrep index --list`: one line per index.
+fn list(dir: &Path) -> ExitCode {
+    let all = index::list(dir);
+    if all.is_empty() {
+        println!("no index in {}", dir.display());
+    }
+    for l in all {
+        let age = l
+            .used
+            .and_then(|u| u.elapsed().ok())
+            .map_or("unknown".into(), |a| ago(a.as_secs()));
+        println!(
+            "{}\t{} bytes\t{} files\t{} segments\tused {age}{}",
+            l.root
+                .as_ref()
+                .map_or("(no readable manifest)".into(), |r| r.display().to_string()),
+            l.bytes,
+            l.files,
+            l.segments,
+            if l.in_use { "\tin use" } else { "" }
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+/// "3 days ago" and the like.
+fn ago(secs: u64) -> String {
+    match secs {
+        0..60 => "just now".into(),
+        60..3600 => format!("{} min ago", secs / 60),
+        3600..86400 => format!("{} h ago", secs / 3600),
+        _ => format!("{} days ago", secs / 86400),
+    }
+}
+
+pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
+    let dir = index_dir(&args)?;
+    if args.list {
+        return Ok(list(&dir));
+    }
+    if args.prune {
+        let rules = index::PruneRules {
+            cap: args.index_cap_bytes,
+            ..index::PruneRules::default()
+        };
+        let removed = index::prune(&dir, rules, None, std::time::Duration::from_secs(60));
+        for l in &removed {
+            println!(
+                "removed the index of {} ({} bytes)",
+                l.root
+                    .as_ref()
+                    .map_or("(no readable manifest)".into(), |r| r.display().to_string()),
+                l.bytes
+            );
+        }
+        println!("{} removed", removed.len());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
+    let root =
+        std::fs::canonicalize(&root).with_context(|| format!("resolving {}", root.display()))?;
     let real = dir
         .ancestors()
         .find_map(|a| std::fs::canonicalize(a).ok().map(|c| (a, c)))
@@ -116,7 +196,17 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
             dir.display()
         );
     }
-    let file = index::file_for(&dir, &root);
+    let store = std::sync::Arc::new(
+        index::Store::open(&dir, &root)
+            .with_context(|| format!("opening the index directory {}", dir.display()))?,
+    );
+    if !store.try_write() {
+        anyhow::bail!(
+            "another mapgrep process is writing the index of {} (a server keeps it up to date; nothing to do)",
+            root.display()
+        );
+    }
+    store.touch_used();
     let progress = BuildProgress::default();
     let t = std::time::Instant::now();
     let done = std::sync::atomic::AtomicBool::new(false);
@@ -134,7 +224,7 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
         });
         let r = Index::build(
             &root,
-            Some(&file),
+            Some(&store),
             args.index_budget_bytes,
             crate::index::Shape::default(),
             &progress,
@@ -147,13 +237,13 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
     })
     .with_context(|| format!("indexing {}", root.display()))?
     .context("indexing stopped")?;
-    let binary = ix.files().iter().filter(|f| f.flags & 1 != 0).count();
+    let binary = ix.files().filter(|f| f.flags & 1 != 0).count();
     println!(
         "indexed {} files ({binary} binary) of {} in {:.2} s: {} ({} bytes)",
-        ix.files().len(),
+        ix.len(),
         root.display(),
         t.elapsed().as_secs_f64(),
-        file.display(),
+        store.dir().display(),
         ix.size()
     );
     Ok(ExitCode::SUCCESS)

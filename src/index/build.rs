@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use super::persist::Writer;
 use super::trigram::{Extractor, ListBuilder, Trigram};
-use super::{FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, FileEntry, Ident, Piece, Shape};
+use super::{FLAG_BINARY, FLAG_GONE, FLAG_RACY, FLAG_UNREAD, FileEntry, Ident, Piece, Shape};
 use crate::source::{self, SourceOptions};
 
 /// A hasher for trigram keys (already well spread in 24 bits: one multiply).
@@ -136,7 +136,7 @@ impl SegmentBuilder {
                 postings.extend_from_slice(&bytes);
             }
         }
-        w.segment(&table, &postings, first, end)
+        w.block(&table, &postings, first, end)
     }
 }
 
@@ -188,10 +188,14 @@ impl BuildProgress {
     }
 }
 
-/// What a walk of the root found: files and directories, relative and sorted.
+/// What a walk of the root found: files and directories, relative and sorted; for an
+/// update, also the paths that no longer hold an indexed file (in `files`, marked in
+/// `gone`) and the directories no longer walked.
+#[derive(Default)]
 pub(super) struct Walked {
     pub(super) files: Vec<PathBuf>,
-    pub(super) dirs: Vec<Box<[u8]>>,
+    pub(super) gone: std::collections::HashSet<PathBuf>,
+    pub(super) dirs: Vec<(Box<[u8]>, bool)>,
     /// Paths the walk could not read (a directory without permission): a search walks them
     /// again, so that it reports them as the scan does.
     pub(super) unreadable: Vec<PathBuf>,
@@ -249,11 +253,13 @@ pub(super) fn walk(root: &Path, progress: &BuildProgress) -> Walked {
     });
     let mut files = files.into_inner().expect("walk");
     files.sort_unstable_by(|a, b| rel_bytes(root, a).cmp(rel_bytes(root, b)));
-    let mut dirs: Vec<Box<[u8]>> = dirs
+    let mut dirs: Vec<(Box<[u8]>, bool)> = dirs
         .into_inner()
         .expect("walk")
         .iter()
-        .map(|d| rel_bytes(root, d).into())
+        .map(|d| rel_bytes(root, d))
+        .filter(|d| !d.is_empty())
+        .map(|d| (d.into(), true))
         .collect();
     dirs.sort_unstable();
     let mut unreadable = unreadable.into_inner().expect("walk");
@@ -261,6 +267,7 @@ pub(super) fn walk(root: &Path, progress: &BuildProgress) -> Walked {
     unreadable.dedup();
     Walked {
         files,
+        gone: Default::default(),
         dirs,
         unreadable,
     }
@@ -421,6 +428,14 @@ fn segments<W: Write + Send>(
         chunk
             .par_iter()
             .map(|p| {
+                if walked.gone.contains(p) {
+                    return ReadFile {
+                        id: Ident::default(),
+                        flags: FLAG_GONE,
+                        pieces: Box::new([]),
+                        docs: vec![Default::default()],
+                    };
+                }
                 SCRATCH.with(|s| {
                     let mut s = s.borrow_mut();
                     let (buf, x) = s.get_or_insert_with(|| (Vec::new(), Extractor::new()));

@@ -12,8 +12,9 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::segment::{Data, Segment};
 use super::trigram::{Postings, Trigram, intersect, union};
-use super::{Data, Index, SegmentMeta, TriQuery, mapped, persist};
+use super::{Block, TriQuery, mapped, persist};
 
 /// An AND stops decoding its remaining (longer) lists once the next one has more postings
 /// than this many times the documents left: decoding a posting costs a few nanoseconds,
@@ -81,13 +82,13 @@ fn merge(parts: &[Part]) -> Vec<u32> {
 /// Each trigram's decoded list, once per query.
 type Memo = HashMap<Trigram, Rc<Postings>>;
 
-impl Index {
+impl Segment {
     /// The documents (ascending) that may hold a match of a pattern planned as `q`; `None`
     /// when the mapped data changed under us.
     pub(super) fn candidate_docs(&self, q: &TriQuery) -> Option<Vec<u32>> {
         let run = || {
             let mut out = Vec::new();
-            for s in &self.segments {
+            for s in &self.blocks {
                 match self.eval(s, q, &mut Memo::new()) {
                     Ids::All => out.extend(s.first..s.end),
                     Ids::Union(parts) => out.extend(merge(&parts)),
@@ -101,57 +102,63 @@ impl Index {
         }
     }
 
-    /// Where the posting list of `t` starts in segment `s`'s postings, and its length.
-    fn entry(&self, s: &SegmentMeta, t: Trigram) -> Option<(u32, u32)> {
+    /// Entry `i` of block `s`'s table: trigram, offset of its list, its length.
+    pub(super) fn table_entry(&self, s: &Block, i: u64) -> (u32, u32, u32) {
         let bytes = self.bytes();
-        let table = &bytes[s.table_off as usize..][..s.entries as usize * persist::ENTRY];
-        let entry = |i: usize| {
-            let e = &table[i * persist::ENTRY..][..persist::ENTRY];
-            let w = |k: usize| u32::from_le_bytes(e[k..k + 4].try_into().expect("4"));
-            (w(0), w(4), w(8))
-        };
-        let (mut lo, mut hi) = (0, s.entries as usize);
+        let e = &bytes[s.table_off as usize + i as usize * persist::ENTRY..][..persist::ENTRY];
+        let w = |k: usize| u32::from_le_bytes(e[k..k + 4].try_into().expect("4"));
+        (w(0), w(4), w(8))
+    }
+
+    /// Where the posting list of `t` starts in block `s`'s postings, and its length.
+    fn entry(&self, s: &Block, t: Trigram) -> Option<(u32, u32)> {
+        let (mut lo, mut hi) = (0, s.entries);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if entry(mid).0 < t {
+            if self.table_entry(s, mid).0 < t {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
-        (lo < s.entries as usize)
-            .then(|| entry(lo))
+        (lo < s.entries)
+            .then(|| self.table_entry(s, lo))
             .filter(|e| e.0 == t)
             .map(|e| (e.1, e.2))
     }
 
-    /// The documents of segment `s` that hold `t`, decoded once per query.
-    fn postings(&self, s: &SegmentMeta, t: Trigram, memo: &mut Memo) -> Rc<Postings> {
+    /// The list of `n` documents at `off` in block `s`'s postings.
+    pub(super) fn list(&self, s: &Block, off: u32, n: u32) -> Postings {
+        let post = &self.bytes()[s.post_off as usize..][..s.post_len as usize];
+        let mut p = Postings::decode(post.get(off as usize..).unwrap_or(&[]), n as usize);
+        // Ids outside the block come only from a damaged list: dropped.
+        let outside = |id: &u32| *id < s.first || *id >= s.end;
+        if p.masked.iter().chain(&p.plain).any(outside) {
+            p.retain(|id| !outside(&id));
+        }
+        p
+    }
+
+    /// The documents of block `s` that hold `t`, decoded once per query.
+    fn postings(&self, s: &Block, t: Trigram, memo: &mut Memo) -> Rc<Postings> {
         let decode = || {
             let Some((off, n)) = self.entry(s, t) else {
                 return Postings::default();
             };
-            let post = &self.bytes()[s.post_off as usize..][..s.post_len as usize];
-            let mut p = Postings::decode(post.get(off as usize..).unwrap_or(&[]), n as usize);
-            // Ids outside the segment come only from a damaged list: dropped.
-            let outside = |id: &u32| *id < s.first || *id >= s.end;
-            if p.masked.iter().chain(&p.plain).any(outside) {
-                p.retain(|id| !outside(&id));
-            }
-            p
+            self.list(s, off, n)
         };
         Rc::clone(memo.entry(t).or_insert_with(|| Rc::new(decode())))
     }
 
-    /// The decoded list of `t` in the first segment.
+    /// The decoded list of `t` in the first block.
     #[cfg(test)]
     pub(super) fn first_postings(&self, t: Trigram) -> Rc<Postings> {
-        self.postings(&self.segments[0], t, &mut Memo::new())
+        self.postings(&self.blocks[0], t, &mut Memo::new())
     }
 
     /// At most how many documents of segment `s` the query `q` admits, from the table alone
     /// (its trigrams' list lengths): for a trigram, also what decoding its list costs.
-    fn estimate(&self, s: &SegmentMeta, q: &TriQuery) -> usize {
+    fn estimate(&self, s: &Block, q: &TriQuery) -> usize {
         match q {
             TriQuery::All => usize::MAX,
             TriQuery::None => 0,
@@ -171,7 +178,7 @@ impl Index {
     }
 
     /// The documents of segment `s` that `q` admits.
-    fn eval(&self, s: &SegmentMeta, q: &TriQuery, memo: &mut Memo) -> Ids {
+    fn eval(&self, s: &Block, q: &TriQuery, memo: &mut Memo) -> Ids {
         match q {
             TriQuery::All => Ids::All,
             TriQuery::None => Ids::Union(Vec::new()),

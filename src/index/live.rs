@@ -11,7 +11,15 @@
 //! watcher watches, and waits for the watcher to report that mark. The kernel queues one
 //! watcher's events in order, so every change made before the search began has been seen
 //! by then; no other process writes there, so nothing else can end the wait early. Dirty
-//! paths are taken in by a background rebuild once edits pause.
+//! paths are taken in by the upkeep ([`super::upkeep`]) once edits pause: what changed under
+//! them goes into a small new segment, and a dirty path is dropped once the index holds
+//! what is there (an index and the dirty paths it goes with are read and changed together,
+//! under the dirty set's lock). A process that does not hold its store's writer lock only
+//! picks up the segments the writer publishes.
+//!
+//! A watcher sees no change made through another hard link of a file, or through a shared
+//! memory map: a sweep compares every indexed file's identity with the file, a slice at a
+//! time, so that the whole tree is checked within [`SWEEP_WINDOW`].
 //!
 //! Without a working watcher (none wanted, none available, or events lost to an overflow),
 //! the index is used only after validating by metadata: the search walks its directory as
@@ -23,6 +31,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use super::build::{BuildProgress, error_path, rel_bytes, walker};
+use super::store::Store;
+use super::upkeep::{self, os_str};
 use super::watch::{Dirty, MAX_DIRTY, watch};
 use super::{
     Candidate, FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, Ident, Index, Known, Span, TriQuery, line_hir,
@@ -39,10 +49,13 @@ pub struct IndexOptions {
     pub budget: usize,
     /// Watch the roots for changes (else every search validates by metadata).
     pub watch: bool,
-    /// A rebuild takes dirty files in once no change came for this long.
+    /// The upkeep takes dirty files in once no change came for this long (or once the
+    /// oldest has waited four times as long).
     pub rebuild_after: Duration,
     /// How files are cut into documents, and which postings carry next masks.
     pub shape: super::Shape,
+    /// Prune the index directory when the index starts (`None`: leave it).
+    pub prune: Option<super::PruneRules>,
 }
 
 impl Default for IndexOptions {
@@ -51,8 +64,9 @@ impl Default for IndexOptions {
             dir: super::default_dir(),
             budget: super::DEFAULT_BUILD_BUDGET,
             watch: true,
-            rebuild_after: Duration::from_secs(5),
+            rebuild_after: Duration::from_millis(2500),
             shape: super::Shape::default(),
+            prune: None,
         }
     }
 }
@@ -68,6 +82,8 @@ pub enum IndexStatus {
     Ready {
         files: usize,
         bytes: usize,
+        /// Segments in the current view.
+        segments: usize,
         /// Fresh by the watcher (else validated by metadata on every search).
         watched: bool,
         dirty: usize,
@@ -122,6 +138,8 @@ struct RootState {
     searches: Arc<AtomicUsize>,
     failed: Mutex<Option<String>>,
     dirty: Arc<Dirty>,
+    /// Where its index is stored (`None`: in memory only).
+    store: Option<Arc<Store>>,
     /// The ignore sources outside the root as the last search saw them.
     outside: Mutex<Option<Stamps>>,
     /// The watcher, kept alive while the state lives.
@@ -141,7 +159,7 @@ impl Indexes {
     }
 }
 
-fn new_state(ws: &Workspace, root: &Path) -> RootState {
+fn new_state(ws: &Workspace, root: &Path, store: Option<Arc<Store>>) -> RootState {
     RootState {
         root: root.to_path_buf(),
         index: RwLock::new(None),
@@ -149,6 +167,7 @@ fn new_state(ws: &Workspace, root: &Path) -> RootState {
         searches: Arc::clone(&ws.state::<Indexes>().searches),
         failed: Mutex::new(None),
         dirty: Arc::new(Dirty::default()),
+        store,
         outside: Mutex::new(Some(outside_ignores(root))),
         _watcher: Mutex::new(None),
     }
@@ -189,28 +208,49 @@ pub fn start_for(ws: &Workspace, roots: &[PathBuf], opts: &IndexOptions) {
                 opts.dir = None;
             }
         }
-        let st = Arc::new(new_state(ws, root));
-        if opts.watch {
-            // The marks directory lies outside the roots: in the index directory (checked
-            // above) or the temporary directory; if the latter is inside a root, there are
-            // no marks and searches validate by metadata.
-            let tmp = std::fs::canonicalize(std::env::temp_dir()).ok();
-            let base = opts
-                .dir
-                .clone()
-                .or_else(|| tmp.filter(|t| !roots.iter().any(|x| t.starts_with(x))));
-            match watch(root, &st.dirty, base.as_deref()) {
-                Ok(w) => *st._watcher.lock().expect("watcher") = Some(w),
-                Err(e) => eprintln!(
-                    "mapgrep: cannot watch {} ({e}); the index is used after validating files by metadata",
+        let store = opts.dir.as_ref().and_then(|d| match Store::open(d, root) {
+            Ok(s) => Some(Arc::new(s)),
+            Err(e) => {
+                eprintln!(
+                    "mapgrep: cannot use the index directory {} ({e}); the index of {} is kept in memory only",
+                    d.display(),
                     root.display()
-                ),
+                );
+                None
             }
+        });
+        if let Some(s) = &store {
+            s.touch_used();
         }
+        let st = Arc::new(new_state(ws, root, store));
         ws.state::<Indexes>().add(Arc::clone(&st));
+        if let (Some(rules), Some(d)) = (opts.prune, &opts.dir) {
+            let (d, root) = (d.clone(), root.clone());
+            // Bounded in time, beside the index's own start.
+            std::thread::spawn(move || {
+                let removed = super::prune(&d, rules, Some(&root), Duration::from_secs(2));
+                if !removed.is_empty() {
+                    eprintln!(
+                        "mapgrep: removed {} unused index(es) from {}",
+                        removed.len(),
+                        d.display()
+                    );
+                }
+            });
+        }
+        // The marks directory lies outside the roots: in the index directory (checked
+        // above) or the temporary directory; if the latter is inside a root, there are no
+        // marks and searches validate by metadata.
+        let tmp = std::fs::canonicalize(std::env::temp_dir()).ok();
+        let marks = opts
+            .dir
+            .clone()
+            .or_else(|| tmp.filter(|t| !roots.iter().any(|x| t.starts_with(x))));
+        // The watch is set up on the index thread: a server answers at once, and searches
+        // validate by metadata until the watch is complete.
         std::thread::Builder::new()
             .name("mapgrep-index".into())
-            .spawn(move || run(&st, &opts))
+            .spawn(move || run(st, &opts, marks))
             .expect("spawn the index thread");
     }
 }
@@ -226,21 +266,23 @@ pub fn load_persisted(
     let mut out = Vec::new();
     for d in dirs {
         for root in d.ancestors() {
-            let file = super::file_for(index_dir, root);
-            if !file.exists() {
+            let Some(store) = Store::existing(index_dir, root) else {
                 continue;
-            }
+            };
             if out.iter().any(|(r, _): &(PathBuf, _)| r == root) {
                 break;
             }
-            match Index::open(&file, root) {
-                Ok(ix) => {
-                    let st = new_state(ws, root);
-                    let n = ix.files().len();
+            let store = Arc::new(store);
+            match Index::open(&store, None) {
+                Ok(Some(ix)) => {
+                    store.touch_used();
+                    let st = new_state(ws, root, Some(store));
+                    let n = ix.len();
                     *st.index.write().expect("index") = Some(Arc::new(ix));
                     ws.state::<Indexes>().add(Arc::new(st));
                     out.push((root.to_path_buf(), Ok(n)));
                 }
+                Ok(None) => {}
                 Err(e) => out.push((root.to_path_buf(), Err(e.to_string()))),
             }
             break;
@@ -284,8 +326,9 @@ impl RootState {
         }
         if let Some(ix) = self.index.read().expect("index").as_ref() {
             return IndexStatus::Ready {
-                files: ix.files().len(),
+                files: ix.len(),
                 bytes: ix.size(),
+                segments: ix.segments().len(),
                 watched: self.dirty.healthy.load(Ordering::Relaxed),
                 dirty: self.dirty.inner.lock().expect("dirty").paths.len(),
             };
@@ -296,41 +339,95 @@ impl RootState {
         }
     }
 
-    /// Builds a new index (or loads the persisted one) and installs it; then the dirty
-    /// paths seen before `seq` are taken in.
-    fn rebuild(&self, opts: &IndexOptions, load: bool) -> bool {
-        let file = opts.dir.as_ref().map(|d| super::file_for(d, &self.root));
-        let seq = self.dirty.inner.lock().expect("dirty").seq;
-        if load
-            && let Some(f) = &file
-            && f.exists()
-        {
-            let t = Instant::now();
-            match Index::open(f, &self.root) {
-                Ok(mut ix) => {
-                    let (changed, total, unreadable) = self.validate(&ix);
-                    ix.unreadable = unreadable;
-                    // A tree that changed much is rebuilt; else the changes stay dirty.
-                    if changed * 8 <= total.max(1) && changed <= MAX_DIRTY {
-                        eprintln!(
-                            "mapgrep: index of {} loaded from {} ({total} files, {changed} changed since; ready in {} ms)",
-                            self.root.display(),
-                            f.display(),
-                            t.elapsed().as_millis()
-                        );
-                        *self.index.write().expect("index") = Some(Arc::new(ix));
-                        return true;
-                    }
-                }
-                Err(e) => eprintln!("mapgrep: {e}; rebuilding it"),
+    /// The current index.
+    fn current(&self) -> Option<Arc<Index>> {
+        self.index.read().expect("index").clone()
+    }
+
+    /// Installs `ix`; then drops the dirty paths of `clean` whose mark is still the one
+    /// given (no change came since), both under the dirty set's lock, so that a search
+    /// never pairs an index with dirty paths that belong to another.
+    fn install(&self, ix: Arc<Index>, clean: &[(PathBuf, u64)]) {
+        let mut d = self.dirty.inner.lock().expect("dirty");
+        *self.index.write().expect("index") = Some(ix);
+        for (p, seq) in clean {
+            if d.paths.get(p) == Some(seq) {
+                d.paths.remove(p);
             }
         }
+        if d.paths.is_empty() {
+            d.first = None;
+        }
+    }
+
+    /// An index to start from: the persisted one (validated against the tree, its
+    /// changes marked dirty), or a new build. `None` when none could be had (said why).
+    fn first(&self, opts: &IndexOptions, alive: impl Fn() -> bool) -> Option<Arc<Index>> {
+        let mut waited = false;
+        while alive() {
+            if let Some(store) = &self.store {
+                let t = Instant::now();
+                match Index::open(store, None) {
+                    Ok(Some(mut ix)) => {
+                        let (changed, total, unreadable) = self.validate(&ix);
+                        ix.unreadable = unreadable;
+                        // A tree that changed this much is rebuilt (by the writer); else
+                        // the changes stay dirty for the upkeep.
+                        let rebuild = changed * 2 > total.max(1) && store.try_write();
+                        if !rebuild {
+                            eprintln!(
+                                "mapgrep: index of {} loaded from {} ({total} files, {changed} changed since; ready in {} ms)",
+                                self.root.display(),
+                                store.dir().display(),
+                                t.elapsed().as_millis()
+                            );
+                            let ix = Arc::new(ix);
+                            self.install(Arc::clone(&ix), &[]);
+                            return Some(ix);
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        if !store.try_write() {
+                            // The writer will rebuild it: wait for a good one.
+                            if !waited {
+                                eprintln!("mapgrep: {e}; waiting for the process that writes it");
+                                waited = true;
+                            }
+                            std::thread::sleep(Duration::from_millis(200));
+                            continue;
+                        }
+                        eprintln!("mapgrep: {e}; rebuilding it");
+                    }
+                }
+                if !store.try_write() {
+                    // Another process builds it: searches scan meanwhile.
+                    if !waited {
+                        eprintln!(
+                            "mapgrep: the index of {} is being built by another process; using it once it is written",
+                            self.root.display()
+                        );
+                        waited = true;
+                    }
+                    std::thread::sleep(Duration::from_millis(200));
+                    continue;
+                }
+            }
+            return self.build(opts);
+        }
+        None
+    }
+
+    /// Builds the whole index (written to the store, which this process holds); the dirty
+    /// paths seen before it began are taken in by it.
+    fn build(&self, opts: &IndexOptions) -> Option<Arc<Index>> {
+        let seq = self.dirty.inner.lock().expect("dirty").seq;
         let progress = Arc::new(BuildProgress::yielding_to(Arc::clone(&self.searches)));
         *self.building.lock().expect("building") = Some(Arc::clone(&progress));
         let t = Instant::now();
         let built = Index::build(
             &self.root,
-            file.as_deref(),
+            self.store.as_ref(),
             opts.budget,
             opts.shape,
             &progress,
@@ -341,37 +438,41 @@ impl RootState {
                 let line = format!(
                     "mapgrep: index of {} built ({} files, {} bytes{}; {:.1} s)",
                     self.root.display(),
-                    ix.files().len(),
+                    ix.len(),
                     ix.size(),
-                    ix.file().map_or(String::from(", in memory"), |f| format!(
-                        ", in {}",
-                        f.display()
-                    )),
+                    ix.file_dir()
+                        .map_or(String::from(", in memory"), |f| format!(
+                            ", in {}",
+                            f.display()
+                        )),
                     t.elapsed().as_secs_f64()
                 );
-                *self.index.write().expect("index") = Some(Arc::new(ix));
+                let ix = Arc::new(ix);
+                {
+                    let mut d = self.dirty.inner.lock().expect("dirty");
+                    *self.index.write().expect("index") = Some(Arc::clone(&ix));
+                    d.paths.retain(|_, s| *s > seq);
+                }
                 // The build's posting lists are freed: give that heap back (before saying
                 // the index is built, so that what one sees then is the server's footprint).
                 crate::source::release_free_memory();
                 eprintln!("{line}");
-                let mut d = self.dirty.inner.lock().expect("dirty");
-                d.paths.retain(|_, s| *s > seq);
-                true
+                Some(ix)
             }
-            Ok(None) => false,
+            Ok(None) => None,
             Err(e) => {
                 *self.failed.lock().expect("failed") = Some(e.to_string());
                 eprintln!(
                     "mapgrep: cannot build the index of {}: {e}",
                     self.root.display()
                 );
-                false
+                None
             }
         }
     }
 
     /// Marks dirty every file whose identity differs from `ix`'s record, every new file
-    /// and every deleted one. Returns (changed, files).
+    /// and every deleted one. Returns (changed, files, what the walk could not read).
     fn validate(&self, ix: &Index) -> (usize, usize, Vec<PathBuf>) {
         let seen = Mutex::new(Vec::new());
         let unreadable = Mutex::new(Vec::new());
@@ -393,16 +494,16 @@ impl RootState {
             })
         });
         let seen = seen.into_inner().expect("seen");
-        let mut present = vec![false; ix.files().len()];
+        let mut present = vec![false; ix.len()];
         let mut changed = 0;
         for (p, id) in &seen {
             match ix.find(rel_bytes(&self.root, p)) {
-                Some(i) if Some(ix.files()[i].id) == *id => {
+                Some(i) if Some(ix.file(i).id) == *id => {
                     present[i] = true;
                     // Unchanged, as far as its identity can tell: trusted unless it was
-                    // written within the racy window of the build (then read directly until
-                    // the next rebuild, which that does not hasten).
-                    if ix.files()[i].flags & FLAG_RACY != 0 {
+                    // written within the racy window of its reading (then read directly
+                    // until the upkeep reads it again).
+                    if ix.file(i).flags & FLAG_RACY != 0 {
                         self.dirty.mark(&self.root, p);
                     }
                 }
@@ -417,52 +518,208 @@ impl RootState {
                 }
             }
         }
-        for (i, f) in ix.files().iter().enumerate() {
+        for (i, f) in ix.files().enumerate() {
             if !present[i] {
                 changed += 1;
-                let rel = std::ffi::OsStr::from_encoded_bytes_checked(&f.path);
-                self.dirty.mark(&self.root, &self.root.join(rel));
+                self.dirty
+                    .mark(&self.root, &self.root.join(os_str(&f.path)));
             }
         }
         let mut unreadable = unreadable.into_inner().expect("seen");
         unreadable.sort_unstable();
         unreadable.dedup();
-        (changed, ix.files().len(), unreadable)
+        (changed, ix.len(), unreadable)
     }
-}
 
-trait FromChecked {
-    fn from_encoded_bytes_checked(b: &[u8]) -> &std::ffi::OsStr;
-}
-
-impl FromChecked for std::ffi::OsStr {
-    fn from_encoded_bytes_checked(b: &[u8]) -> &std::ffi::OsStr {
-        use std::os::unix::ffi::OsStrExt;
-        std::ffi::OsStr::from_bytes(b)
-    }
-}
-
-fn run(st: &RootState, opts: &IndexOptions) {
-    if !st.rebuild(opts, true) {
-        return;
-    }
-    // Take dirty paths in once edits pause (or too many piled up).
-    loop {
-        let mut d = st.dirty.inner.lock().expect("dirty");
-        loop {
-            let due = d.last.is_some_and(|l| l.elapsed() >= opts.rebuild_after);
-            if !d.paths.is_empty() && (due || d.paths.len() > MAX_DIRTY) {
-                break;
-            }
-            d = st
-                .dirty
-                .cond
-                .wait_timeout(d, opts.rebuild_after)
-                .expect("dirty")
-                .0;
+    /// A newer generation in the store, written by another process (none for the writer).
+    fn newer(&self, ix: &Arc<Index>) -> Option<Arc<Index>> {
+        let store = self.store.as_ref()?;
+        if store.is_writer() || ix.store().is_none() {
+            return None;
         }
-        drop(d);
-        st.rebuild(opts, false);
+        let mut next = Index::open(store, Some(ix)).ok()??;
+        if next.generation() == ix.generation() {
+            return None;
+        }
+        next.unreadable = ix.unreadable.clone();
+        Some(Arc::new(next))
+    }
+
+    /// One round of upkeep (see the module docs): a newer generation from the store, what
+    /// changed under the dirty paths written as a segment (by the writer), merges the
+    /// policy asks for, and the dirty paths the index now holds dropped.
+    fn upkeep(&self, opts: &IndexOptions, ix: Arc<Index>) -> std::io::Result<Arc<Index>> {
+        let mut ix = ix;
+        if let Some(next) = self.newer(&ix) {
+            ix = next;
+            self.install(Arc::clone(&ix), &[]);
+        }
+        let snap: Vec<(PathBuf, u64)> = {
+            let d = self.dirty.inner.lock().expect("dirty");
+            d.paths.iter().map(|(p, s)| (p.clone(), *s)).collect()
+        };
+        if snap.is_empty() {
+            return Ok(ix);
+        }
+        let paths: Vec<PathBuf> = snap.iter().map(|p| p.0.clone()).collect();
+        let mut c = upkeep::changes(&ix, &paths);
+        let writer = self.store.as_ref().is_none_or(|s| s.try_write());
+        if !c.is_empty() && writer {
+            // A store taken over from a writer that died may hold a newer generation.
+            if let Some(next) = self
+                .store
+                .as_ref()
+                .and_then(|s| Index::open(s, Some(&ix)).ok().flatten())
+                .filter(|n| n.generation() != ix.generation())
+            {
+                let mut next = next;
+                next.unreadable = ix.unreadable.clone();
+                ix = Arc::new(next);
+                self.install(Arc::clone(&ix), &[]);
+                c = upkeep::changes(&ix, &paths);
+            }
+            let progress = BuildProgress::yielding_to(Arc::clone(&self.searches));
+            if !c.is_empty()
+                && let Some(mut next) = upkeep::delta(&ix, &c, opts.budget, opts.shape, &progress)?
+            {
+                next.unreadable.extend(c.unreadable.iter().cloned());
+                next.unreadable.sort_unstable();
+                next.unreadable.dedup();
+                let mut next = Arc::new(next);
+                self.install(Arc::clone(&next), &[]);
+                while let Some(r) = upkeep::plan_merge(
+                    &next
+                        .segments()
+                        .iter()
+                        .map(|s| s.bytes().len())
+                        .collect::<Vec<_>>(),
+                ) {
+                    let mut merged = upkeep::merge(&next, r, opts.shape)?;
+                    merged.unreadable = next.unreadable.clone();
+                    next = Arc::new(merged);
+                    self.install(Arc::clone(&next), &[]);
+                }
+                ix = next;
+                c = upkeep::changes(&ix, &paths);
+            }
+        }
+        let clean: Vec<(PathBuf, u64)> = snap
+            .into_iter()
+            .filter(|(p, _)| !c.unclean.contains(p))
+            .collect();
+        self.install(Arc::clone(&ix), &clean);
+        Ok(ix)
+    }
+
+    /// Compares the identity of `n` indexed files from `*pos` with their files now, and
+    /// marks dirty those that differ (changes no watcher reports: see the module docs).
+    fn sweep(&self, ix: &Index, pos: &mut usize, n: usize) {
+        let len = ix.len();
+        if len == 0 {
+            return;
+        }
+        for _ in 0..n.min(len) {
+            *pos = (*pos + 1) % len;
+            let f = ix.file(*pos);
+            if f.flags & FLAG_UNREAD != 0 {
+                continue;
+            }
+            let p = self.root.join(os_str(&f.path));
+            let now = std::fs::symlink_metadata(&p)
+                .ok()
+                .map(|m| Ident::from_metadata(&m));
+            if now != Some(f.id) {
+                self.dirty.mark(&self.root, &p);
+            }
+        }
+    }
+}
+
+/// The whole tree is compared with the index by the sweep within this long (see the
+/// module docs).
+pub const SWEEP_WINDOW: Duration = Duration::from_secs(30);
+
+/// How often the upkeep thread wakes while nothing is dirty (a sweep slice, a look for a
+/// newer generation).
+const TICK: Duration = Duration::from_millis(500);
+
+/// Whether the dirty paths are due for the upkeep: edits paused for `after`, or the oldest
+/// waited four times as long, or too many piled up.
+fn due(d: &super::watch::DirtyInner, after: Duration) -> bool {
+    let quiet = d.last.is_some_and(|l| l.elapsed() >= after);
+    let waited = d.first.is_some_and(|f| f.elapsed() >= after * 4);
+    !d.paths.is_empty() && (quiet || waited || d.paths.len() > MAX_DIRTY)
+}
+
+fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
+    if opts.watch {
+        match watch(&st.root, &st.dirty, marks.as_deref()) {
+            Ok(w) => *st._watcher.lock().expect("watcher") = Some(w),
+            Err(e) => eprintln!(
+                "mapgrep: cannot watch {} ({e}); the index is used after validating files by metadata",
+                st.root.display()
+            ),
+        }
+    }
+    // Ends when the workspace is gone (this thread holds the last reference).
+    let alive = || Arc::strong_count(&st) > 1;
+    let Some(mut ix) = st.first(opts, alive) else {
+        return;
+    };
+    let mut sweep_pos = 0;
+    let mut swept = Instant::now();
+    let mut failures = 0u32;
+    let mut retry_at: Option<Instant> = None;
+    let mut last_error = String::new();
+    let mut last_stamp = st.store.as_ref().map(|s| s.stamp());
+    while alive() {
+        // After a failure nothing is retried before its time: no spinning on a full disk.
+        let blocked = retry_at.is_some_and(|t| Instant::now() < t);
+        let due = {
+            let d = st.dirty.inner.lock().expect("dirty");
+            let d = if due(&d, opts.rebuild_after) && !blocked {
+                d
+            } else {
+                st.dirty.cond.wait_timeout(d, TICK).expect("dirty").0
+            };
+            due(&d, opts.rebuild_after)
+        };
+        if swept.elapsed() >= TICK {
+            let ticks = (swept.elapsed().as_millis() / TICK.as_millis()).min(4);
+            swept = Instant::now();
+            if st.dirty.healthy.load(Ordering::Relaxed) {
+                let n = ix.len() as u128 * ticks * TICK.as_millis() / SWEEP_WINDOW.as_millis();
+                st.sweep(&ix, &mut sweep_pos, (n as usize).max(1));
+            }
+        }
+        let stamp = st.store.as_ref().map(|s| s.stamp());
+        let newer = stamp != last_stamp;
+        if !(due || newer) || retry_at.is_some_and(|t| Instant::now() < t) {
+            continue;
+        }
+        last_stamp = stamp;
+        match st.upkeep(opts, Arc::clone(&ix)) {
+            Ok(next) => {
+                ix = next;
+                failures = 0;
+                retry_at = None;
+            }
+            Err(e) => {
+                // Keep the index and the dirty paths; try again later, and say so once.
+                failures += 1;
+                let wait = Duration::from_secs(1 << failures.min(8));
+                retry_at = Some(Instant::now() + wait);
+                let msg = e.to_string();
+                if msg != last_error {
+                    eprintln!(
+                        "mapgrep: cannot update the index of {} ({msg}); changed files are searched directly until it can (next try in {} s)",
+                        st.root.display(),
+                        wait.as_secs()
+                    );
+                    last_error = msg;
+                }
+            }
+        }
     }
 }
 
@@ -537,7 +794,7 @@ pub fn select(
     note: &mut Option<String>,
 ) -> Option<Selection> {
     let st = ws.state::<Indexes>().for_dir(dir)?;
-    let Some(ix) = st.index.read().expect("index").clone() else {
+    if st.current().is_none() {
         if let IndexStatus::Building { done, total } = st.status() {
             *note = Some(if total == 0 {
                 "the index is being built (listing files); this search scans".into()
@@ -551,7 +808,6 @@ pub fn select(
     if tq == TriQuery::All {
         return None;
     }
-    let ids = ix.candidate_spans(&tq)?;
     let rel = rel_bytes(&st.root, dir);
     // An ignore source outside the root changed: everything is dirty until the rebuild.
     let outside = outside_ignores(&st.root);
@@ -564,11 +820,16 @@ pub fn select(
     if changed {
         st.dirty.mark(&st.root, &st.root);
     }
-    if q.default_walk && ix.walked_dir(rel) && st.dirty.sync() {
-        let dirty = st.dirty.snapshot();
-        if dirty.len() <= MAX_DIRTY {
-            return Some(watched(&st, &ix, dir, rel, &ids, dirty, q, wb));
-        }
+    let synced = q.default_walk && st.dirty.sync();
+    // The index and the dirty paths that go with it, read together.
+    let (ix, dirty) = {
+        let d = st.dirty.inner.lock().expect("dirty");
+        let ix = st.current()?;
+        (ix, d.paths.keys().cloned().collect::<Vec<PathBuf>>())
+    };
+    let ids = ix.candidate_spans(&tq)?;
+    if synced && ix.walked_dir(rel) && dirty.len() <= MAX_DIRTY {
+        return Some(watched(&st, &ix, dir, rel, &ids, dirty, q, wb));
     }
     Some(validated(&ix, &ids, &st.root, wb))
 }
@@ -615,11 +876,7 @@ fn watched(
             .filter(|u| u.starts_with(dir) || dir.starts_with(u))
             .cloned(),
     );
-    let files = ix.files();
-    let path = |i: usize| {
-        st.root
-            .join(<std::ffi::OsStr as FromChecked>::from_encoded_bytes_checked(&files[i].path))
-    };
+    let path = |i: usize| st.root.join(os_str(&ix.file(i).path));
     let mut search: Vec<(PathBuf, Option<Known>)> = Vec::new();
     let mut binary = Vec::new();
     let mut ruled_out = 0;
@@ -632,7 +889,7 @@ fn watched(
         .peekable();
     for i in range.clone() {
         let spans = cand.next_if(|c| c.0 as usize == i).map(|c| c.1.clone());
-        let f = &files[i];
+        let f = ix.file(i);
         if skip[i - range.start] || too_big(q, f.id.len) {
             continue;
         }
@@ -695,7 +952,7 @@ fn watched(
 }
 
 fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilder) -> Selection {
-    let mut cand: Vec<Option<Option<&[Span]>>> = vec![None; ix.files().len()];
+    let mut cand: Vec<Option<Option<&[Span]>>> = vec![None; ix.len()];
     for (i, spans) in ids {
         cand[*i as usize] = Some(spans.as_deref());
     }
@@ -715,7 +972,7 @@ fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilde
             }
             let p = e.path();
             let known = ix.find(rel_bytes(root, p)).filter(|&i| {
-                let f = &ix.files()[i];
+                let f = ix.file(i);
                 f.flags & (FLAG_RACY | FLAG_UNREAD) == 0
                     && e.metadata().is_ok_and(|m| Ident::from_metadata(&m) == f.id)
             });
@@ -726,12 +983,12 @@ fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilde
                     if let Some(spans) = cand[i] {
                         // Just seen with the identity indexed.
                         let k = Known {
-                            id: ix.files()[i].id,
+                            id: ix.file(i).id,
                             spans: spans.map(Into::into),
                         };
                         o.4 += k.id.len;
                         o.0.push((e.into_path(), Some(k)));
-                    } else if ix.files()[i].flags & FLAG_BINARY != 0 {
+                    } else if ix.file(i).flags & FLAG_BINARY != 0 {
                         o.1.push(e.into_path());
                     } else {
                         o.3 += 1;

@@ -26,20 +26,28 @@ mod eval;
 mod live;
 mod persist;
 pub mod plan;
+mod segment;
+mod store;
 pub mod trigram;
+mod upkeep;
 mod watch;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use build::BuildProgress;
 pub use live::{
     IndexOptions, IndexStatus, IndexUse, Indexes, Searching, SelectQuery, Selection,
     load_persisted, searching, select, start, start_for, status, wait_ready,
 };
-pub use persist::{IndexFileError, default_dir, file_for};
+pub use persist::IndexFileError;
 pub use plan::{TriQuery, plan};
+pub use store::{
+    DEFAULT_CAP, DEFAULT_MAX_AGE, Listed, PruneRules, Store, default_dir, dir_for, list, prune,
+};
 
-use crate::source::{FileId, Source, SourceOptions};
+use crate::source::FileId;
+use segment::Segment;
 
 /// Default heap budget of the posting lists held while building (a segment is written each
 /// time they reach it).
@@ -82,6 +90,9 @@ pub(crate) const FLAG_UNREAD: u8 = 2;
 /// The file changed within the racy window before it was read: its identity cannot vouch
 /// for its contents, so a validating search reads it.
 pub(crate) const FLAG_RACY: u8 = 4;
+/// The path no longer holds an indexed file (an entry of a later segment that hides the
+/// earlier segments' entries for it).
+pub(crate) const FLAG_GONE: u8 = 8;
 
 /// A file's identity as recorded: what must be unchanged for its entry to hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -154,8 +165,9 @@ pub struct Known {
 /// A file a search must read, and where (`None`: all of it).
 pub type Candidate = (u32, Option<Box<[Span]>>);
 
+/// Where one block of a segment's posting lists lies, and the documents it covers.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct SegmentMeta {
+pub(crate) struct Block {
     table_off: u64,
     entries: u64,
     post_off: u64,
@@ -164,24 +176,22 @@ pub(crate) struct SegmentMeta {
     end: u32,
 }
 
-enum Data {
-    Owned(Vec<u8>),
-    Mapped(Source),
-}
-
-/// The index of one root (see the module docs).
+/// The index of one root: the view of its segments (see the module docs), oldest first, in
+/// which a path's entry in a later segment replaces the earlier ones. Files are numbered in
+/// path order over the view (ids valid for this view only).
 pub struct Index {
     root: PathBuf,
-    files: Vec<FileEntry>,
-    /// The first document (posting id) of each file, and the total at the end.
-    docs: Vec<u32>,
-    dirs: Vec<Box<[u8]>>,
-    segments: Vec<SegmentMeta>,
-    data: Data,
+    segs: Vec<Arc<Segment>>,
+    /// The live files in path order: (segment, local id).
+    order: Vec<(u32, u32)>,
+    /// Per segment: its local ids' view ids (`u32::MAX`: replaced or gone).
+    view_of: Vec<Vec<u32>>,
+    /// The manifest generation it is (0: not stored).
+    generation: u64,
     /// Where it is stored (`None`: in memory only).
-    path: Option<PathBuf>,
-    /// Paths its build's walk could not read (in memory only: a loaded index's come from
-    /// the walk that validates it).
+    store: Option<Arc<Store>>,
+    /// Paths its walks could not read (a loaded index's come from the walk that validates
+    /// it).
     pub(crate) unreadable: Vec<PathBuf>,
 }
 
@@ -189,201 +199,280 @@ impl std::fmt::Debug for Index {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Index")
             .field("root", &self.root)
-            .field("files", &self.files.len())
-            .field("segments", &self.segments.len())
-            .field("bytes", &self.bytes().len())
+            .field("files", &self.order.len())
+            .field("segments", &self.segs.len())
+            .field("generation", &self.generation)
             .finish()
     }
 }
 
 impl Index {
-    /// Builds the index of `root` (canonical), written to `file` if given (replacing it
-    /// atomically), else held in memory. `None` if `progress.stop` was set.
+    /// Builds the index of `root` (canonical) as one segment, written to `store` (and
+    /// published as its new generation) if given, else held in memory. `None` if
+    /// `progress.stop` was set.
     pub fn build(
         root: &Path,
-        file: Option<&Path>,
+        store: Option<&Arc<Store>>,
         budget: usize,
         shape: Shape,
         progress: &BuildProgress,
     ) -> std::io::Result<Option<Index>> {
         let mut walked = build::walk(root, progress);
         let unreadable = std::mem::take(&mut walked.unreadable);
-        let dirs = walked.dirs.clone();
-        match file {
-            None => {
-                let mut w = persist::Writer::in_memory();
-                let Some(files) = build::build(root, &walked, &mut w, budget, shape, progress)?
-                else {
-                    return Ok(None);
-                };
-                let bytes = w.finish(&files, &dirs, root)?;
-                let parsed =
-                    persist::parse(&bytes, Path::new("(memory)")).map_err(std::io::Error::other)?;
-                let mut ix = Index::from_parsed(parsed, Data::Owned(bytes), None);
-                ix.unreadable = unreadable;
-                Ok(Some(ix))
-            }
-            Some(file) => {
-                if let Some(dir) = file.parent() {
-                    persist::private_dir(dir)?;
-                }
-                let (tmp, f) = persist::temp_file(file)?;
-                let result = (|| {
-                    let mut w =
-                        persist::Writer::new(std::io::BufWriter::with_capacity(1 << 20, f))?;
-                    let Some(files) = build::build(root, &walked, &mut w, budget, shape, progress)?
-                    else {
-                        return Ok(false);
-                    };
-                    let out = w.finish(&files, &dirs, root)?;
-                    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-                    std::fs::rename(&tmp, file)?;
-                    persist::remove_stale_temps(file);
-                    Ok(true)
-                })();
-                // The build's lists go before the index is opened, so that the heap it
-                // keeps is not interleaved with them.
-                drop(walked);
-                match result {
-                    Ok(true) => Index::open(file, root)
-                        .map(|mut ix| {
-                            ix.unreadable = unreadable;
-                            Some(ix)
-                        })
-                        .map_err(std::io::Error::other),
-                    Ok(false) => {
-                        let _ = std::fs::remove_file(&tmp);
-                        Ok(None)
-                    }
-                    Err(e) => {
-                        let _ = std::fs::remove_file(&tmp);
-                        Err(e)
-                    }
-                }
-            }
-        }
-    }
-
-    /// Opens the index file at `path` for `root`, refusing it unless every check holds (see
-    /// [`persist`]).
-    pub fn open(path: &Path, root: &Path) -> Result<Index, IndexFileError> {
-        // The cache directory may be reached through a link (a home on another disk).
-        let path = &std::fs::canonicalize(path).map_err(|e| IndexFileError::Io {
-            path: path.to_path_buf(),
-            source: e,
-        })?;
-        persist::check_owner(path)?;
-        let opts = SourceOptions {
-            mmap_threshold: 0,
-            identity: true,
+        let generation = match store {
+            Some(s) => s.manifest().ok().flatten().map_or(0, |m| m.generation) + 1,
+            None => 0,
         };
-        let source = Source::open(path, &opts).map_err(|e| IndexFileError::Io {
-            path: path.to_path_buf(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        let parsed =
-            mapped::guard(&source, || persist::parse(source.bytes(), path)).map_err(|()| {
-                IndexFileError::Refused {
-                    path: path.to_path_buf(),
-                    why: "changed while it was read".into(),
-                }
-            })??;
-        if parsed.root != root {
-            return Err(IndexFileError::Refused {
-                path: path.to_path_buf(),
-                why: format!(
-                    "it indexes {}, not {}",
-                    parsed.root.display(),
-                    root.display()
-                ),
-            });
-        }
-        Ok(Index::from_parsed(
-            parsed,
-            Data::Mapped(source),
-            Some(path.to_path_buf()),
-        ))
+        let Some(seg) = upkeep::write_segment(root, store, generation, &walked.dirs, |w| {
+            build::build(root, &walked, w, budget, shape, progress)
+        })?
+        else {
+            return Ok(None);
+        };
+        // The build's lists go before the index is installed, so that the heap it keeps
+        // is not interleaved with them.
+        drop(walked);
+        let mut ix = Index::of(root, vec![Arc::new(seg)], generation, store.cloned());
+        upkeep::publish(&ix)?;
+        ix.unreadable = unreadable;
+        Ok(Some(ix))
     }
 
-    fn from_parsed(p: persist::Parsed, data: Data, path: Option<PathBuf>) -> Index {
+    /// Opens the current generation in `store` (`Ok(None)`: there is none), refusing it
+    /// unless every file passes its checks (see [`persist`]). Segments of `reuse` (an
+    /// older view of the same store) are kept rather than opened again.
+    pub fn open(
+        store: &Arc<Store>,
+        reuse: Option<&Index>,
+    ) -> Result<Option<Index>, IndexFileError> {
+        // A writer may replace the manifest and remove merged segments between our reads:
+        // then the manifest is read again.
+        let mut last = None;
+        for _ in 0..5 {
+            let Some(m) = store.manifest()? else {
+                return Ok(None);
+            };
+            let mut segs = Vec::with_capacity(m.segments.len());
+            let mut failed = None;
+            for r in &m.segments {
+                if let Some(s) = reuse.and_then(|ix| {
+                    ix.segs
+                        .iter()
+                        .find(|s| s.number == r.number && s.sum == r.sum)
+                }) {
+                    segs.push(Arc::clone(s));
+                    continue;
+                }
+                let path = store.segment_path(r.number);
+                match Segment::open(&path, store.root(), r.number, Some(r.sum)) {
+                    Ok(s) => segs.push(Arc::new(s)),
+                    Err(e) => {
+                        failed = Some((e, path.exists()));
+                        break;
+                    }
+                }
+            }
+            match failed {
+                None => {
+                    return Ok(Some(Index::of(
+                        store.root(),
+                        segs,
+                        m.generation,
+                        Some(Arc::clone(store)),
+                    )));
+                }
+                // Present but refused: the index is bad.
+                Some((e, true)) => return Err(e),
+                Some((e, false)) => last = Some(e),
+            }
+        }
+        Err(last.expect("tried"))
+    }
+
+    /// The view of `segs` (oldest first).
+    fn of(
+        root: &Path,
+        segs: Vec<Arc<Segment>>,
+        generation: u64,
+        store: Option<Arc<Store>>,
+    ) -> Index {
+        let mut view_of: Vec<Vec<u32>> = segs.iter().map(|s| vec![0; s.files.len()]).collect();
+        // An entry is replaced when a later segment has one for the same path.
+        for j in 1..segs.len() {
+            for f in &segs[j].files {
+                for i in 0..j {
+                    if let Some(k) = segs[i].find(&f.path) {
+                        view_of[i][k] = u32::MAX;
+                    }
+                }
+            }
+        }
+        for (s, seg) in segs.iter().enumerate() {
+            for (k, f) in seg.files.iter().enumerate() {
+                if f.flags & FLAG_GONE != 0 {
+                    view_of[s][k] = u32::MAX;
+                }
+            }
+        }
+        // The live entries in path order: a merge of the segments' sorted lists.
+        let mut heads: std::collections::BinaryHeap<std::cmp::Reverse<(&[u8], u32, u32)>> = segs
+            .iter()
+            .enumerate()
+            .filter_map(|(s, seg)| {
+                let k = view_of[s].iter().position(|&v| v != u32::MAX)?;
+                Some(std::cmp::Reverse((&*seg.files[k].path, s as u32, k as u32)))
+            })
+            .collect();
+        let mut order = Vec::with_capacity(segs.first().map_or(0, |s| s.files.len()));
+        while let Some(std::cmp::Reverse((_, s, k))) = heads.pop() {
+            view_of[s as usize][k as usize] = order.len() as u32;
+            order.push((s, k));
+            let seg = &segs[s as usize];
+            if let Some(n) =
+                (k as usize + 1..seg.files.len()).find(|&n| view_of[s as usize][n] != u32::MAX)
+            {
+                heads.push(std::cmp::Reverse((&*seg.files[n].path, s, n as u32)));
+            }
+        }
         Index {
-            root: p.root,
-            docs: p.docs,
-            files: p.files,
-            dirs: p.dirs,
-            segments: p.segments,
-            data,
-            path,
+            root: root.to_path_buf(),
+            segs,
+            order,
+            view_of,
+            generation,
+            store,
             unreadable: Vec::new(),
         }
     }
 
-    fn bytes(&self) -> &[u8] {
-        match &self.data {
-            Data::Owned(v) => v,
-            Data::Mapped(s) => s.bytes(),
-        }
+    /// The view of these segments followed by `seg` (newer), as generation `generation`.
+    pub(crate) fn with_segments(&self, segs: Vec<Arc<Segment>>, generation: u64) -> Index {
+        let mut ix = Index::of(&self.root, segs, generation, self.store.clone());
+        ix.unreadable = self.unreadable.clone();
+        ix
     }
 
     pub fn root(&self) -> &Path {
         &self.root
     }
 
-    pub fn files(&self) -> &[FileEntry] {
-        &self.files
+    /// How many files it lists.
+    pub fn len(&self) -> usize {
+        self.order.len()
     }
 
-    /// Where the index is stored, if it is.
-    pub fn file(&self) -> Option<&Path> {
-        self.path.as_deref()
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
     }
 
-    /// Bytes of the index's data (file size, or memory when not stored).
+    /// The file of view id `i`.
+    pub fn file(&self, i: usize) -> &FileEntry {
+        let (s, k) = self.order[i];
+        &self.segs[s as usize].files[k as usize]
+    }
+
+    /// Its files in path order.
+    pub fn files(&self) -> impl Iterator<Item = &FileEntry> + '_ {
+        (0..self.order.len()).map(|i| self.file(i))
+    }
+
+    /// Its segments, oldest first.
+    pub(crate) fn segments(&self) -> &[Arc<Segment>] {
+        &self.segs
+    }
+
+    /// The manifest generation it is (0: not stored).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub(crate) fn store(&self) -> Option<&Arc<Store>> {
+        self.store.as_ref()
+    }
+
+    /// Where it is stored, if it is: its store's directory.
+    pub fn file_dir(&self) -> Option<&Path> {
+        self.store.as_deref().map(Store::dir)
+    }
+
+    /// Bytes of the index's data (its segments' files, or memory when not stored).
     pub fn size(&self) -> usize {
-        self.bytes().len()
+        self.segs.iter().map(|s| s.bytes().len()).sum()
     }
 
-    /// Heap bytes the index holds besides its (mapped) data: the file list and directories.
+    /// Heap bytes the index holds besides its (mapped) data: the file lists and directories.
     pub fn heap_bytes(&self) -> usize {
-        let files: usize = self
-            .files
-            .iter()
-            .map(|f| {
-                std::mem::size_of::<FileEntry>() + f.path.len() + std::mem::size_of_val(&*f.pieces)
-            })
-            .sum::<usize>()
-            + 4 * self.docs.len();
-        let dirs: usize = self.dirs.iter().map(|d| 16 + d.len()).sum();
-        let owned = match &self.data {
-            Data::Owned(v) => v.capacity(),
-            Data::Mapped(_) => 0,
-        };
-        files + dirs + owned
+        self.segs.iter().map(|s| s.heap_bytes()).sum::<usize>()
+            + 8 * self.order.len()
+            + self.view_of.iter().map(|v| 4 * v.len()).sum::<usize>()
     }
 
-    /// Whether the build's walk entered `rel` (a directory relative to the root; `""` is the
-    /// root itself).
+    /// Whether the index's walks entered `rel` (a directory relative to the root; `""` is
+    /// the root itself).
     pub fn walked_dir(&self, rel: &[u8]) -> bool {
-        rel.is_empty() || self.dirs.binary_search_by(|d| (**d).cmp(rel)).is_ok()
+        rel.is_empty()
+            || self
+                .segs
+                .iter()
+                .rev()
+                .find_map(|s| s.dir(rel))
+                .unwrap_or(false)
     }
 
-    /// The ids of the files under directory `rel` (all of them for `""`).
+    /// The directories under `rel` the view holds as walked.
+    pub(crate) fn dirs_under(&self, rel: &[u8]) -> Vec<Box<[u8]>> {
+        let mut seen: std::collections::HashMap<&[u8], bool> = std::collections::HashMap::new();
+        for s in self.segs.iter().rev() {
+            for (d, walked) in s.dirs_under(rel) {
+                seen.entry(&**d).or_insert(*walked);
+            }
+        }
+        let mut out: Vec<Box<[u8]>> = seen
+            .into_iter()
+            .filter(|e| e.1)
+            .map(|e| e.0.into())
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The view ids of the files under directory `rel` (all of them for `""`).
     pub fn under(&self, rel: &[u8]) -> std::ops::Range<usize> {
         if rel.is_empty() {
-            return 0..self.files.len();
+            return 0..self.order.len();
         }
         let mut lo = rel.to_vec();
         lo.push(b'/');
         let mut hi = rel.to_vec();
         hi.push(b'/' + 1);
-        let a = self.files.partition_point(|f| *f.path < *lo);
-        let b = self.files.partition_point(|f| *f.path < *hi);
+        let a = self.partition(|p| p < &lo[..]);
+        let b = self.partition(|p| p < &hi[..]);
         a..b
     }
 
-    /// The id of the file at `rel`, if indexed.
+    fn partition(&self, pred: impl Fn(&[u8]) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.order.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if pred(&self.file(mid).path) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// The view id of the file at `rel`, if indexed.
     pub fn find(&self, rel: &[u8]) -> Option<usize> {
-        self.files.binary_search_by(|f| (*f.path).cmp(rel)).ok()
+        let i = self.partition(|p| p < rel);
+        (i < self.order.len() && &*self.file(i).path == rel).then_some(i)
+    }
+
+    /// The decoded list of `t` in the first block of the oldest segment.
+    #[cfg(test)]
+    pub(super) fn first_postings(&self, t: trigram::Trigram) -> std::rc::Rc<trigram::Postings> {
+        self.segs[0].first_postings(t)
     }
 
     /// The ids (ascending) of the files that may hold a match of a pattern planned as `q`;
@@ -392,40 +481,21 @@ impl Index {
         Some(self.candidate_spans(q)?.into_iter().map(|c| c.0).collect())
     }
 
-    /// The files (ascending ids) that may hold a match of a pattern planned as `q`, each
-    /// with the spans of it that may, when it was indexed in pieces and not all of them can.
+    /// The files (ascending view ids) that may hold a match of a pattern planned as `q`,
+    /// each with the spans of it that may, when it was indexed in pieces and not all of
+    /// them can.
     pub fn candidate_spans(&self, q: &TriQuery) -> Option<Vec<Candidate>> {
-        let docs = self.candidate_docs(q)?;
         let mut out: Vec<Candidate> = Vec::new();
-        let mut i = 0;
-        while i < docs.len() {
-            let file = self.docs.partition_point(|&d| d <= docs[i]) - 1;
-            let (first, end) = (self.docs[file], self.docs[file + 1]);
-            let mut j = i;
-            while j < docs.len() && docs[j] < end {
-                j += 1;
-            }
-            let f = &self.files[file];
-            let spans = (j - i < (end - first) as usize).then(|| {
-                let mut spans: Vec<Span> = Vec::new();
-                for &d in &docs[i..j] {
-                    let k = (d - first) as usize;
-                    let p = f.pieces[k];
-                    let next = f.pieces.get(k + 1).map_or(f.id.len, |n| n.start);
-                    match spans.last_mut() {
-                        // Neighbouring pieces are read as one span.
-                        Some(s) if s.end == p.start => s.end = next,
-                        _ => spans.push(Span {
-                            start: p.start,
-                            end: next,
-                            line: p.line,
-                        }),
-                    }
+        for (s, seg) in self.segs.iter().enumerate() {
+            for (k, spans) in seg.candidate_spans(q)? {
+                let v = self.view_of[s][k as usize];
+                if v != u32::MAX {
+                    out.push((v, spans));
                 }
-                spans.into()
-            });
-            out.push((file as u32, spans));
-            i = j;
+            }
+        }
+        if self.segs.len() > 1 {
+            out.sort_unstable_by_key(|c| c.0);
         }
         Some(out)
     }

@@ -1,37 +1,40 @@
-//! The index file: its layout, how it is written (a private temporary file renamed into
-//! place) and how it is opened (mapped, checked before use), and where it lives.
+//! The segment files: their layout, how one is written (a private temporary file renamed
+//! into place) and how it is opened (mapped, checked before use). The directory that holds
+//! a root's segments and their manifest is in [`super::store`].
 //!
-//! Layout, little-endian:
+//! Layout of a segment file, little-endian:
 //!
 //! ```text
-//! magic "MGTRIDX3"
-//! segments      each: table (trigram u32, offset u32, count u32)…, then its posting lists
+//! magic "MGTRIDX4"
+//! blocks        each: table (trigram u32, offset u32, count u32)…, and its posting lists
 //!               of document ids (a file is one document, or one per piece): the ids with
 //!               next masks, the others, then the masks (see `trigram::ListBuilder`)
 //! files         count, then per file: path (relative), identity, flags, piece count,
-//!               then each piece's start offset and first line (u64 each)
-//! dirs          count, then each walked directory (relative)
-//! root          the canonical root the index describes
-//! segment list  count, then per segment: table offset and entries, postings offset and
-//!               length, first and end file id
+//!               then each piece's start offset and first line (u64 each); a file with
+//!               the flag "gone" says the path no longer holds an indexed file
+//! dirs          count, then per directory (relative): path, then 1 (walked) or 0 (gone)
+//! root          the canonical root the segment describes
+//! block list    count, then per block: table offset and entries, postings offset and
+//!               length, first and end document
 //! tail          offset of `files`, checksum of every byte before the tail, "MGTRIEND"
 //! ```
 //!
-//! A file is refused (and rebuilt) unless: it is a regular file owned by this user and
-//! writable by no one else, both magics are there, the checksum of all its bytes matches,
-//! every offset is in bounds, and its root is the root asked for. The checksum is not a
-//! signature: the protection against a planted file is the private directory and the owner
-//! and mode checks; the checksum catches a damaged or cut file. Whatever an index says, the
-//! files it names are only searched after the usual path checks, and a file whose identity
-//! differs from the one recorded is searched directly.
+//! A file is refused (and the index rebuilt) unless: it is a regular file owned by this
+//! user and writable by no one else, both magics are there, the checksum of all its bytes
+//! matches, every offset is in bounds, every path is relative and stays inside the root
+//! (no `..`, `.`, empty or absolute component), and its root is the root asked for. The
+//! checksum is not a signature: the protection against a planted file is the private
+//! directory and the owner and mode checks; the checksum catches a damaged or cut file.
+//! Whatever an index says, the files it names are only searched after the usual path
+//! checks, and a file whose identity differs from the one recorded is searched directly.
 
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use super::{FileEntry, Ident, Piece, SegmentMeta};
+use super::{Block, FileEntry, Ident, Piece};
 
-pub(super) const MAGIC: &[u8; 8] = b"MGTRIDX3";
+pub(super) const MAGIC: &[u8; 8] = b"MGTRIDX4";
 const END_MAGIC: &[u8; 8] = b"MGTRIEND";
 const TAIL: usize = 8 + 8 + 8;
 /// Bytes of one trigram table entry.
@@ -49,7 +52,7 @@ pub enum IndexFileError {
     Refused { path: PathBuf, why: String },
 }
 
-fn refused(path: &Path, why: impl Into<String>) -> IndexFileError {
+pub(super) fn refused(path: &Path, why: impl Into<String>) -> IndexFileError {
     IndexFileError::Refused {
         path: path.to_path_buf(),
         why: why.into(),
@@ -122,14 +125,15 @@ impl Hasher {
     }
 }
 
-/// Writes an index: segments as they are built, then the file list and the tail.
+/// Writes a segment: blocks as they are built, then the file list and the tail.
 pub(super) struct Writer<W: Write> {
     out: W,
     pos: u64,
     hash: Hasher,
-    segments: Vec<SegmentMeta>,
+    blocks: Vec<Block>,
 }
 
+#[cfg(test)]
 impl Writer<Vec<u8>> {
     pub(super) fn in_memory() -> Writer<Vec<u8>> {
         Writer::new(Vec::new()).expect("writing to memory")
@@ -142,7 +146,7 @@ impl<W: Write> Writer<W> {
             out,
             pos: 0,
             hash: Hasher::default(),
-            segments: Vec::new(),
+            blocks: Vec::new(),
         };
         w.put(MAGIC)?;
         Ok(w)
@@ -155,8 +159,8 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
-    /// Appends one segment: its sorted table and posting bytes, for files `first..end`.
-    pub(super) fn segment(
+    /// Appends one block: its sorted table and posting bytes, for documents `first..end`.
+    pub(super) fn block(
         &mut self,
         table: &[(u32, u32, u32)],
         postings: &[u8],
@@ -173,7 +177,7 @@ impl<W: Write> Writer<W> {
         self.put(&buf)?;
         let post_off = self.pos;
         self.put(postings)?;
-        self.segments.push(SegmentMeta {
+        self.blocks.push(Block {
             table_off,
             entries: table.len() as u64,
             post_off,
@@ -184,11 +188,47 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
-    /// Writes the file list, directories, root and tail.
+    /// Appends posting bytes of the block being streamed (see [`Writer::end_block`]).
+    pub(super) fn postings(&mut self, bytes: &[u8]) -> std::io::Result<u64> {
+        let at = self.pos;
+        self.put(bytes)?;
+        Ok(at)
+    }
+
+    /// Ends a block whose posting lists were streamed from `post_off` by
+    /// [`Writer::postings`] (the table, offsets relative to `post_off`, follows them).
+    pub(super) fn end_block(
+        &mut self,
+        table: &[(u32, u32, u32)],
+        post_off: u64,
+        first: u32,
+        end: u32,
+    ) -> std::io::Result<()> {
+        let post_len = self.pos - post_off;
+        let table_off = self.pos;
+        let mut buf = Vec::with_capacity(table.len() * ENTRY);
+        for &(t, off, n) in table {
+            buf.extend_from_slice(&t.to_le_bytes());
+            buf.extend_from_slice(&off.to_le_bytes());
+            buf.extend_from_slice(&n.to_le_bytes());
+        }
+        self.put(&buf)?;
+        self.blocks.push(Block {
+            table_off,
+            entries: table.len() as u64,
+            post_off,
+            post_len,
+            first,
+            end,
+        });
+        Ok(())
+    }
+
+    /// Writes the file list, directories (each walked or gone), root and tail.
     pub(super) fn finish(
         mut self,
         files: &[FileEntry],
-        dirs: &[Box<[u8]>],
+        dirs: &[(Box<[u8]>, bool)],
         root: &Path,
     ) -> std::io::Result<W> {
         let files_off = self.pos;
@@ -210,12 +250,13 @@ impl<W: Write> Writer<W> {
             }
         }
         b.extend_from_slice(&(dirs.len() as u64).to_le_bytes());
-        for d in dirs {
+        for (d, walked) in dirs {
             put_bytes(&mut b, d);
+            b.push(u8::from(*walked));
         }
         put_bytes(&mut b, root.as_os_str().as_encoded_bytes());
-        b.extend_from_slice(&(self.segments.len() as u64).to_le_bytes());
-        for s in &self.segments {
+        b.extend_from_slice(&(self.blocks.len() as u64).to_le_bytes());
+        for s in &self.blocks {
             for v in [s.table_off, s.entries, s.post_off, s.post_len] {
                 b.extend_from_slice(&v.to_le_bytes());
             }
@@ -244,9 +285,11 @@ pub(super) struct Parsed {
     pub(super) files: Vec<FileEntry>,
     /// The first document of each file, then the total.
     pub(super) docs: Vec<u32>,
-    pub(super) dirs: Vec<Box<[u8]>>,
+    pub(super) dirs: Vec<(Box<[u8]>, bool)>,
     pub(super) root: PathBuf,
-    pub(super) segments: Vec<SegmentMeta>,
+    pub(super) blocks: Vec<Block>,
+    /// The checksum in its tail.
+    pub(super) sum: u64,
 }
 
 struct Cur<'a> {
@@ -298,6 +341,9 @@ pub(super) fn parse(bytes: &[u8], path: &Path) -> Result<Parsed, IndexFileError>
     let mut total: u64 = 0;
     for _ in 0..n {
         let p = c.bytes().ok_or_else(bad)?;
+        if !inside(&p) {
+            return Err(refused(path, "a path in it leaves the root"));
+        }
         let mut v = [0u64; 4];
         for x in &mut v {
             *x = c.u64().ok_or_else(bad)?;
@@ -352,15 +398,23 @@ pub(super) fn parse(bytes: &[u8], path: &Path) -> Result<Parsed, IndexFileError>
     let n = c.u64().ok_or_else(bad)? as usize;
     let mut dirs = Vec::with_capacity(n.min(body.len() / 4));
     for _ in 0..n {
-        dirs.push(c.bytes().ok_or_else(bad)?);
+        let d = c.bytes().ok_or_else(bad)?;
+        if !inside(&d) {
+            return Err(refused(path, "a path in it leaves the root"));
+        }
+        let walked = c.take(1).ok_or_else(bad)?[0] != 0;
+        dirs.push((d, walked));
+    }
+    if !dirs.windows(2).all(|w| w[0].0 < w[1].0) {
+        return Err(bad());
     }
     let root = PathBuf::from(std::ffi::OsStr::from_bytes_owned(
         c.bytes().ok_or_else(bad)?,
     ));
     let n = c.u64().ok_or_else(bad)? as usize;
-    let mut segments = Vec::new();
+    let mut blocks = Vec::new();
     for _ in 0..n.min(1 << 16) {
-        let s = SegmentMeta {
+        let s = Block {
             table_off: c.u64().ok_or_else(bad)?,
             entries: c.u64().ok_or_else(bad)?,
             post_off: c.u64().ok_or_else(bad)?,
@@ -380,15 +434,27 @@ pub(super) fn parse(bytes: &[u8], path: &Path) -> Result<Parsed, IndexFileError>
         {
             return Err(bad());
         }
-        segments.push(s);
+        blocks.push(s);
     }
     Ok(Parsed {
         files,
         docs,
         dirs,
         root,
-        segments,
+        blocks,
+        sum,
     })
+}
+
+/// Whether `rel` (a path read from an index file) names something inside the root: not
+/// empty, not absolute, no empty, `.` or `..` component, no NUL.
+pub(super) fn inside(rel: &[u8]) -> bool {
+    !rel.is_empty()
+        && !rel.contains(&0)
+        && rel
+            .split(|&b| b == b'/' || (cfg!(windows) && b == b'\\'))
+            .all(|c| !c.is_empty() && c != b"." && c != b"..")
+        && !(cfg!(windows) && rel.get(1) == Some(&b':'))
 }
 
 trait FromBytes {
@@ -400,27 +466,6 @@ impl FromBytes for std::ffi::OsStr {
         use std::os::unix::ffi::OsStringExt;
         std::ffi::OsString::from_vec(b.into_vec())
     }
-}
-
-/// The default directory of index files: `$XDG_CACHE_HOME/mapgrep/index`, else
-/// `~/.cache/mapgrep/index`.
-pub fn default_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .map(|h| h.join(".cache"))
-        })?;
-    Some(base.join("mapgrep").join("index"))
-}
-
-/// The file that holds the index of `root` in `dir`: named by a hash of the root's path.
-pub fn file_for(dir: &Path, root: &Path) -> PathBuf {
-    let h = checksum(root.as_os_str().as_encoded_bytes());
-    dir.join(format!("{h:016x}.idx"))
 }
 
 /// Creates `dir` (and its parents) private to this user, or checks that an existing one is
@@ -462,28 +507,15 @@ pub(super) fn check_owner(path: &Path) -> Result<(), IndexFileError> {
     Ok(())
 }
 
-/// Removes temporary files of `target` left by builds that did not finish (a server that
-/// exited mid-build) at least ten minutes ago.
-pub(super) fn remove_stale_temps(target: &Path) {
-    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
-        return;
-    };
-    let prefix = format!(".{}.", name.to_string_lossy());
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let n = e.file_name().to_string_lossy().into_owned();
-        let old = e
-            .metadata()
-            .ok()
-            .and_then(|m| m.modified().ok())
-            .and_then(|m| m.elapsed().ok())
-            .is_some_and(|age| age > std::time::Duration::from_secs(600));
-        if n.starts_with(&prefix) && n.ends_with(".tmp") && old {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
+/// Opens `path` for writing, created private (mode 0600) if missing, never truncated (a
+/// lock file, a stamp).
+pub(super) fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(path)
 }
 
 /// A temporary file beside `target`, private (mode 0600), created exclusively.

@@ -27,7 +27,7 @@ fn ids_for(ix: &Index, p: &str) -> Vec<String> {
     ix.candidates(&q)
         .unwrap()
         .into_iter()
-        .map(|i| String::from_utf8_lossy(&ix.files()[i as usize].path).into_owned())
+        .map(|i| String::from_utf8_lossy(&ix.file(i as usize).path).into_owned())
         .collect()
 }
 
@@ -38,23 +38,22 @@ fn built_in_memory_and_on_disk_the_index_answers_alike() {
     std::fs::create_dir(root.join(".git")).unwrap();
     tree(&root);
     let cache = tempfile::tempdir().unwrap();
-    let file = file_for(cache.path(), &root);
+    let store = Arc::new(Store::open(cache.path(), &root).unwrap());
     let p = BuildProgress::default();
     let mem = Index::build(&root, None, 1 << 20, Shape::default(), &p)
         .unwrap()
         .unwrap();
-    // A tiny budget: one segment per file or so.
-    let disk = Index::build(&root, Some(&file), 64, Shape::default(), &p)
+    // A tiny budget: one block per file or so.
+    let disk = Index::build(&root, Some(&store), 64, Shape::default(), &p)
         .unwrap()
         .unwrap();
-    assert!(disk.segments.len() > 1);
+    assert!(disk.segments()[0].blocks.len() > 1);
     let names: Vec<_> = mem
         .files()
-        .iter()
         .map(|f| String::from_utf8_lossy(&f.path).into_owned())
         .collect();
     assert_eq!(names, ["a.c", "bin.dat", "sub/b.c", "sub/deeper/c.txt"]);
-    assert_eq!(mem.files()[1].flags & FLAG_BINARY, FLAG_BINARY);
+    assert_eq!(mem.file(1).flags & FLAG_BINARY, FLAG_BINARY);
     for ix in [&mem, &disk] {
         assert_eq!(ids_for(ix, "PM_RESUME"), ["a.c"]);
         assert_eq!(ids_for(ix, "PM_RESUME|PM_SUSPEND"), ["a.c", "sub/b.c"]);
@@ -64,11 +63,16 @@ fn built_in_memory_and_on_disk_the_index_answers_alike() {
         assert!(ix.walked_dir(b"sub/deeper"));
         assert!(!ix.walked_dir(b"ignored"));
     }
-    // The file is private, and reopening it gives the same answers.
+    // The files are private, and reopening them gives the same answers.
     use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode, 0o600);
-    let again = Index::open(&file, &root).unwrap();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    for e in std::fs::read_dir(store.dir()).unwrap().flatten() {
+        if e.file_type().unwrap().is_file() {
+            assert_eq!(mode(&e.path()), 0o600, "{e:?}");
+        }
+    }
+    assert_eq!(mode(store.dir()), 0o700);
+    let again = Index::open(&store, None).unwrap().unwrap();
     assert_eq!(ids_for(&again, "PM_SUSPEND"), ["sub/b.c"]);
 }
 
@@ -78,38 +82,52 @@ fn a_damaged_foreign_or_open_index_file_is_refused() {
     let root = d.path().canonicalize().unwrap();
     tree(&root);
     let cache = tempfile::tempdir().unwrap();
-    let file = file_for(cache.path(), &root);
-    Index::build(
+    let store = Arc::new(Store::open(cache.path(), &root).unwrap());
+    let ix = Index::build(
         &root,
-        Some(&file),
+        Some(&store),
         1 << 20,
         Shape::default(),
         &BuildProgress::default(),
     )
     .unwrap()
     .unwrap();
+    let file = store.segment_path(ix.segments()[0].number);
+    drop(ix);
+    let open = || Index::open(&store, None).map(|ix| ix.unwrap().len());
     // Another root's index.
     let other = tempfile::tempdir().unwrap();
-    let e = Index::open(&file, &other.path().canonicalize().unwrap()).unwrap_err();
+    let theirs =
+        Arc::new(Store::open(cache.path(), &other.path().canonicalize().unwrap()).unwrap());
+    std::fs::copy(store.dir().join("MANIFEST"), theirs.dir().join("MANIFEST")).unwrap();
+    let e = Index::open(&theirs, None).unwrap_err();
     assert!(e.to_string().contains("indexes"), "{e}");
     // One flipped byte.
     let mut bytes = std::fs::read(&file).unwrap();
     bytes[20] ^= 0x40;
     std::fs::write(&file, &bytes).unwrap();
-    let e = Index::open(&file, &root).unwrap_err();
+    let e = open().unwrap_err();
     assert!(e.to_string().contains("checksum"), "{e}");
+    assert!(e.to_string().contains(&*file.to_string_lossy()), "{e}");
     // Writable by others.
     bytes[20] ^= 0x40;
     std::fs::write(&file, &bytes).unwrap();
-    assert!(Index::open(&file, &root).is_ok());
+    assert!(open().is_ok());
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
-    let e = Index::open(&file, &root).unwrap_err();
+    let e = open().unwrap_err();
     assert!(e.to_string().contains("writable"), "{e}");
     // Cut short.
     std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
-    assert!(Index::open(&file, &root).is_err());
+    assert!(open().is_err());
+    // A damaged manifest.
+    let m = store.dir().join("MANIFEST");
+    let mut mb = std::fs::read(&m).unwrap();
+    mb[9] ^= 1;
+    std::fs::write(&m, &mb).unwrap();
+    let e = open().unwrap_err();
+    assert!(e.to_string().contains("MANIFEST"), "{e}");
 }
 
 #[test]
@@ -572,7 +590,7 @@ fn a_restarted_workspace_uses_its_persisted_index() {
         dir: Some(cache.path().join("index")),
         ..IndexOptions::default()
     };
-    let file = file_for(opts.dir.as_ref().unwrap(), &root);
+    let file = dir_for(opts.dir.as_ref().unwrap(), &root).join("MANIFEST");
     {
         let ws = WorkspaceBuilder::new().build(Roots::new([&root]).unwrap());
         start(&ws, &opts);
@@ -650,7 +668,7 @@ fn a_search_reads_only_the_pieces_of_a_large_file_that_can_match() {
     let ix = Index::build(&root, None, 1 << 20, shape, &BuildProgress::default())
         .unwrap()
         .unwrap();
-    assert!(ix.files()[0].pieces.len() > 10);
+    assert!(ix.file(0).pieces.len() > 10);
     let cands = ix
         .candidate_spans(&plan(&line_hir("PM_RESUME", false).unwrap()))
         .unwrap();

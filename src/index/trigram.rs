@@ -250,6 +250,38 @@ impl ListBuilder {
     }
 }
 
+/// Appends a list to `out` as [`ListBuilder::write`] stores it, from its documents with next
+/// masks (ascending, each with its mask) and those without (ascending, disjoint from the
+/// former); with `keep_masks` false (or no masked document), one plain list of all of them.
+pub fn encode_list(out: &mut Vec<u8>, masked: &[(u32, u8)], plain: &[u32], keep_masks: bool) {
+    if !keep_masks || masked.is_empty() {
+        put_varint(out, 0);
+        let mut last = None;
+        let (mut i, mut j) = (0, 0);
+        while i < masked.len() || j < plain.len() {
+            let id = if j == plain.len() || (i < masked.len() && masked[i].0 < plain[j]) {
+                i += 1;
+                masked[i - 1].0
+            } else {
+                j += 1;
+                plain[j - 1]
+            };
+            put_delta(out, &mut last, id);
+        }
+        return;
+    }
+    put_varint(out, masked.len() as u32);
+    let mut last = None;
+    for &(id, _) in masked {
+        put_delta(out, &mut last, id);
+    }
+    let mut last = None;
+    for &id in plain {
+        put_delta(out, &mut last, id);
+    }
+    out.extend(masked.iter().map(|m| m.1));
+}
+
 /// Reads a LEB128 varint from `bytes` at `*i` (`None` past the end).
 fn read_varint(bytes: &[u8], i: &mut usize) -> Option<u32> {
     let mut v: u32 = 0;

@@ -85,7 +85,10 @@ impl Drop for Marks {
 pub(super) struct DirtyInner {
     pub(super) paths: HashMap<PathBuf, u64>,
     pub(super) seq: u64,
+    /// When the last change came.
     pub(super) last: Option<Instant>,
+    /// When the oldest dirty path came (since the set was last empty).
+    pub(super) first: Option<Instant>,
 }
 
 /// Dirty paths beyond this make a search validate by metadata (and the rebuild start).
@@ -104,8 +107,12 @@ impl Dirty {
         let mut d = self.inner.lock().expect("dirty");
         d.seq += 1;
         let seq = d.seq;
+        let now = Instant::now();
+        if d.paths.is_empty() {
+            d.first = Some(now);
+        }
         d.paths.insert(target.to_path_buf(), seq);
-        d.last = Some(Instant::now());
+        d.last = Some(now);
         drop(d);
         self.cond.notify_all();
     }
@@ -146,16 +153,6 @@ impl Dirty {
         }
         true
     }
-
-    pub(super) fn snapshot(&self) -> Vec<PathBuf> {
-        self.inner
-            .lock()
-            .expect("dirty")
-            .paths
-            .keys()
-            .cloned()
-            .collect()
-    }
 }
 
 /// Watches `root` (and a new marks directory under `marks_base`, if given) for `dirty`.
@@ -169,7 +166,11 @@ pub(super) fn watch(
     let (r, d) = (root.to_path_buf(), Arc::clone(dirty));
     // Changes only: no event for the opens and reads of searches (or of the build).
     let kinds = notify::EventKindMask::CORE | notify::EventKindMask::ACCESS_CLOSE;
-    let config = notify::Config::default().with_event_kinds(kinds);
+    // Links are never followed: only the root's own directories are watched (a link to
+    // `/`, or to `/proc/self/root`, would watch the system, or loop without end).
+    let config = notify::Config::default()
+        .with_event_kinds(kinds)
+        .with_follow_symlinks(false);
     let handler = move |res: notify::Result<notify::Event>| match res {
         Ok(ev) => {
             if ev.need_rescan() {
