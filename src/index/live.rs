@@ -140,6 +140,8 @@ struct RootState {
     dirty: Arc<Dirty>,
     /// Where its index is stored (`None`: in memory only).
     store: Option<Arc<Store>>,
+    /// Held by an upkeep round (one at a time).
+    upkeep: Mutex<()>,
     /// The ignore sources outside the root as the last search saw them.
     outside: Mutex<Option<Stamps>>,
     /// The watcher, kept alive while the state lives.
@@ -168,6 +170,7 @@ fn new_state(ws: &Workspace, root: &Path, store: Option<Arc<Store>>) -> RootStat
         failed: Mutex::new(None),
         dirty: Arc::new(Dirty::default()),
         store,
+        upkeep: Mutex::new(()),
         outside: Mutex::new(Some(outside_ignores(root))),
         _watcher: Mutex::new(None),
     }
@@ -548,8 +551,11 @@ impl RootState {
     /// One round of upkeep (see the module docs): a newer generation from the store, what
     /// changed under the dirty paths written as a segment (by the writer), merges the
     /// policy asks for, and the dirty paths the index now holds dropped.
-    fn upkeep(&self, opts: &IndexOptions, ix: Arc<Index>) -> std::io::Result<Arc<Index>> {
-        let mut ix = ix;
+    fn upkeep(&self, opts: &IndexOptions, merge_all: bool) -> std::io::Result<()> {
+        let _one = self.upkeep.lock().expect("upkeep");
+        let Some(mut ix) = self.current() else {
+            return Ok(());
+        };
         if let Some(next) = self.newer(&ix) {
             ix = next;
             self.install(Arc::clone(&ix), &[]);
@@ -558,8 +564,8 @@ impl RootState {
             let d = self.dirty.inner.lock().expect("dirty");
             d.paths.iter().map(|(p, s)| (p.clone(), *s)).collect()
         };
-        if snap.is_empty() {
-            return Ok(ix);
+        if snap.is_empty() && !merge_all {
+            return Ok(());
         }
         let paths: Vec<PathBuf> = snap.iter().map(|p| p.0.clone()).collect();
         let mut c = upkeep::changes(&ix, &paths);
@@ -603,12 +609,17 @@ impl RootState {
                 c = upkeep::changes(&ix, &paths);
             }
         }
+        if merge_all && writer && ix.segments().len() > 1 {
+            let mut merged = upkeep::merge(&ix, 0..ix.segments().len(), opts.shape)?;
+            merged.unreadable = ix.unreadable.clone();
+            ix = Arc::new(merged);
+        }
         let clean: Vec<(PathBuf, u64)> = snap
             .into_iter()
             .filter(|(p, _)| !c.unclean.contains(p))
             .collect();
-        self.install(Arc::clone(&ix), &clean);
-        Ok(ix)
+        self.install(ix, &clean);
+        Ok(())
     }
 
     /// Compares the identity of `n` indexed files from `*pos` with their files now, and
@@ -663,9 +674,9 @@ fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
     }
     // Ends when the workspace is gone (this thread holds the last reference).
     let alive = || Arc::strong_count(&st) > 1;
-    let Some(mut ix) = st.first(opts, alive) else {
+    if st.first(opts, alive).is_none() {
         return;
-    };
+    }
     let mut sweep_pos = 0;
     let mut swept = Instant::now();
     let mut failures = 0u32;
@@ -687,7 +698,9 @@ fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
         if swept.elapsed() >= TICK {
             let ticks = (swept.elapsed().as_millis() / TICK.as_millis()).min(4);
             swept = Instant::now();
-            if st.dirty.healthy.load(Ordering::Relaxed) {
+            if st.dirty.healthy.load(Ordering::Relaxed)
+                && let Some(ix) = st.current()
+            {
                 let n = ix.len() as u128 * ticks * TICK.as_millis() / SWEEP_WINDOW.as_millis();
                 st.sweep(&ix, &mut sweep_pos, (n as usize).max(1));
             }
@@ -698,9 +711,8 @@ fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
             continue;
         }
         last_stamp = stamp;
-        match st.upkeep(opts, Arc::clone(&ix)) {
-            Ok(next) => {
-                ix = next;
+        match st.upkeep(opts, false) {
+            Ok(()) => {
                 failures = 0;
                 retry_at = None;
             }
@@ -720,6 +732,16 @@ fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
                 }
             }
         }
+    }
+}
+
+/// Runs an upkeep round for every root of `ws` now (and with `merge_all`, merges all
+/// segments into one): for tests that force merges at chosen points.
+#[cfg(test)]
+pub(crate) fn upkeep_now(ws: &Workspace, opts: &IndexOptions, merge_all: bool) {
+    let roots = ws.state::<Indexes>().roots.lock().expect("indexes").clone();
+    for r in roots {
+        r.upkeep(opts, merge_all).expect("upkeep");
     }
 }
 

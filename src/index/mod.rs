@@ -36,6 +36,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use build::BuildProgress;
+#[cfg(test)]
+use live::upkeep_now;
 pub use live::{
     IndexOptions, IndexStatus, IndexUse, Indexes, Searching, SelectQuery, Selection,
     load_persisted, searching, select, start, start_for, status, wait_ready,

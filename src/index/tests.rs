@@ -894,3 +894,5 @@ fn a_build_yields_to_searches_but_keeps_half_the_time_under_constant_load() {
     h.join().unwrap();
     assert!(t.elapsed() < Duration::from_millis(500));
 }
+
+mod upkeep;
