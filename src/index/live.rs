@@ -551,10 +551,12 @@ impl RootState {
     /// One round of upkeep (see the module docs): a newer generation from the store, what
     /// changed under the dirty paths written as a segment (by the writer), merges the
     /// policy asks for, and the dirty paths the index now holds dropped.
-    fn upkeep(&self, opts: &IndexOptions, merge_all: bool) -> std::io::Result<()> {
+    /// Returns whether changed files were left for a later round (written within the racy
+    /// window).
+    fn upkeep(&self, opts: &IndexOptions, merge_all: bool) -> std::io::Result<bool> {
         let _one = self.upkeep.lock().expect("upkeep");
         let Some(mut ix) = self.current() else {
-            return Ok(());
+            return Ok(false);
         };
         if let Some(next) = self.newer(&ix) {
             ix = next;
@@ -565,7 +567,7 @@ impl RootState {
             d.paths.iter().map(|(p, s)| (p.clone(), *s)).collect()
         };
         if snap.is_empty() && !merge_all {
-            return Ok(());
+            return Ok(false);
         }
         let paths: Vec<PathBuf> = snap.iter().map(|p| p.0.clone()).collect();
         let mut c = upkeep::changes(&ix, &paths);
@@ -619,7 +621,7 @@ impl RootState {
             .filter(|(p, _)| !c.unclean.contains(p))
             .collect();
         self.install(ix, &clean);
-        Ok(())
+        Ok(c.deferred > 0)
     }
 
     /// Compares the identity of `n` indexed files from `*pos` with their files now, and
@@ -712,9 +714,10 @@ fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
         }
         last_stamp = stamp;
         match st.upkeep(opts, false) {
-            Ok(()) => {
+            Ok(deferred) => {
                 failures = 0;
-                retry_at = None;
+                // Files written within the racy window wait until they are past it.
+                retry_at = deferred.then(|| Instant::now() + crate::source::RACY_WINDOW);
             }
             Err(e) => {
                 // Keep the index and the dirty paths; try again later, and say so once.

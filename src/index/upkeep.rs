@@ -92,6 +92,9 @@ pub(super) struct Changes {
     /// The dirty paths with a change at or under them (the others the index holds as
     /// they are).
     pub(super) unclean: HashSet<PathBuf>,
+    /// Changed files left for a later round: written within the racy window, they would be
+    /// read now only to be read again (their identity cannot vouch for what was read).
+    pub(super) deferred: usize,
 }
 
 impl Changes {
@@ -163,6 +166,8 @@ pub(super) fn changes(ix: &Index, dirty: &[PathBuf]) -> Changes {
     let found = files.into_inner().expect("walk");
     let mut seen: HashSet<&[u8]> = HashSet::with_capacity(found.len());
     let mut out = Walked::default();
+    let mut deferred = Vec::new();
+    let now = std::time::SystemTime::now();
     for (p, id) in &found {
         let rel = rel_bytes(&root, p);
         seen.insert(rel);
@@ -170,7 +175,12 @@ pub(super) fn changes(ix: &Index, dirty: &[PathBuf]) -> Changes {
             let f = ix.file(i);
             Some(f.id) == *id && f.flags & FLAG_RACY == 0
         });
-        if !same {
+        if same {
+            continue;
+        }
+        if id.as_ref().is_some_and(|id| racy(id, now)) {
+            deferred.push(p.clone());
+        } else {
             out.files.push(p.clone());
         }
     }
@@ -214,6 +224,7 @@ pub(super) fn changes(ix: &Index, dirty: &[PathBuf]) -> Changes {
     let changed = out
         .files
         .iter()
+        .chain(&deferred)
         .cloned()
         .chain(out.dirs.iter().map(|d| root.join(os_str(&d.0))));
     for p in changed {
@@ -227,7 +238,16 @@ pub(super) fn changes(ix: &Index, dirty: &[PathBuf]) -> Changes {
         walked: out,
         unreadable,
         unclean,
+        deferred: deferred.len(),
     }
+}
+
+/// Whether a file of identity `id` was written within the racy window before `now`.
+fn racy(id: &Ident, now: std::time::SystemTime) -> bool {
+    let m = std::time::UNIX_EPOCH
+        + std::time::Duration::new(id.mtime.0.max(0) as u64, id.mtime.1.min(999_999_999));
+    now.duration_since(m)
+        .map_or(true, |age| age < crate::source::RACY_WINDOW)
 }
 
 /// `rel` (bytes read from an index, checked relative) as a path component string.
