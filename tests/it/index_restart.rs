@@ -86,16 +86,32 @@ async fn a_restarted_server_uses_its_persisted_index() {
     assert_eq!(files_with(&srv, "PM_RESUME").await, ["src/hit.c"]);
     srv.shutdown().await;
 
-    // What was written, where, and how: one private index file in a private directory.
-    let files: Vec<_> = std::fs::read_dir(&idx)
+    // What was written, where, and how: one private store directory (a manifest and one
+    // segment file, private) in a private directory.
+    let stores: Vec<_> = std::fs::read_dir(&idx)
         .unwrap()
         .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "idx"))
+        .filter(|e| !e.file_name().to_string_lossy().starts_with("mapgrep-marks"))
         .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(stores.len(), 1, "{stores:?}");
+    let store = stores[0].path();
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode(&files[0].path()), 0o600);
     assert_eq!(mode(&idx), 0o700);
+    assert_eq!(mode(&store), 0o700);
+    let names: Vec<String> = std::fs::read_dir(&store)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            assert_eq!(mode(&e.path()), 0o600, "{e:?}");
+            e.file_name().to_string_lossy().into_owned()
+        })
+        .collect();
+    assert!(names.iter().any(|n| n == "MANIFEST"), "{names:?}");
+    assert_eq!(
+        names.iter().filter(|n| n.ends_with(".seg")).count(),
+        1,
+        "{names:?}"
+    );
     assert_eq!(listing(&fx.root), before, "the server wrote into the root");
 
     // Changed while no server ran.

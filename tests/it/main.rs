@@ -15,6 +15,7 @@ mod file_read;
 mod file_read_langs;
 mod grep_tool;
 mod index_restart;
+mod index_upkeep;
 mod load;
 mod protocol;
 mod read_files;

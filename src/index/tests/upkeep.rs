@@ -176,3 +176,33 @@ fn the_merge_policy_bounds_segments_and_rewrites() {
     // Newer segments heavier than a quarter of the base: everything is merged.
     assert_eq!(crate::index::upkeep::plan_merge(&[100, 20, 10]), Some(0..3));
 }
+
+#[test]
+fn a_forged_absolute_or_parent_path_in_a_segment_is_refused() {
+    for bad in [
+        &b"/etc/passwd"[..],
+        b"../outside",
+        b"a/../../b",
+        b"a//b",
+        b"./a",
+        b"",
+    ] {
+        assert!(!persist::inside(bad), "{bad:?}");
+        let entry = FileEntry {
+            path: bad.into(),
+            id: Ident::default(),
+            flags: 0,
+            pieces: Box::new([]),
+        };
+        let mut w = persist::Writer::in_memory();
+        w.block(&[], &[], 0, 1).unwrap();
+        let bytes = w.finish(&[entry], &[], Path::new("/root")).unwrap();
+        let e = persist::parse(&bytes, Path::new("forged.seg"))
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("forged.seg"), "{e}");
+    }
+    for good in [&b"a"[..], b"a/b.c", b"..a/b", b"a.."] {
+        assert!(persist::inside(good), "{good:?}");
+    }
+}
