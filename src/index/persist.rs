@@ -454,7 +454,7 @@ pub(super) fn inside(rel: &[u8]) -> bool {
         && rel
             .split(|&b| b == b'/' || (cfg!(windows) && b == b'\\'))
             .all(|c| !c.is_empty() && c != b"." && c != b"..")
-        && !(cfg!(windows) && rel.get(1) == Some(&b':'))
+        && (!cfg!(windows) || rel.get(1) != Some(&b':'))
 }
 
 trait FromBytes {

@@ -342,7 +342,7 @@ pub(super) fn plan_merge(sizes: &[usize]) -> Option<std::ops::Range<usize>> {
     if run >= MERGE_FACTOR {
         return Some(n - run.min(n - 1)..n).filter(|r| r.len() >= 2);
     }
-    (n > MAX_SEGMENTS).then(|| n / 2..n)
+    (n > MAX_SEGMENTS).then_some(n / 2..n)
 }
 
 /// Merges segments `range` of `ix` into one (written into its store as the next
@@ -362,7 +362,8 @@ pub(super) fn merge(
     let mut dirs: Vec<(Box<[u8]>, bool)> = Vec::new();
     for s in range.clone() {
         for (k, f) in segs[s].files.iter().enumerate() {
-            if !(f.flags & FLAG_GONE != 0 && from_base) && !replaced(s, &f.path) {
+            let dropped = f.flags & FLAG_GONE != 0 && from_base;
+            if !dropped && !replaced(s, &f.path) {
                 kept.push((s, k));
             }
         }
