@@ -34,10 +34,7 @@ use super::build::{BuildProgress, error_path, rel_bytes, walker};
 use super::store::Store;
 use super::upkeep::{self, os_str};
 use super::watch::{Dirty, MAX_DIRTY, watch};
-use super::{
-    Candidate, FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, Ident, Index, Known, Span, TriQuery, line_hir,
-    plan,
-};
+use super::{FLAG_RACY, FLAG_UNREAD, Ident, Index};
 use crate::workspace::Workspace;
 
 /// How a workspace indexes its roots.
@@ -130,26 +127,26 @@ pub fn searching(ws: &Workspace) -> Searching {
     Searching(n)
 }
 
-struct RootState {
-    root: PathBuf,
-    index: RwLock<Option<Arc<Index>>>,
-    building: Mutex<Option<Arc<BuildProgress>>>,
+pub(super) struct RootState {
+    pub(super) root: PathBuf,
+    pub(super) index: RwLock<Option<Arc<Index>>>,
+    pub(super) building: Mutex<Option<Arc<BuildProgress>>>,
     /// The workspace's running searches ([`Indexes::searches`]).
-    searches: Arc<AtomicUsize>,
-    failed: Mutex<Option<String>>,
-    dirty: Arc<Dirty>,
+    pub(super) searches: Arc<AtomicUsize>,
+    pub(super) failed: Mutex<Option<String>>,
+    pub(super) dirty: Arc<Dirty>,
     /// Where its index is stored (`None`: in memory only).
-    store: Option<Arc<Store>>,
+    pub(super) store: Option<Arc<Store>>,
     /// Held by an upkeep round (one at a time).
-    upkeep: Mutex<()>,
+    pub(super) upkeep: Mutex<()>,
     /// The ignore sources outside the root as the last search saw them.
-    outside: Mutex<Option<Stamps>>,
+    pub(super) outside: Mutex<Option<Stamps>>,
     /// The watcher, kept alive while the state lives.
-    _watcher: Mutex<Option<notify::RecommendedWatcher>>,
+    pub(super) _watcher: Mutex<Option<notify::RecommendedWatcher>>,
 }
 
 impl Indexes {
-    fn for_dir(&self, dir: &Path) -> Option<Arc<RootState>> {
+    pub(super) fn for_dir(&self, dir: &Path) -> Option<Arc<RootState>> {
         let roots = self.roots.lock().expect("indexes");
         roots.iter().find(|r| dir.starts_with(&r.root)).cloned()
     }
@@ -318,7 +315,7 @@ pub fn status(ws: &Workspace) -> Vec<(PathBuf, IndexStatus)> {
 }
 
 impl RootState {
-    fn status(&self) -> IndexStatus {
+    pub(super) fn status(&self) -> IndexStatus {
         if let Some(p) = self.building.lock().expect("building").as_ref()
             && self.index.read().expect("index").is_none()
         {
@@ -343,7 +340,7 @@ impl RootState {
     }
 
     /// The current index.
-    fn current(&self) -> Option<Arc<Index>> {
+    pub(super) fn current(&self) -> Option<Arc<Index>> {
         self.index.read().expect("index").clone()
     }
 
@@ -749,11 +746,11 @@ pub(crate) fn upkeep_now(ws: &Workspace, opts: &IndexOptions, merge_all: bool) {
 }
 
 /// Paths with their (size, modification time), `None` when absent.
-type Stamps = Vec<(PathBuf, Option<(u64, Option<std::time::SystemTime>)>)>;
+pub(super) type Stamps = Vec<(PathBuf, Option<(u64, Option<std::time::SystemTime>)>)>;
 
 /// Ignore sources outside the root that no watcher sees: git's global excludes file and the
 /// configs that name it, and the ignore files of the root's ancestors, with their stamps.
-fn outside_ignores(root: &Path) -> Stamps {
+pub(super) fn outside_ignores(root: &Path) -> Stamps {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let xdg = std::env::var_os("XDG_CONFIG_HOME")
         .map(PathBuf::from)
@@ -781,264 +778,4 @@ fn outside_ignores(root: &Path) -> Stamps {
             (p, st)
         })
         .collect()
-}
-
-/// A search as the index sees it.
-pub struct SelectQuery<'a> {
-    /// The regex grep compiles (after `fixed_strings` and `word`).
-    pub pattern: &'a str,
-    pub case_insensitive: bool,
-    /// The walk is the default one (no globs, hidden and ignored files skipped).
-    pub default_walk: bool,
-    pub max_filesize: Option<u64>,
-}
-
-/// The files a search of directory `dir` must read, and the binary files it would skip.
-pub struct Selection {
-    pub search: Vec<PathBuf>,
-    /// Beside each of `search`: what the index knows of it (its current identity and the
-    /// only parts of it that can match), if it lists it.
-    pub known: Vec<Option<Known>>,
-    pub binary: Vec<PathBuf>,
-    /// Bytes of the candidates the index knows (whole files: what the content cache would
-    /// hold of them).
-    pub bytes: u64,
-    /// What the walks made for the selection could not read (as the scan reports it).
-    pub errors: Vec<String>,
-    pub used: IndexUse,
-}
-
-/// What the index says a search of `dir` (walked by `wb`, the scan's walker for the
-/// query) must read: `None` when there is no ready index for `dir` or the pattern requires
-/// no trigram (then the caller scans). `note` is told why not, when an index is building.
-pub fn select(
-    ws: &Workspace,
-    dir: &Path,
-    q: &SelectQuery<'_>,
-    wb: &ignore::WalkBuilder,
-    note: &mut Option<String>,
-) -> Option<Selection> {
-    let st = ws.state::<Indexes>().for_dir(dir)?;
-    if st.current().is_none() {
-        if let IndexStatus::Building { done, total } = st.status() {
-            *note = Some(if total == 0 {
-                "the index is being built (listing files); this search scans".into()
-            } else {
-                format!("the index is being built ({done} of {total} files); this search scans")
-            });
-        }
-        return None;
-    };
-    let tq = plan(&line_hir(q.pattern, q.case_insensitive)?);
-    if tq == TriQuery::All {
-        return None;
-    }
-    let rel = rel_bytes(&st.root, dir);
-    // An ignore source outside the root changed: everything is dirty until the rebuild.
-    let outside = outside_ignores(&st.root);
-    let changed = {
-        let mut seen = st.outside.lock().expect("outside");
-        let changed = seen.as_ref().is_some_and(|s| *s != outside);
-        *seen = Some(outside);
-        changed
-    };
-    if changed {
-        st.dirty.mark(&st.root, &st.root);
-    }
-    let synced = q.default_walk && st.dirty.sync();
-    // The index and the dirty paths that go with it, read together.
-    let (ix, dirty) = {
-        let d = st.dirty.inner.lock().expect("dirty");
-        let ix = st.current()?;
-        (ix, d.paths.keys().cloned().collect::<Vec<PathBuf>>())
-    };
-    let ids = ix.candidate_spans(&tq)?;
-    if synced && ix.walked_dir(rel) && dirty.len() <= MAX_DIRTY {
-        return Some(watched(&st, &ix, dir, rel, &ids, dirty, q, wb));
-    }
-    Some(validated(&ix, &ids, &st.root, wb))
-}
-
-fn too_big(q: &SelectQuery<'_>, len: u64) -> bool {
-    q.max_filesize.is_some_and(|m| len > m)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn watched(
-    st: &RootState,
-    ix: &Index,
-    dir: &Path,
-    rel: &[u8],
-    ids: &[Candidate],
-    dirty: Vec<PathBuf>,
-    q: &SelectQuery<'_>,
-    wb: &ignore::WalkBuilder,
-) -> Selection {
-    let range = ix.under(rel);
-    let mut skip = vec![false; range.len()];
-    let mut relevant = Vec::new();
-    for d in dirty {
-        if dir.starts_with(&d) {
-            skip.iter_mut().for_each(|s| *s = true);
-        } else if d.starts_with(dir) {
-            let r = rel_bytes(&st.root, &d);
-            let mut mark = |i: usize| {
-                if range.contains(&i) {
-                    skip[i - range.start] = true;
-                }
-            };
-            ix.find(r).into_iter().for_each(&mut mark);
-            ix.under(r).for_each(mark);
-        } else {
-            continue;
-        }
-        relevant.push(d);
-    }
-    // What the index's walk could not read is walked again, so the search reports it.
-    relevant.extend(
-        ix.unreadable
-            .iter()
-            .filter(|u| u.starts_with(dir) || dir.starts_with(u))
-            .cloned(),
-    );
-    let path = |i: usize| st.root.join(os_str(&ix.file(i).path));
-    let mut search: Vec<(PathBuf, Option<Known>)> = Vec::new();
-    let mut binary = Vec::new();
-    let mut ruled_out = 0;
-    let mut bytes = 0;
-    let mut errors = Vec::new();
-    let lo = ids.partition_point(|c| (c.0 as usize) < range.start);
-    let mut cand = ids[lo..]
-        .iter()
-        .take_while(|c| (c.0 as usize) < range.end)
-        .peekable();
-    for i in range.clone() {
-        let spans = cand.next_if(|c| c.0 as usize == i).map(|c| c.1.clone());
-        let f = ix.file(i);
-        if skip[i - range.start] || too_big(q, f.id.len) {
-            continue;
-        }
-        if f.flags & FLAG_UNREAD != 0 {
-            search.push((path(i), None));
-        } else if let Some(spans) = spans {
-            // Not dirty: the watcher vouches that the file is still the version indexed.
-            let k = Known { id: f.id, spans };
-            bytes += f.id.len;
-            search.push((path(i), Some(k)));
-        } else if f.flags & FLAG_BINARY != 0 {
-            binary.push(path(i));
-        } else {
-            ruled_out += 1;
-        }
-    }
-    if !relevant.is_empty() {
-        let mut wb = wb.clone();
-        let rel2 = relevant.clone();
-        wb.filter_entry(move |e| {
-            rel2.iter()
-                .any(|d| e.path().starts_with(d) || d.starts_with(e.path()))
-        });
-        for e in wb.build() {
-            match e {
-                Ok(e) => {
-                    if e.file_type().is_some_and(|t| t.is_file())
-                        && relevant.iter().any(|d| e.path().starts_with(d))
-                    {
-                        search.push((e.into_path(), None));
-                    }
-                }
-                Err(e) => errors.push(e.to_string()),
-            }
-        }
-        search.sort_by(|a, b| a.0.cmp(&b.0));
-        // A path listed twice is read whole if either listing says so.
-        search.dedup_by(|later, kept| {
-            let same = later.0 == kept.0;
-            if same && later.1.is_none() {
-                kept.1 = None;
-            }
-            same
-        });
-    }
-    let (search, known): (Vec<PathBuf>, Vec<Option<Known>>) = search.into_iter().unzip();
-    Selection {
-        used: IndexUse {
-            in_scope: range.len() as u64,
-            searched: search.len() as u64,
-            validated: false,
-            ruled_out,
-        },
-        search,
-        known,
-        binary,
-        bytes,
-        errors,
-    }
-}
-
-fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilder) -> Selection {
-    let mut cand: Vec<Option<Option<&[Span]>>> = vec![None; ix.len()];
-    for (i, spans) in ids {
-        cand[*i as usize] = Some(spans.as_deref());
-    }
-    let out = Mutex::new((Vec::new(), Vec::new(), 0u64, 0u64, 0u64));
-    let errors = Mutex::new(Vec::new());
-    wb.build_parallel().run(|| {
-        Box::new(|e| {
-            let e = match e {
-                Ok(e) => e,
-                Err(e) => {
-                    errors.lock().expect("selection").push(e.to_string());
-                    return ignore::WalkState::Continue;
-                }
-            };
-            if !e.file_type().is_some_and(|t| t.is_file()) {
-                return ignore::WalkState::Continue;
-            }
-            let p = e.path();
-            let known = ix.find(rel_bytes(root, p)).filter(|&i| {
-                let f = ix.file(i);
-                f.flags & (FLAG_RACY | FLAG_UNREAD) == 0
-                    && e.metadata().is_ok_and(|m| Ident::from_metadata(&m) == f.id)
-            });
-            let mut o = out.lock().expect("selection");
-            match known {
-                Some(i) => {
-                    o.2 += 1;
-                    if let Some(spans) = cand[i] {
-                        // Just seen with the identity indexed.
-                        let k = Known {
-                            id: ix.file(i).id,
-                            spans: spans.map(Into::into),
-                        };
-                        o.4 += k.id.len;
-                        o.0.push((e.into_path(), Some(k)));
-                    } else if ix.file(i).flags & FLAG_BINARY != 0 {
-                        o.1.push(e.into_path());
-                    } else {
-                        o.3 += 1;
-                    }
-                }
-                None => o.0.push((e.into_path(), None)),
-            }
-            ignore::WalkState::Continue
-        })
-    });
-    let (mut search, mut binary, in_scope, ruled_out, bytes) = out.into_inner().expect("selection");
-    search.sort_by(|a: &(PathBuf, Option<Known>), b| a.0.cmp(&b.0));
-    binary.sort();
-    let (search, known): (Vec<PathBuf>, Vec<Option<Known>>) = search.into_iter().unzip();
-    Selection {
-        used: IndexUse {
-            in_scope,
-            searched: search.len() as u64,
-            validated: true,
-            ruled_out,
-        },
-        search,
-        known,
-        binary,
-        bytes,
-        errors: errors.into_inner().expect("selection"),
-    }
 }

@@ -27,6 +27,7 @@ mod live;
 mod persist;
 pub mod plan;
 mod segment;
+mod select;
 mod store;
 pub mod trigram;
 mod upkeep;
@@ -39,11 +40,12 @@ pub use build::BuildProgress;
 #[cfg(test)]
 use live::upkeep_now;
 pub use live::{
-    IndexOptions, IndexStatus, IndexUse, Indexes, Searching, SelectQuery, Selection,
-    load_persisted, searching, select, start, start_for, status, wait_ready,
+    IndexOptions, IndexStatus, IndexUse, Indexes, Searching, load_persisted, searching, start,
+    start_for, status, wait_ready,
 };
 pub use persist::IndexFileError;
 pub use plan::{TriQuery, plan};
+pub use select::{SelectQuery, Selection, select};
 pub use store::{
     DEFAULT_CAP, DEFAULT_MAX_AGE, Listed, PruneRules, Store, default_dir, dir_for, list, prune,
 };
