@@ -174,7 +174,10 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let served = runtime.block_on(crate::mcp::serve_stdio(Arc::new(ws)));
+    let ws = Arc::new(ws);
+    let served = runtime.block_on(crate::mcp::serve_stdio(Arc::clone(&ws)));
+    // A clean exit leaves no marks directory behind.
+    crate::index::finish(&ws);
     // The client is gone: leave at once, even if a search is still running on a blocking
     // thread (its answer has no one to go to).
     runtime.shutdown_timeout(Duration::from_millis(100));

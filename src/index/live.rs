@@ -291,6 +291,16 @@ pub fn load_persisted(
     out
 }
 
+/// Stops watching every root of `ws` and removes the watchers' marks directories (a
+/// server's clean exit: its index threads end with the process).
+pub fn finish(ws: &Workspace) {
+    let roots = ws.state::<Indexes>().roots.lock().expect("indexes").clone();
+    for r in roots {
+        r._watcher.lock().expect("watcher").take();
+        r.dirty.remove_marks();
+    }
+}
+
 /// Waits until every root's index is ready or failed (or `limit` passes).
 pub fn wait_ready(ws: &Workspace, limit: Duration) -> bool {
     let t = Instant::now();

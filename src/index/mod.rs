@@ -40,8 +40,8 @@ pub use build::BuildProgress;
 #[cfg(test)]
 use live::upkeep_now;
 pub use live::{
-    IndexOptions, IndexStatus, IndexUse, Indexes, Searching, load_persisted, searching, start,
-    start_for, status, wait_ready,
+    IndexOptions, IndexStatus, IndexUse, Indexes, Searching, finish, load_persisted, searching,
+    start, start_for, status, wait_ready,
 };
 pub use persist::IndexFileError;
 pub use plan::{TriQuery, plan};

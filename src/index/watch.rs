@@ -117,6 +117,14 @@ impl Dirty {
         self.cond.notify_all();
     }
 
+    /// Removes the marks directory (at a clean exit; searches then validate by metadata).
+    pub(super) fn remove_marks(&self) {
+        self.healthy.store(false, Ordering::Relaxed);
+        if let Some(m) = self.marks.get() {
+            let _ = std::fs::remove_dir_all(&m.dir);
+        }
+    }
+
     pub(super) fn lost(&self, root: &Path, why: &str) {
         if self.healthy.swap(false, Ordering::Relaxed) {
             eprintln!(

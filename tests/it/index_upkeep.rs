@@ -104,9 +104,22 @@ fn links_out_of_the_root_are_never_watched() {
         .unwrap();
     let kb: u64 = rss.split_whitespace().next().unwrap().parse().unwrap();
     assert!(kb < 200_000, "{rss}");
-    // The end of its input ends it.
+    // The end of its input ends it, and its marks directory goes with it.
+    let marks = || {
+        std::fs::read_dir(&idx)
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("mapgrep-marks-")
+            })
+            .count()
+    };
+    assert_eq!(marks(), 1);
     drop(c.stdin.take());
     assert!(wait_exit(&mut c, Duration::from_secs(5)), "still running");
+    assert_eq!(marks(), 0);
 }
 
 /// The files a `grep_content` for `pattern` names.
