@@ -131,6 +131,19 @@ fn an_edit_costs_a_small_segment_not_a_rebuild() {
     let (base, one) = size(&ws);
     assert_eq!(one, 1);
     std::fs::write(root.join("src/added.c"), "PM_RESUME added\n").unwrap();
+    // Past the racy window (a file written just now waits for a later round).
+    std::fs::File::options()
+        .write(true)
+        .open(root.join("src/added.c"))
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(3600))
+        .unwrap();
+    // A search waits for the watcher to report both changes.
+    let q = GrepQuery::new("PM_RESUME added");
+    assert_eq!(
+        search(&ws, &q, &Progress::default()).unwrap().matches.len(),
+        1
+    );
     upkeep_now(&ws, &opts, false);
     let (bytes, segments) = size(&ws);
     assert_eq!(segments, 2);
