@@ -100,7 +100,9 @@ fn sections(ws: &Workspace, group: &mut [GrepMatch], default_sections: bool) {
                 (m.line, r.start, r.end)
             })
             .collect();
-        log_hints = section_hints(bytes, &patterns, &lines);
+        let list: Vec<String> = patterns.iter().map(|(p, _)| p.clone()).collect();
+        let any = ws.regex_any(&list, false).ok();
+        log_hints = section_hints(bytes, &patterns, any.as_deref(), &lines);
     }
     if doc.check_intact().is_err() {
         return;

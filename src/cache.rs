@@ -34,9 +34,9 @@ impl KeyBytes for (PathBuf, std::any::TypeId) {
     }
 }
 
-impl KeyBytes for (String, bool) {
+impl KeyBytes for (Vec<String>, bool) {
     fn key_bytes(&self) -> usize {
-        self.0.len()
+        self.0.iter().map(String::len).sum()
     }
 }
 

@@ -37,6 +37,28 @@ pub fn build_line_regex(
     build_lines(pattern, case_insensitive, true)
 }
 
+/// One line regex that matches a line when any of `patterns` matches it (their alternation,
+/// each parsed as [`build_line_regex`] parses it): for the section boundaries, so a file is
+/// scanned once for all of them. A syntax error is the first pattern's that has one.
+pub fn build_line_regex_any(
+    patterns: &[String],
+    case_insensitive: bool,
+) -> Result<Regex, Box<regex_automata::meta::BuildError>> {
+    if let [one] = patterns {
+        return build_line_regex(one, case_insensitive);
+    }
+    let mut hirs = Vec::with_capacity(patterns.len());
+    for p in patterns {
+        match line_hir(p, case_insensitive) {
+            Some(hir) => hirs.push(hir),
+            None => return build_line_regex(p, case_insensitive),
+        }
+    }
+    line_builder(case_insensitive, true)
+        .build_from_hir(&Hir::alternation(hirs))
+        .map_err(Box::new)
+}
+
 /// [`build_line_regex`] with `\n` alone as the line terminator, as ripgrep has it without
 /// `--crlf`: `$` does not match before the `\r` of `\r\n`, and `.` matches `\r`.
 pub fn build_lf_line_regex(
@@ -51,26 +73,29 @@ fn build_lines(
     case_insensitive: bool,
     crlf: bool,
 ) -> Result<Regex, Box<regex_automata::meta::BuildError>> {
-    let builder = {
-        let mut b = Regex::builder();
-        b.syntax(
-            syntax::Config::new()
-                .multi_line(true)
-                .crlf(crlf)
-                .case_insensitive(case_insensitive),
-        )
-        .configure(
-            Regex::config()
-                .nfa_size_limit(Some(NFA_SIZE_LIMIT))
-                .hybrid_cache_capacity(8 * 1024 * 1024),
-        );
-        b
-    };
+    let builder = line_builder(case_insensitive, crlf);
     match line_hir_with(pattern, case_insensitive, crlf) {
         Some(hir) => builder.build_from_hir(&hir).map_err(Box::new),
         // The meta builder reports the same syntax error, in the type callers expect.
         None => builder.build(pattern).map_err(Box::new),
     }
+}
+
+/// The builder of line regexes: multi-line, the automaton's size bounded.
+fn line_builder(case_insensitive: bool, crlf: bool) -> regex_automata::meta::Builder {
+    let mut b = Regex::builder();
+    b.syntax(
+        syntax::Config::new()
+            .multi_line(true)
+            .crlf(crlf)
+            .case_insensitive(case_insensitive),
+    )
+    .configure(
+        Regex::config()
+            .nfa_size_limit(Some(NFA_SIZE_LIMIT))
+            .hybrid_cache_capacity(8 * 1024 * 1024),
+    );
+    b
 }
 
 /// `pattern` parsed for line search: multi-line, CRLF-aware anchors, `\n` out of every class.

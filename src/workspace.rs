@@ -198,6 +198,10 @@ impl OpenFile {
 /// Parses of files by path and type, tagged with the identity of the bytes parsed.
 type ParseCache = LruCache<(PathBuf, TypeId), FileId, Arc<dyn Any + Send + Sync>>;
 
+/// Compiled line regexes by pattern list (one pattern, or the alternation of several) and
+/// case-insensitivity.
+type RegexCache = LruCache<(Vec<String>, bool), (), Arc<Regex>>;
+
 /// Long-lived engine state; share it behind an `Arc`.
 pub struct Workspace {
     roots: Roots,
@@ -216,7 +220,7 @@ pub struct Workspace {
     parses: Mutex<ParseCache>,
     allow_write: bool,
     words: &'static dyn Words,
-    regexes: Mutex<LruCache<(String, bool), (), Arc<Regex>>>,
+    regexes: Mutex<RegexCache>,
     /// State the engine's modules keep in the workspace, one value per type (grep's walk
     /// lists).
     states: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
@@ -466,11 +470,25 @@ impl Workspace {
         pattern: &str,
         case_insensitive: bool,
     ) -> Result<Arc<Regex>, Box<regex_automata::meta::BuildError>> {
-        let key = (pattern.to_string(), case_insensitive);
+        self.regex_any(&[pattern.to_string()], case_insensitive)
+    }
+
+    /// Compiles (or fetches from the cache) a line regex that matches a line when any of
+    /// `patterns` matches it ([`crate::matcher::build_line_regex_any`]); for one pattern, its
+    /// [`Workspace::regex`].
+    pub fn regex_any(
+        &self,
+        patterns: &[String],
+        case_insensitive: bool,
+    ) -> Result<Arc<Regex>, Box<regex_automata::meta::BuildError>> {
+        let key = (patterns.to_vec(), case_insensitive);
         if let Some(((), re)) = self.regexes.lock().expect("regex cache lock").get(&key) {
             return Ok(re);
         }
-        let re = Arc::new(crate::matcher::build_line_regex(pattern, case_insensitive)?);
+        let re = Arc::new(crate::matcher::build_line_regex_any(
+            patterns,
+            case_insensitive,
+        )?);
         let cost = re.memory_usage();
         self.regexes
             .lock()

@@ -23,12 +23,13 @@ pub(super) const BINARY_PROBE: usize = source::BINARY_PROBE_LEN;
 /// A worker's read buffer is dropped after a file that grew it past this.
 pub(super) const SCRATCH_KEEP: usize = 4 << 20;
 
-/// Files at least this large are mapped during a walk; smaller ones are read (into a
-/// worker's buffer, kept up to the same size: a larger file would need a fresh one).
-pub(super) const WALK_MMAP_MIN: u64 = SCRATCH_KEEP as u64;
-
-/// A file the index names parts of is mapped from this size (it was indexed in pieces).
-pub(super) const PIECED_MAP_MIN: u64 = 128 * 1024;
+/// Files at least this large are mapped during a walk (also by the command line's visit);
+/// smaller ones are read into a worker's buffer. Reading a large file whole costs twice the
+/// kernel time of mapping it: the copy's destination is a buffer as large as the file, far
+/// out of the core's cache (on the Linux tree, whose 714 files of 128 KiB or more hold 512 MB
+/// of its 1.3 GB, a scan's system time fell by a third). A file the index names parts of was
+/// indexed in pieces from this size too, and only those parts are then touched.
+pub(super) const WALK_MMAP_MIN: u64 = 128 * 1024;
 
 /// A file this large, searched on its own, is split into chunks searched in parallel.
 pub(super) const PARALLEL_FILE_MIN: usize = 32 * 1024 * 1024;
@@ -219,15 +220,6 @@ impl Ctx<'_> {
             };
             search_bytes(&bytes, cache, self, name, limit, at)
         } else {
-            // Reading beats mapping for the many small files of a walk (no map/unmap, no
-            // page faults); only very large files are mapped, or, when the index says which
-            // parts can match, files large enough to be indexed in pieces (a file too large
-            // for the content cache then has only those parts touched).
-            let map_min = if known.is_some_and(|k| k.spans.is_some()) {
-                PIECED_MAP_MIN
-            } else {
-                WALK_MMAP_MIN
-            };
             // A file the index picked is kept when read a second time; a scan's file when
             // the walk is not a first.
             let admit = match (self.admit, known) {
@@ -235,7 +227,9 @@ impl Ctx<'_> {
                 (_, Some(_)) => ws.admits_content(path),
                 (_, None) => ws.caches_contents(),
             };
-            let opts = SourceOptions::for_search(map_min, admit);
+            // Reading beats mapping for the many small files of a walk (no map/unmap, no
+            // page faults); large files are mapped (see WALK_MMAP_MIN).
+            let opts = SourceOptions::for_search(WALK_MMAP_MIN, admit);
             match source::load(path, &opts, buf) {
                 Ok((id, hay)) => {
                     let spans = id.as_ref().and_then(spans_for);
@@ -346,7 +340,7 @@ pub(super) fn cursor_line(q: &GrepQuery, name: &str) -> u64 {
 /// Turns a file's matching lines into matches: text, context and section hints.
 pub(super) fn finish(bytes: &[u8], lines: Vec<Hit>, ctx: &Ctx<'_>, name: &str) -> FileResult {
     let (c, q) = (ctx.compiled, ctx.q);
-    let hints = hints::compute(bytes, &c.hints, &lines);
+    let hints = hints::compute(bytes, &c.hints, c.hints_any.as_deref(), &lines);
     let matches = lines
         .iter()
         .zip(hints)

@@ -4,11 +4,13 @@
 //! on the line before the nearest boundary after it; when several patterns match that line,
 //! the first in list order is the one reported. It starts at the nearest boundary at or before
 //! the match. When no boundary follows but one precedes, the section runs to the end of the
-//! file and the hint says so. Each pattern's boundaries are walked forward once per file while
-//! the (sorted) matches are visited, so a file costs one scan per pattern, never one per match.
+//! file and the hint says so. The boundaries (the lines the patterns' alternation matches) are
+//! walked forward once per file while the (sorted) matches are visited, so a file costs one
+//! scan for all the patterns, never one per pattern or per match.
 
 use std::sync::Arc;
 
+use regex_automata::Input;
 use regex_automata::meta::Regex;
 
 use crate::matcher::{count_newlines, next_line_match};
@@ -29,75 +31,67 @@ pub struct SectionHint {
     pub start_line: Option<u64>,
 }
 
-/// One pattern's walk over its boundaries: the last one at or before the current match and
-/// the first one after it.
-struct Walk {
-    cache: regex_automata::meta::Cache,
-    /// The last boundary that starts at or before the current match: `(start, line)`.
-    prev: Option<(usize, u64)>,
-    /// The first boundary not yet passed (`None`: no more), once searched.
-    next: Option<Option<(usize, u64)>>,
-}
-
-/// Hints for `lines` (sorted `(line, start, end)` of the matches) of one file.
+/// Hints for `lines` (sorted `(line, start, end)` of the matches) of one file. `any` matches a
+/// line when any of `patterns` does ([`crate::matcher::build_line_regex_any`]): the file is
+/// walked once, boundary by boundary, for all the patterns, and the patterns are tried one by
+/// one only on the boundary lines that end a section, to name the first that matches.
 pub fn compute(
     bytes: &[u8],
     patterns: &[(String, Arc<Regex>)],
+    any: Option<&Regex>,
     lines: &[(u64, usize, usize)],
 ) -> Vec<Option<SectionHint>> {
-    if patterns.is_empty() {
+    let (Some(any), false) = (any, patterns.is_empty()) else {
         return vec![None; lines.len()];
-    }
-    let mut walks: Vec<Walk> = patterns
-        .iter()
-        .map(|(_, re)| Walk {
-            cache: re.create_cache(),
-            prev: None,
-            next: None,
-        })
-        .collect();
+    };
+    let mut cache = any.create_cache();
+    // The last boundary that starts at or before the current match: `(start, line)`.
+    let mut prev: Option<(usize, u64)> = None;
+    // The first boundary not yet passed, once searched (`None` inside: no more): `(start,
+    // end, line)`, and the pattern it is credited to, once asked.
+    let mut next: Option<Option<(usize, usize, u64)>> = None;
+    let mut credited: Option<(usize, &str)> = None;
     let mut total: Option<u64> = None;
     let mut out = Vec::with_capacity(lines.len());
     for &(line, start, _) in lines {
-        let mut nearest: Option<(u64, usize)> = None;
-        let mut start_line: Option<u64> = None;
-        for (i, (_, re)) in patterns.iter().enumerate() {
-            let w = &mut walks[i];
-            // Move every boundary at or before the match's line into `prev`.
-            loop {
-                let next = *w.next.get_or_insert_with(|| {
-                    let from = w.prev.map_or(0, |(s, _)| line_end(bytes, s) + 1);
-                    // Numbered from the previous boundary when there is one: each stretch of
-                    // the file is counted once.
-                    let anchor = w.prev.unwrap_or((start, line));
-                    next_line_match(re, &mut w.cache, bytes, from.min(bytes.len()))
-                        .map(|m| (m.start, line_of(bytes, m.start, anchor)))
-                });
-                match next {
-                    Some((s, l)) if s <= start => {
-                        w.prev = Some((s, l));
-                        w.next = None;
-                    }
-                    _ => break,
+        // Move every boundary at or before the match's line into `prev`.
+        loop {
+            let found = *next.get_or_insert_with(|| {
+                let from = prev.map_or(0, |(s, _)| line_end(bytes, s) + 1);
+                // Numbered from the previous boundary when there is one: each stretch of
+                // the file is counted once.
+                let anchor = prev.unwrap_or((start, line));
+                next_line_match(any, &mut cache, bytes, from.min(bytes.len()))
+                    .map(|m| (m.start, m.end, line_of(bytes, m.start, anchor)))
+            });
+            match found {
+                Some((s, _, l)) if s <= start => {
+                    prev = Some((s, l));
+                    next = None;
                 }
-            }
-            if let Some(Some((_, l))) = w.next
-                && nearest.is_none_or(|(best, _)| l < best)
-            {
-                nearest = Some((l, i));
-            }
-            if let Some((_, l)) = w.prev {
-                start_line = start_line.max(Some(l));
+                _ => break,
             }
         }
-        let hint = match nearest {
-            Some((l, i)) => Some(SectionHint {
-                end_line: l - 1,
-                next: Some(patterns[i].0.clone()),
-                start_line,
-            }),
+        let start_line = prev.map(|(_, l)| l);
+        let hint = match next {
+            Some(Some((s, e, l))) => {
+                // The first pattern, in list order, that matches the boundary line.
+                let name = match credited {
+                    Some((at, name)) if at == s => name,
+                    _ => {
+                        let name = first_matching(patterns, bytes, s, e);
+                        credited = Some((s, name));
+                        name
+                    }
+                };
+                Some(SectionHint {
+                    end_line: l - 1,
+                    next: Some(name.to_string()),
+                    start_line,
+                })
+            }
             // Last section of a sectioned file: a boundary at or before the match.
-            None if start_line.is_some() => Some(SectionHint {
+            _ if start_line.is_some() => Some(SectionHint {
                 end_line: *total.get_or_insert_with(|| {
                     let trailing = u64::from(bytes.last().is_some_and(|&b| b != b'\n'));
                     line - 1 + count_newlines(&bytes[start..]) + trailing
@@ -105,11 +99,29 @@ pub fn compute(
                 next: None,
                 start_line,
             }),
-            None => None,
+            _ => None,
         };
         out.push(hint);
     }
     out
+}
+
+/// The first of `patterns` that matches the line `bytes[start..end]` (the bytes around it
+/// visible to `^` and `$`, as in the whole-buffer search); the first pattern if none does,
+/// which cannot happen for a line their alternation matched.
+fn first_matching<'p>(
+    patterns: &'p [(String, Arc<Regex>)],
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+) -> &'p str {
+    let line = Input::new(bytes).range(start..end).earliest(true);
+    patterns
+        .iter()
+        .find(|(_, re)| re.is_match(line.clone()))
+        .unwrap_or(&patterns[0])
+        .0
+        .as_str()
 }
 
 /// The offset of the newline ending the line that starts at `start` (or the end of `bytes`).
@@ -129,12 +141,19 @@ fn line_of(bytes: &[u8], pos: usize, (at, line): (usize, u64)) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matcher::build_line_regex;
+    use crate::matcher::{build_line_regex, build_line_regex_any};
 
     fn patterns(ps: &[&str]) -> Vec<(String, Arc<Regex>)> {
         ps.iter()
             .map(|p| (p.to_string(), Arc::new(build_line_regex(p, false).unwrap())))
             .collect()
+    }
+
+    /// The hints of `hs` in `doc` under the patterns `ps`.
+    fn hints_of(doc: &str, ps: &[&str], hs: &[(u64, usize, usize)]) -> Vec<Option<SectionHint>> {
+        let list: Vec<String> = ps.iter().map(|p| p.to_string()).collect();
+        let any = build_line_regex_any(&list, false).unwrap();
+        compute(doc.as_bytes(), &patterns(ps), Some(&any), hs)
     }
 
     /// `(line, start, end)` of every line of `doc` containing `needle`.
@@ -186,9 +205,8 @@ mod tests {
             doc.push_str(&format!("[LOG-{i:03}] entry\nbody {i} x\nmore\n\n"));
         }
         doc.push_str("## 4. Next Steps\nlast x\n");
-        let ps = patterns(&DEFAULT_SECTION_PATTERNS);
         let hs = hits(&doc, "x");
-        let got = compute(doc.as_bytes(), &ps, &hs);
+        let got = hints_of(&doc, &DEFAULT_SECTION_PATTERNS, &hs);
         for (&(line, _, _), h) in hs.iter().zip(&got) {
             assert_eq!(
                 h.as_ref(),
@@ -215,9 +233,13 @@ mod tests {
             &[r"^\[LOG-", r"^#"][..],
             &[r"x$"][..],
             &[r"^#", r"^# "][..],
+            &[r"^# ", r"^#"][..],
+            &[r"(?i)^## b", r"^\s*$", r"x$"][..],
+            &[r"^", r"^#"][..],
+            &[r"(?x) ^\[LOG- # a comment", r"C\s"][..],
         ] {
             let hs = hits(doc, "x");
-            let got = compute(doc.as_bytes(), &patterns(ps), &hs);
+            let got = hints_of(doc, ps, &hs);
             for (&(line, _, _), h) in hs.iter().zip(&got) {
                 assert_eq!(
                     h.as_ref(),

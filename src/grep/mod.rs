@@ -161,6 +161,8 @@ struct Compiled {
     re: std::sync::Arc<Regex>,
     sliced: Option<crate::matcher::Sliced>,
     hints: Vec<(String, std::sync::Arc<Regex>)>,
+    /// The alternation of the section patterns (`None` without any).
+    hints_any: Option<std::sync::Arc<Regex>>,
 }
 
 /// Runs `query` in `ws`.
@@ -249,12 +251,20 @@ fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {
             .map_err(|e| GrepError::Param(q.regex_error(w, Term::SectionPatterns, &p, &e)))?;
         hints.push((p, r));
     }
+    let hints_any = if hints.is_empty() {
+        None
+    } else {
+        // Each pattern compiled alone, so their alternation does too (else no hints).
+        let list: Vec<String> = hints.iter().map(|(p, _)| p.clone()).collect();
+        ws.regex_any(&list, false).ok()
+    };
     let sliced = crate::matcher::Sliced::for_pattern(&pattern, q.case_insensitive, &re);
     Ok(Compiled {
         pattern,
         re,
         sliced,
         hints,
+        hints_any,
     })
 }
 

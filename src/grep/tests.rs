@@ -417,6 +417,61 @@ fn binary_means_a_nul_in_the_first_64_kib_on_every_path() {
 }
 
 #[test]
+fn files_read_and_files_mapped_are_searched_alike() {
+    // A walk reads files below WALK_MMAP_MIN and maps the others: on both sides of it, with
+    // and without a byte-order mark, the server's search and the command line's visit see
+    // the same bytes and lines as a line-by-line reading.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("src/deep/er")).unwrap();
+    let min = super::file::WALK_MMAP_MIN as usize;
+    let body = |n: usize| {
+        let mut s = String::new();
+        let mut i = 0;
+        while s.len() < n {
+            s.push_str(&format!("line {i} PM_RESUME={}\n", i % 7 == 0));
+            i += 1;
+        }
+        s.truncate(n);
+        s.into_bytes()
+    };
+    let mut files = Vec::new();
+    for (name, size) in [
+        ("small", min / 2),
+        ("below", min - 1),
+        ("at", min),
+        ("above", min * 3),
+    ] {
+        files.push((format!("src/{name}.c"), body(size)));
+        let mut bom = b"\xEF\xBB\xBF".to_vec();
+        bom.extend(body(size));
+        files.push((format!("src/deep/er/{name}_bom.c"), bom));
+    }
+    for (name, bytes) in &files {
+        std::fs::write(p.join(name), bytes).unwrap();
+    }
+    let ws = ws(p);
+    let mut q = GrepQuery::new("PM_RESUME=true");
+    q.max_results = 1_000_000;
+    assert_eq!(keys(&run(&ws, &q)), naive(p, "PM_RESUME=true"));
+    let seen = std::sync::Mutex::new(Vec::new());
+    visit_files(&ws, &q, &Progress::default(), false, &|f| {
+        seen.lock()
+            .unwrap()
+            .push((f.name.to_string(), f.bytes.to_vec()));
+    })
+    .unwrap();
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort();
+    let mut want: Vec<(String, Vec<u8>)> = files
+        .into_iter()
+        .map(|(n, b)| (n, b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&b).to_vec()))
+        .collect();
+    want.sort();
+    assert_eq!(seen, want);
+}
+
+#[test]
 fn a_caching_workspace_honours_every_ignore_source() {
     use std::time::{Duration, SystemTime};
     let dir = tempfile::tempdir().unwrap();

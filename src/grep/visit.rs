@@ -16,9 +16,6 @@ use crate::error::Error;
 use crate::source::{self, SourceOptions};
 use crate::workspace::Workspace;
 
-/// Files at least this large are mapped; smaller ones are read.
-const MMAP_MIN: u64 = 64 * 1024 * 1024;
-
 /// What a visit went through.
 #[derive(Clone, Debug, Default)]
 pub struct Visited {
@@ -83,7 +80,11 @@ pub fn visit_files(
         } else {
             path
         };
-        match source::load(open, &SourceOptions::for_search(MMAP_MIN, false), buf) {
+        match source::load(
+            open,
+            &SourceOptions::for_search(super::file::WALK_MMAP_MIN, false),
+            buf,
+        ) {
             Ok((_, hay)) => {
                 let probe = &hay[..hay.len().min(source::BINARY_PROBE_LEN)];
                 if memchr::memchr(0, probe).is_some() {

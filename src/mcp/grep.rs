@@ -209,62 +209,17 @@ fn render(report: GrepReport, budget: usize, list_skipped: bool, notes: &[String
     let mut paths: Vec<&str> = Vec::new();
     let mut cut_cursor = None;
     for m in &report.matches {
-        let mut block = String::new();
-        let _ = write!(block, "File: {}, Line: {}", m.path, m.line);
-        if let Some(h) = &m.section_end_hint {
-            match &h.next {
-                Some(p) => {
-                    let _ = write!(block, ", Section-End-Hint: {} (next: {p})", h.end_line);
-                }
-                None => {
-                    let _ = write!(block, ", Section-End-Hint: {} (end of file)", h.end_line);
-                }
-            }
-        }
-        if let Some(start) = m.section_end_hint.as_ref().and_then(|h| h.start_line)
-            && start < m.line
-        {
-            let _ = write!(block, ", Section-Start: {start}");
-        }
-        if let Some(s) = &m.section {
-            let _ = write!(
-                block,
-                ", Section: #{} (lines {}-{})",
-                s.slug, s.start_line, s.end_line
-            );
-        }
-        if let Some(sym) = &m.symbol {
-            let _ = write!(
-                block,
-                ", Symbol: {} (lines {}-{})",
-                sym.name, sym.start_line, sym.end_line
-            );
-        }
-        block.push_str("\n---\n");
-        let with_context = !m.before.is_empty() || !m.after.is_empty();
-        for c in &m.before {
-            let _ = writeln!(block, "{}- {}", c.line, c.text);
-        }
-        if with_context {
-            let _ = write!(block, "{}: ", m.line);
-        }
-        block.push_str(&m.text);
-        if m.text_cut {
-            block.push_str(" […line cut]");
-        }
-        block.push('\n');
-        for c in &m.after {
-            let _ = writeln!(block, "{}- {}", c.line, c.text);
-        }
-        block.push_str("---\n");
-        if shown > 0 && text.len() + block.len() > budget {
+        // Each block is written in place and taken back if it passes the budget.
+        let mark = text.len();
+        block(&mut text, m);
+        if shown > 0 && text.len() > budget {
+            text.truncate(mark);
             cut_cursor = Some(Cursor {
                 path: m.path.clone(),
                 line: m.line,
             });
             break;
         }
-        text.push_str(&block);
         shown += 1;
         if paths.last() != Some(&m.path.as_str()) {
             paths.push(&m.path);
@@ -345,6 +300,57 @@ fn render(report: GrepReport, budget: usize, list_skipped: bool, notes: &[String
     Answer::ok(text)
         .field("next_cursor", truncated.then(|| next.map(|c| c.encode())))
         .field("truncated", truncated)
+}
+
+/// Appends one match's block: its header line, `---`, the line (with its context), `---`.
+fn block(out: &mut String, m: &grep::GrepMatch) {
+    let _ = write!(out, "File: {}, Line: {}", m.path, m.line);
+    if let Some(h) = &m.section_end_hint {
+        match &h.next {
+            Some(p) => {
+                let _ = write!(out, ", Section-End-Hint: {} (next: {p})", h.end_line);
+            }
+            None => {
+                let _ = write!(out, ", Section-End-Hint: {} (end of file)", h.end_line);
+            }
+        }
+    }
+    if let Some(start) = m.section_end_hint.as_ref().and_then(|h| h.start_line)
+        && start < m.line
+    {
+        let _ = write!(out, ", Section-Start: {start}");
+    }
+    if let Some(s) = &m.section {
+        let _ = write!(
+            out,
+            ", Section: #{} (lines {}-{})",
+            s.slug, s.start_line, s.end_line
+        );
+    }
+    if let Some(sym) = &m.symbol {
+        let _ = write!(
+            out,
+            ", Symbol: {} (lines {}-{})",
+            sym.name, sym.start_line, sym.end_line
+        );
+    }
+    out.push_str("\n---\n");
+    let with_context = !m.before.is_empty() || !m.after.is_empty();
+    for c in &m.before {
+        let _ = writeln!(out, "{}- {}", c.line, c.text);
+    }
+    if with_context {
+        let _ = write!(out, "{}: ", m.line);
+    }
+    out.push_str(&m.text);
+    if m.text_cut {
+        out.push_str(" […line cut]");
+    }
+    out.push('\n');
+    for c in &m.after {
+        let _ = writeln!(out, "{}- {}", c.line, c.text);
+    }
+    out.push_str("---\n");
 }
 
 /// `TITLE (N):` and one name per line, within the response budget.
