@@ -638,18 +638,30 @@ impl RootState {
         if len == 0 {
             return;
         }
+        // Files in path order: those of one directory are looked up inside it, opened once.
+        let mut dir: Option<(&[u8], Option<std::fs::File>)> = None;
         for _ in 0..n.min(len) {
             *pos = (*pos + 1) % len;
             let f = ix.file(*pos);
             if f.flags & FLAG_UNREAD != 0 {
                 continue;
             }
-            let p = self.root.join(os_str(&f.path));
-            let now = std::fs::symlink_metadata(&p)
-                .ok()
-                .map(|m| Ident::from_metadata(&m));
+            let (parent, name) = match f.path.iter().rposition(|&b| b == b'/') {
+                Some(i) => (&f.path[..i], &f.path[i + 1..]),
+                None => (&f.path[..0], &f.path[..]),
+            };
+            if dir.as_ref().is_none_or(|d| d.0 != parent) {
+                let handle = std::fs::File::open(self.root.join(os_str(parent))).ok();
+                dir = Some((parent, handle));
+            }
+            let now = dir
+                .as_ref()
+                .and_then(|d| d.1.as_ref())
+                .and_then(|d| crate::source::identity_at(d, os_str(name)).ok())
+                .map(|id| Ident::from_id(&id));
             if now != Some(f.id) {
-                self.dirty.mark(&self.root, &p);
+                self.dirty
+                    .mark(&self.root, &self.root.join(os_str(&f.path)));
             }
         }
     }

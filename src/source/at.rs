@@ -10,7 +10,7 @@ use std::path::Path;
 
 use rustix::fs::{
     Access, AtFlags, CWD, FlockOperation, Gid, Mode, OFlags, ResolveFlags, Uid, accessat,
-    fchown as fchown_fd, flock, openat, openat2, renameat, unlinkat,
+    fchown as fchown_fd, flock, openat, openat2, renameat, statat, unlinkat,
 };
 use rustix::io::Errno;
 
@@ -72,4 +72,22 @@ pub(super) fn access_write(path: &Path) -> io::Result<()> {
 /// `unlinkat(dir, name, 0)`: removes a file from an opened directory.
 pub(super) fn unlink_at(dir: &File, name: &OsStr) -> io::Result<()> {
     Ok(unlinkat(dir, name, AtFlags::empty())?)
+}
+
+/// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`: the identity of a name inside an opened
+/// directory (one component to resolve, where a path from the root resolves them all).
+pub(super) fn identity_at(dir: &File, name: &OsStr) -> io::Result<super::FileId> {
+    let st = statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)?;
+    let time = |s: i64, ns: u64| {
+        u64::try_from(s).ok().map(|s| {
+            std::time::UNIX_EPOCH + std::time::Duration::new(s, ns.min(999_999_999) as u32)
+        })
+    };
+    Ok(super::FileId {
+        dev: st.st_dev as u64,
+        ino: st.st_ino as u64,
+        len: st.st_size as u64,
+        mtime: time(st.st_mtime as i64, st.st_mtime_nsec as u64),
+        ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+    })
 }

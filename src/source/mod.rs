@@ -464,6 +464,12 @@ mod at;
 mod write;
 pub use write::{FileLock, check_writable, lock_file, replace_file};
 
+/// The identity of `name` inside the opened directory `dir`, as [`FileId::from_metadata`]
+/// gives it for the `symlink_metadata` of its path (a cheaper look-up: one component).
+pub fn identity_at(dir: &File, name: &std::ffi::OsStr) -> io::Result<FileId> {
+    at::identity_at(dir, name)
+}
+
 #[allow(unsafe_code)]
 mod sys;
 pub use sys::{map_large_allocations, release_free_memory};
