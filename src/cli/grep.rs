@@ -387,7 +387,7 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
                         if u.validated {
                             " (validated by metadata)"
                         } else {
-                            ""
+                            " (kept fresh by a server watching the root)"
                         }
                     );
                 }

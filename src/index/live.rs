@@ -139,6 +139,8 @@ pub(super) struct RootState {
     pub(super) store: Option<Arc<Store>>,
     /// Held by an upkeep round (one at a time).
     pub(super) upkeep: Mutex<()>,
+    /// The lock that keeps this process's watch advertised in the store.
+    pub(super) advertised: Mutex<Option<std::fs::File>>,
     /// The ignore sources outside the root as the last search saw them.
     pub(super) outside: Mutex<Option<Stamps>>,
     /// The watcher, kept alive while the state lives.
@@ -168,6 +170,7 @@ fn new_state(ws: &Workspace, root: &Path, store: Option<Arc<Store>>) -> RootStat
         dirty: Arc::new(Dirty::default()),
         store,
         upkeep: Mutex::new(()),
+        advertised: Mutex::new(None),
         outside: Mutex::new(Some(outside_ignores(root))),
         _watcher: Mutex::new(None),
     }
@@ -276,7 +279,16 @@ pub fn load_persisted(
             match Index::open(&store, None) {
                 Ok(Some(ix)) => {
                     store.touch_used();
-                    let st = new_state(ws, root, Some(store));
+                    let ix = trust_watcher(&store, ix);
+                    let st = new_state(ws, root, Some(Arc::clone(&store)));
+                    if let Some(paths) = &ix.1 {
+                        // A watching server vouches for the rest: no file is statted.
+                        st.dirty.remote.store(true, Ordering::Relaxed);
+                        for p in paths {
+                            st.dirty.mark(root, p);
+                        }
+                    }
+                    let ix = ix.0;
                     let n = ix.len();
                     *st.index.write().expect("index") = Some(Arc::new(ix));
                     ws.state::<Indexes>().add(Arc::new(st));
@@ -296,9 +308,43 @@ pub fn load_persisted(
 pub fn finish(ws: &Workspace) {
     let roots = ws.state::<Indexes>().roots.lock().expect("indexes").clone();
     for r in roots {
+        r.advertised.lock().expect("advertised").take();
         r._watcher.lock().expect("watcher").take();
         r.dirty.remove_marks();
     }
+}
+
+/// How long a one-shot search waits for a watching server's answer.
+const ASK_LIMIT: Duration = Duration::from_millis(200);
+
+/// The index for a one-shot search, and the dirty paths a server watching the root gives
+/// for it (`None`: no watching server answered for this generation; validate by metadata).
+fn trust_watcher(store: &Arc<Store>, ix: Index) -> (Index, Option<Vec<PathBuf>>) {
+    let mut ix = ix;
+    // An ignore file outside the root changed since the index was published: a server
+    // notices that only at its next search, so its word does not cover it.
+    let published = store.stamp().map(|s| s.2);
+    let outside = outside_ignores(store.root())
+        .into_iter()
+        .filter_map(|(_, st)| st.and_then(|s| s.1))
+        .max();
+    if outside.is_some_and(|o| published.is_none_or(|p| o >= p)) {
+        return (ix, None);
+    }
+    for marks in store.watchers() {
+        let Some((generation, paths)) = super::watch::ask_watcher(&marks, ASK_LIMIT) else {
+            continue;
+        };
+        if generation != ix.generation() {
+            // A newer generation than the one loaded: load it and ask again.
+            match Index::open(store, Some(&ix)) {
+                Ok(Some(next)) if next.generation() == generation => ix = next,
+                _ => continue,
+            }
+        }
+        return (ix, Some(paths));
+    }
+    (ix, None)
 }
 
 /// Waits until every root's index is ready or failed (or `limit` passes).
@@ -359,6 +405,9 @@ impl RootState {
     /// never pairs an index with dirty paths that belong to another.
     fn install(&self, ix: Arc<Index>, clean: &[(PathBuf, u64)]) {
         let mut d = self.dirty.inner.lock().expect("dirty");
+        self.dirty
+            .generation
+            .store(ix.generation(), Ordering::Relaxed);
         *self.index.write().expect("index") = Some(ix);
         for (p, seq) in clean {
             if d.paths.get(p) == Some(seq) {
@@ -460,6 +509,9 @@ impl RootState {
                 let ix = Arc::new(ix);
                 {
                     let mut d = self.dirty.inner.lock().expect("dirty");
+                    self.dirty
+                        .generation
+                        .store(ix.generation(), Ordering::Relaxed);
                     *self.index.write().expect("index") = Some(Arc::clone(&ix));
                     d.paths.retain(|_, s| *s > seq);
                 }
@@ -686,7 +738,13 @@ fn due(d: &super::watch::DirtyInner, after: Duration) -> bool {
 fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
     if opts.watch {
         match watch(&st.root, &st.dirty, marks.as_deref()) {
-            Ok(w) => *st._watcher.lock().expect("watcher") = Some(w),
+            Ok(w) => {
+                *st._watcher.lock().expect("watcher") = Some(w);
+                // One-shot searches of the root may ask this watch what changed.
+                if let (Some(store), Some(m)) = (&st.store, st.dirty.marks.get()) {
+                    *st.advertised.lock().expect("advertised") = store.advertise(m.dir());
+                }
+            }
             Err(e) => eprintln!(
                 "mapgrep: cannot watch {} ({e}); the index is used after validating files by metadata",
                 st.root.display()

@@ -268,7 +268,7 @@ impl Index {
                     continue;
                 }
                 let path = store.segment_path(r.number);
-                match Segment::open(&path, store.root(), r.number, Some(r.sum)) {
+                match Segment::open(&path, store.root(), r.number, Some(r.sum), store.verifies()) {
                     Ok(s) => segs.push(Arc::new(s)),
                     Err(e) => {
                         failed = Some((e, path.exists()));

@@ -52,6 +52,7 @@ impl Segment {
         root: &Path,
         number: u64,
         sum: Option<u64>,
+        verify: bool,
     ) -> Result<Segment, IndexFileError> {
         // The cache directory may be reached through a link (a home on another disk).
         let path = &std::fs::canonicalize(path).map_err(|e| IndexFileError::Io {
@@ -67,7 +68,7 @@ impl Segment {
             path: path.to_path_buf(),
             source: std::io::Error::other(e.to_string()),
         })?;
-        let parsed = mapped::guard(&source, || persist::parse(source.bytes(), path))
+        let parsed = mapped::guard(&source, || persist::parse(source.bytes(), path, verify))
             .map_err(|()| persist::refused(path, "changed while it was read"))??;
         if parsed.root != root {
             return Err(persist::refused(
@@ -91,7 +92,7 @@ impl Segment {
     /// A segment from bytes written in memory.
     pub(super) fn in_memory(bytes: Vec<u8>) -> std::io::Result<Segment> {
         let parsed =
-            persist::parse(&bytes, Path::new("(memory)")).map_err(std::io::Error::other)?;
+            persist::parse(&bytes, Path::new("(memory)"), true).map_err(std::io::Error::other)?;
         Ok(Segment::from_parsed(parsed, Data::Owned(bytes), 0))
     }
 

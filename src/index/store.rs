@@ -12,6 +12,8 @@
 //!     use.lock        held shared by every process that uses the index: pruning never
 //!                     removes an index in use
 //!     used            its modification time is the index's last use (for pruning)
+//!     w-<pid>-<n>     a watching server's marks directory (how a one-shot search asks it
+//!                     what changed), valid while that server holds `w-<pid>-<n>.lock`
 //!     .*.tmp          a file being written (removed by the next writer if its writer died)
 //! ```
 //!
@@ -158,6 +160,9 @@ pub struct Store {
     lock: Mutex<Option<std::fs::File>>,
     /// `use.lock`, held shared while the store is open.
     _using: Option<std::fs::File>,
+    /// Segments are opened with the checksum of all their bytes computed (a server: else
+    /// a one-shot search, see [`persist::parse`]).
+    verify: bool,
 }
 
 impl Store {
@@ -168,6 +173,7 @@ impl Store {
         let dir = dir_for(index_dir, root);
         persist::private_dir(&dir)?;
         Ok(Store {
+            verify: true,
             _using: using(&dir),
             dir,
             root: root.to_path_buf(),
@@ -175,10 +181,12 @@ impl Store {
         })
     }
 
-    /// The store of `root` in `index_dir` if it exists, for reading only (nothing created).
+    /// The store of `root` in `index_dir` if it exists, for a one-shot search (nothing
+    /// created; segments opened without computing every byte's checksum).
     pub fn existing(index_dir: &Path, root: &Path) -> Option<Store> {
         let dir = dir_for(index_dir, root);
         dir.join("MANIFEST").is_file().then(|| Store {
+            verify: false,
             _using: using(&dir),
             dir,
             root: root.to_path_buf(),
@@ -188,6 +196,11 @@ impl Store {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Whether segments are opened with every byte's checksum computed.
+    pub(super) fn verifies(&self) -> bool {
+        self.verify
     }
 
     pub fn root(&self) -> &Path {
@@ -352,6 +365,54 @@ impl Store {
                 let _ = std::fs::remove_file(e.path());
             }
         }
+    }
+
+    /// Advertises this process's watch of the root through its marks directory `marks`:
+    /// valid while the returned lock is held (it dies with the process).
+    pub(super) fn advertise(&self, marks: &Path) -> Option<std::fs::File> {
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = format!("w-{}-{n}", std::process::id());
+        let lock = persist::private_file(&self.dir.join(format!("{name}.lock"))).ok()?;
+        lock.try_lock().ok()?;
+        let (tmp, mut f) = persist::temp_file(&self.dir.join(&name)).ok()?;
+        f.write_all(marks.as_os_str().as_encoded_bytes()).ok()?;
+        std::fs::rename(&tmp, self.dir.join(&name)).ok()?;
+        Some(lock)
+    }
+
+    /// The marks directories of the servers watching the root now (records of servers
+    /// that are gone are removed).
+    pub(super) fn watchers(&self) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !name.starts_with("w-") || name.ends_with(".lock") {
+                continue;
+            }
+            let lock = self.dir.join(format!("{name}.lock"));
+            let live = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&lock)
+                .is_ok_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)));
+            if !live {
+                let _ = std::fs::remove_file(e.path());
+                let _ = std::fs::remove_file(&lock);
+                continue;
+            }
+            if persist::check_owner(&e.path()).is_ok()
+                && let Ok(b) = std::fs::read(e.path())
+            {
+                let marks = PathBuf::from(super::upkeep::os_str(&b));
+                if marks.is_absolute() {
+                    out.push(marks);
+                }
+            }
+        }
+        out
     }
 
     /// Records a use of the index now (the `used` file's time), for pruning.

@@ -74,7 +74,7 @@ pub(super) fn write_segment(
         }
     });
     match path {
-        Ok(p) => Segment::open(&p, root, number, None)
+        Ok(p) => Segment::open(&p, root, number, None, true)
             .map(Some)
             .map_err(std::io::Error::other),
         Err(_) if stopped => Ok(None),

@@ -18,6 +18,12 @@ pub(super) struct Dirty {
     pub(super) marks: std::sync::OnceLock<Marks>,
     /// The highest mark the watcher reported.
     pub(super) seen_mark: AtomicU64,
+    /// The generation of the index these dirty paths go with (changed under `inner`'s
+    /// lock, with the index).
+    pub(super) generation: AtomicU64,
+    /// The dirty paths were given by a watching server that had caught up with every change
+    /// made before it was asked (see [`ask_watcher`]): no marks needed.
+    pub(super) remote: AtomicBool,
 }
 
 /// A private directory of mark files (see the module docs), removed with the watcher.
@@ -72,6 +78,15 @@ impl Marks {
             return None;
         }
         p.file_name()?.to_str()?.strip_prefix('m')?.parse().ok()
+    }
+
+    /// Whether `p` lies in the marks directory.
+    fn owns(&self, p: &Path) -> bool {
+        p.parent() == Some(&self.dir)
+    }
+
+    pub(super) fn dir(&self) -> &Path {
+        &self.dir
     }
 }
 
@@ -138,6 +153,9 @@ impl Dirty {
     /// Waits until the watcher has reported every change made before the call (see the
     /// module docs). False when it cannot tell: then the caller validates by metadata.
     pub(super) fn sync(&self) -> bool {
+        if self.remote.load(Ordering::Relaxed) {
+            return true;
+        }
         let Some(m) = self.marks.get() else {
             return false;
         };
@@ -186,11 +204,22 @@ pub(super) fn watch(
                 return;
             }
             if let Some(m) = d.marks.get()
-                && let Some(n) = ev.paths.iter().filter_map(|p| m.number(p)).max()
+                && ev.paths.iter().any(|p| m.owns(p))
             {
-                d.seen_mark.fetch_max(n, Ordering::Release);
-                let _g = d.inner.lock().expect("dirty");
-                d.cond.notify_all();
+                if let Some(n) = ev.paths.iter().filter_map(|p| m.number(p)).max() {
+                    d.seen_mark.fetch_max(n, Ordering::Release);
+                    let _g = d.inner.lock().expect("dirty");
+                    d.cond.notify_all();
+                } else if ev.kind.is_create() {
+                    // Another process (a one-shot search) asks what is dirty.
+                    for p in &ev.paths {
+                        if let Some(nonce) =
+                            p.file_name().and_then(|n| n.to_str()?.strip_prefix('c'))
+                        {
+                            answer_request(&d, m.dir(), nonce);
+                        }
+                    }
+                }
                 return;
             }
             match ev.kind {
@@ -231,4 +260,70 @@ pub(super) fn watch(
     }
     dirty.healthy.store(true, Ordering::Relaxed);
     Ok(w)
+}
+
+/// Answers a request `c<nonce>` left in the marks directory `dir` by another process: the
+/// watcher has reported it, so every change made before it was created has been reported
+/// too. The answer, `s<nonce>` (renamed into place): the index generation the dirty paths
+/// go with, whether the watch is healthy, and the dirty paths.
+fn answer_request(d: &Dirty, dir: &Path, nonce: &str) {
+    let mut b = Vec::new();
+    {
+        let inner = d.inner.lock().expect("dirty");
+        b.extend_from_slice(&d.generation.load(Ordering::Relaxed).to_le_bytes());
+        b.push(u8::from(d.healthy.load(Ordering::Relaxed)));
+        b.extend_from_slice(&(inner.paths.len() as u64).to_le_bytes());
+        for p in inner.paths.keys() {
+            let p = p.as_os_str().as_encoded_bytes();
+            b.extend_from_slice(&(p.len() as u32).to_le_bytes());
+            b.extend_from_slice(p);
+        }
+    }
+    let tmp = dir.join(format!(".t{nonce}"));
+    if std::fs::write(&tmp, &b).is_ok() {
+        let _ = std::fs::rename(&tmp, dir.join(format!("s{nonce}")));
+    }
+}
+
+/// Asks the server watching through marks directory `dir` for its dirty paths (see
+/// [`answer_request`]): `Some((generation, dirty paths))` when it answered within `limit`
+/// with a healthy watch.
+pub(super) fn ask_watcher(dir: &Path, limit: Duration) -> Option<(u64, Vec<PathBuf>)> {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nonce = format!(
+        "{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    );
+    let req = dir.join(format!("c{nonce}"));
+    let answer = dir.join(format!("s{nonce}"));
+    super::persist::private_file(&req).ok()?;
+    let t = Instant::now();
+    let bytes = loop {
+        if let Ok(b) = std::fs::read(&answer) {
+            break Some(b);
+        }
+        if t.elapsed() >= limit {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let _ = std::fs::remove_file(&req);
+    let _ = std::fs::remove_file(&answer);
+    let b = bytes?;
+    let u64_at = |i: usize| Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?));
+    let generation = u64_at(0)?;
+    if *b.get(8)? != 1 {
+        return None;
+    }
+    let n = u64_at(9)? as usize;
+    let mut i = 17;
+    let mut paths = Vec::with_capacity(n.min(b.len() / 4));
+    for _ in 0..n {
+        let len = u32::from_le_bytes(b.get(i..i + 4)?.try_into().ok()?) as usize;
+        let p = b.get(i + 4..i + 4 + len)?;
+        paths.push(PathBuf::from(super::upkeep::os_str(p)));
+        i += 4 + len;
+    }
+    Some((generation, paths))
 }

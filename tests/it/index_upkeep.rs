@@ -310,3 +310,67 @@ async fn a_server_killed_while_it_writes_leaves_a_usable_index() {
     srv.shutdown().await;
     scan.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_command_line_trusts_a_watching_server_and_sees_every_edit() {
+    let fx = Fixture::new();
+    std::fs::create_dir(fx.root.join(".git")).unwrap();
+    for i in 0..40 {
+        fx.write(&format!("src/m{i}.c"), format!("int f{i};\n"));
+    }
+    let cache = fx.base().join("cache");
+    let log = fx.base().join("log");
+    let file = std::fs::File::create(&log).unwrap();
+    let mut srv = Command::new(BIN)
+        .arg("serve")
+        .arg(&fx.root)
+        .env("XDG_CACHE_HOME", &cache)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(file)
+        .spawn()
+        .unwrap();
+    wait_for_log(&log, "built");
+    let grep = |cache: &Path| {
+        let o = Command::new(BIN)
+            .args(["grep", "-n", "EDITED"])
+            .current_dir(&fx.root)
+            .env("XDG_CACHE_HOME", cache)
+            .output()
+            .unwrap();
+        let mut lines: Vec<String> = String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(String::from)
+            .collect();
+        lines.sort();
+        (lines, String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let none = fx.base().join("no-cache");
+    for k in 0..12 {
+        // Each edit is searched at once: the server's dirty paths cover it.
+        match k % 3 {
+            0 => {
+                fx.write(&format!("src/new{k}.c"), format!("EDITED {k}\n"));
+            }
+            1 => {
+                fx.write(&format!("src/m{k}.c"), format!("EDITED in place {k}\n"));
+            }
+            _ => std::fs::remove_file(fx.root.join(format!("src/new{}.c", k - 2))).unwrap(),
+        }
+        let (ours, note) = grep(&cache);
+        assert!(
+            note.contains("kept fresh by a server watching the root"),
+            "{note}"
+        );
+        assert_eq!(ours, grep(&none).0, "edit {k}");
+        if k == 5 {
+            // Let the upkeep take the edits in: the answers stay the scan's.
+            std::thread::sleep(Duration::from_secs(4));
+        }
+    }
+    drop(srv.stdin.take());
+    assert!(wait_exit(&mut srv, Duration::from_secs(5)));
+    // No server: validated by metadata again.
+    let (_, note) = grep(&cache);
+    assert!(note.contains("validated by metadata"), "{note}");
+}

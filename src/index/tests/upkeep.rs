@@ -210,7 +210,7 @@ fn a_forged_absolute_or_parent_path_in_a_segment_is_refused() {
         let mut w = persist::Writer::in_memory();
         w.block(&[], &[], 0, 1).unwrap();
         let bytes = w.finish(&[entry], &[], Path::new("/root")).unwrap();
-        let e = persist::parse(&bytes, Path::new("forged.seg"))
+        let e = persist::parse(&bytes, Path::new("forged.seg"), true)
             .err()
             .unwrap();
         assert!(e.to_string().contains("forged.seg"), "{e}");
