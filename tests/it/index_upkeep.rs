@@ -374,3 +374,68 @@ async fn the_command_line_trusts_a_watching_server_and_sees_every_edit() {
     let (_, note) = grep(&cache);
     assert!(note.contains("validated by metadata"), "{note}");
 }
+
+#[test]
+fn a_server_start_prunes_the_indexes_of_roots_that_are_gone() {
+    let fx = Fixture::new();
+    let idx = fx.base().join("index");
+    let index = |root: &Path| {
+        let o = Command::new(BIN)
+            .args(["index", "--index-dir", idx.to_str().unwrap()])
+            .arg(root)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+    };
+    // Twenty temporary roots, indexed, then deleted; one that stays.
+    for i in 0..20 {
+        let r = fx.base().join(format!("tmp{i}"));
+        std::fs::create_dir_all(r.join("src")).unwrap();
+        std::fs::write(r.join("src/a.c"), format!("int x{i};\n")).unwrap();
+        index(&r);
+        std::fs::remove_dir_all(&r).unwrap();
+    }
+    let live = fx.base().join("live");
+    std::fs::create_dir_all(&live).unwrap();
+    std::fs::write(live.join("b.c"), "int y;\n").unwrap();
+    index(&live);
+    let list = || {
+        let o = Command::new(BIN)
+            .args(["index", "--list", "--index-dir", idx.to_str().unwrap()])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    assert_eq!(list().lines().count(), 21, "{}", list());
+    fx.write("c.c", "int z;\n");
+    let log = fx.base().join("log");
+    let (mut c, _) = raw_server(&fx.root, &["--index-dir", idx.to_str().unwrap()], &log);
+    wait_for_log(&log, "built");
+    wait_for_log(&log, "removed 20 unused");
+    // The live root's index and the server's own are left.
+    let left = list();
+    let roots: Vec<&str> = left
+        .lines()
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    let mut want = vec![
+        fx.root.to_string_lossy().into_owned(),
+        live.canonicalize().unwrap().to_string_lossy().into_owned(),
+    ];
+    want.sort();
+    assert_eq!(roots, want, "{left}");
+    assert!(left.contains("in use"), "{left}");
+    drop(c.stdin.take());
+    assert!(wait_exit(&mut c, Duration::from_secs(5)));
+    // The cap: the least recently used goes first, never the one in use.
+    let o = Command::new(BIN)
+        .args(["index", "--prune", "--index-cap-bytes", "1", "--index-dir"])
+        .arg(&idx)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("2 removed"),
+        "{o:?}"
+    );
+    assert_eq!(list().trim(), format!("no index in {}", idx.display()));
+}
