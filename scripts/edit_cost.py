@@ -10,6 +10,7 @@ Every edit is undone at the end (the files are written back as they were).
 
 Usage: python3 scripts/edit_cost.py [--tree corpora/linux] [--mapgrep target/release/mapgrep]
        [--interval 2] [--duration 300] [--servers 1] [--seed 1] [--rg rg]
+       [--serve-arg=--index-sweep-secs=0 ...]
 Needs: a release build and the tree (corpora/fetch_linux.sh). The index is built first in a
 fresh temporary index directory (`mapgrep index`), outside the measured session.
 """
@@ -102,6 +103,8 @@ def main():
     ap.add_argument("--servers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rg", default="rg")
+    ap.add_argument("--serve-arg", action="append", default=[],
+                    help="an extra argument for mapgrep serve (repeat for more)")
     a = ap.parse_args()
     tree = os.path.realpath(a.tree)
     mg = os.path.realpath(a.mapgrep)
@@ -112,7 +115,8 @@ def main():
         subprocess.run([mg, "index", tree, "--index-dir", idx], check=True,
                        stdout=subprocess.DEVNULL)
         print(f"index built in {time.time() - t:.1f} s (not counted)")
-        servers = [Server([mg, "serve", tree, "--index-dir", idx]) for _ in range(a.servers)]
+        servers = [Server([mg, "serve", tree, "--index-dir", idx, *a.serve_arg])
+                   for _ in range(a.servers)]
         for s in servers:
             s.wait_log(["loaded from", "built"])
         time.sleep(1)

@@ -83,7 +83,7 @@ def build_cpu(mg, tree, idx):
 
 
 def serve(mg, tree, idx):
-    s = Server([mg, "serve", tree, "--index-dir", idx])
+    s = Server([mg, "serve", tree, "--index-dir", idx, "--max-output-bytes", "64000000"])
     return s
 
 

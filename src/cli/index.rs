@@ -54,6 +54,11 @@ pub struct ServeIndexArgs {
     /// were unused for 30 days).
     #[arg(long, default_value_t = index::DEFAULT_CAP)]
     pub index_cap_bytes: u64,
+    /// Every indexed file is compared with its file by metadata within this many seconds
+    /// (catches writes no watcher reports: through another hard link, a shared map); 0
+    /// turns the sweep off.
+    #[arg(long, default_value_t = 30)]
+    pub index_sweep_secs: u64,
 }
 
 impl ServeIndexArgs {
@@ -68,6 +73,8 @@ impl ServeIndexArgs {
                 cap: self.index_cap_bytes,
                 ..index::PruneRules::default()
             }),
+            sweep: (self.index_sweep_secs > 0)
+                .then(|| std::time::Duration::from_secs(self.index_sweep_secs)),
             ..IndexOptions::default()
         };
         if self.no_index_file {

@@ -19,7 +19,8 @@
 //!
 //! A watcher sees no change made through another hard link of a file, or through a shared
 //! memory map: a sweep compares every indexed file's identity with the file, a slice at a
-//! time, so that the whole tree is checked within [`SWEEP_WINDOW`].
+//! time, so that the whole tree is checked within [`SWEEP_WINDOW`]. Only the writer of a
+//! store sweeps: what it finds goes into the next generation, which the others pick up.
 //!
 //! Without a working watcher (none wanted, none available, or events lost to an overflow),
 //! the index is used only after validating by metadata: the search walks its directory as
@@ -53,6 +54,9 @@ pub struct IndexOptions {
     pub shape: super::Shape,
     /// Prune the index directory when the index starts (`None`: leave it).
     pub prune: Option<super::PruneRules>,
+    /// The sweep compares every indexed file with its file within this long (`None`: no
+    /// sweep; see the module docs).
+    pub sweep: Option<Duration>,
 }
 
 impl Default for IndexOptions {
@@ -64,6 +68,7 @@ impl Default for IndexOptions {
             rebuild_after: Duration::from_millis(2500),
             shape: super::Shape::default(),
             prune: None,
+            sweep: Some(SWEEP_WINDOW),
         }
     }
 }
@@ -719,8 +724,8 @@ impl RootState {
     }
 }
 
-/// The whole tree is compared with the index by the sweep within this long (see the
-/// module docs).
+/// By default, the whole tree is compared with the index by the sweep within this long
+/// (see the module docs).
 pub const SWEEP_WINDOW: Duration = Duration::from_secs(30);
 
 /// How often the upkeep thread wakes while nothing is dirty (a sweep slice, a look for a
@@ -777,10 +782,15 @@ fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
         if swept.elapsed() >= TICK {
             let ticks = (swept.elapsed().as_millis() / TICK.as_millis()).min(4);
             swept = Instant::now();
-            if st.dirty.healthy.load(Ordering::Relaxed)
+            // One sweep per store: the writer's (what it finds it publishes, and the
+            // others pick it up with the next generation).
+            let writes = st.store.as_ref().is_none_or(|s| s.is_writer());
+            if writes
+                && st.dirty.healthy.load(Ordering::Relaxed)
+                && let Some(window) = opts.sweep
                 && let Some(ix) = st.current()
             {
-                let n = ix.len() as u128 * ticks * TICK.as_millis() / SWEEP_WINDOW.as_millis();
+                let n = ix.len() as u128 * ticks * TICK.as_millis() / window.as_millis().max(1);
                 st.sweep(&ix, &mut sweep_pos, (n as usize).max(1));
             }
         }
