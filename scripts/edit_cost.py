@@ -16,82 +16,26 @@ fresh temporary index directory (`mapgrep index`), outside the measured session.
 """
 
 import argparse
-import json
 import os
 import random
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
+sys.path.insert(0, os.path.dirname(__file__))
+from mcp_client import Client  # noqa: E402
 
-class Server:
+
+class Server(Client):
     def __init__(self, cmd):
-        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
-        self.log = []
-        threading.Thread(target=self._drain, daemon=True).start()
-        self.next = 1
-        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "edit-cost", "version": "1"}})
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def _drain(self):
-        for line in self.p.stderr:
-            self.log.append(line.rstrip("\n"))
-
-    def send(self, o):
-        self.p.stdin.write(json.dumps(o) + "\n")
-        self.p.stdin.flush()
-
-    def call(self, method, params):
-        i = self.next
-        self.next += 1
-        self.send({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                sys.exit("the server closed its output:\n" + "\n".join(self.log[-20:]))
-            m = json.loads(line)
-            if m.get("id") == i:
-                return m
+        super().__init__(cmd, "edit-cost")
 
     def grep(self, pattern):
         args = {"pattern": pattern, "max_results": 1000, "section_patterns": []}
-        t = time.perf_counter()
-        r = self.call("tools/call", {"name": "grep_content", "arguments": args})
-        return time.perf_counter() - t, r["result"]["content"][0]["text"]
-
-    def cpu(self):
-        with open(f"/proc/{self.p.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def io(self):
-        out = {}
-        with open(f"/proc/{self.p.pid}/io") as f:
-            for line in f:
-                k, _, v = line.partition(":")
-                out[k] = int(v)
-        return out
-
-    def wait_log(self, words, limit=900):
-        t = time.time()
-        while time.time() - t < limit:
-            if any(w in line for line in self.log for w in words):
-                return
-            time.sleep(0.05)
-        sys.exit("no index in the log:\n" + "\n".join(self.log[-20:]))
-
-    def close(self):
-        self.p.stdin.close()
-        try:
-            self.p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            self.p.wait()
+        dt, r, _ = self.request("tools/call", {"name": "grep_content", "arguments": args})
+        return dt, r["result"]["content"][0]["text"]
 
 
 def main():

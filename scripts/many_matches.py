@@ -28,8 +28,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from mcp_client import Client  # noqa: E402
 
 DEFAULT_PATTERN = r"spin_unlock_irqrestore\(&\w+->lock"
 HEADER = re.compile(r"^File: (.*?), Line: (\d+)(?:,|$)", re.M)
@@ -54,41 +56,14 @@ def run_cli(cmd, cwd):
     return dt, p.stdout
 
 
-class Server:
+class Server(Client):
     """`mapgrep serve`, spoken to directly: one JSON-RPC message per line."""
 
     def __init__(self, cmd):
-        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE)
-        self.log = []
-        threading.Thread(target=self._drain, daemon=True).start()
-        self.next = 1
-        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "many_matches", "version": "1"}})
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def _drain(self):
-        for line in self.p.stderr:
-            self.log.append(line.decode(errors="replace").rstrip("\n"))
-
-    def send(self, o):
-        self.p.stdin.write(json.dumps(o).encode() + b"\n")
-        self.p.stdin.flush()
+        super().__init__(cmd, "many_matches")
 
     def call(self, method, params):
-        """The response to one request, and the seconds from sending it to its last byte."""
-        i = self.next
-        self.next += 1
-        t = time.perf_counter()
-        self.send({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
-        while True:
-            line = self.p.stdout.readline()
-            dt = time.perf_counter() - t
-            if not line:
-                sys.exit("the server closed its output:\n" + "\n".join(self.log[-20:]))
-            m = json.loads(line)
-            if m.get("id") == i:
-                return dt, m, len(line)
+        return self.request(method, params)
 
     def grep(self, pattern):
         dt, r, size = self.call("tools/call", {"name": "grep_content", "arguments": {
@@ -103,14 +78,6 @@ class Server:
             if time.time() - t0 > timeout:
                 sys.exit("no index in time:\n" + "\n".join(self.log[-20:]))
             time.sleep(0.2)
-
-    def close(self):
-        self.p.stdin.close()
-        try:
-            self.p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            self.p.wait()
 
 
 def served(result):

@@ -18,8 +18,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from mcp_client import Client  # noqa: E402
 
 QUERIES = [
     ("PM_RESUME", {}),
@@ -32,51 +34,14 @@ QUERIES = [
 ]
 
 
-class Server:
+class Server(Client):
     def __init__(self, cmd):
-        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
-        self.log = []
-        threading.Thread(target=self._drain, daemon=True).start()
-        self.next = 1
-        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "memory", "version": "1"}})
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def _drain(self):
-        for line in self.p.stderr:
-            self.log.append(line.rstrip("\n"))
-
-    def send(self, o):
-        self.p.stdin.write(json.dumps(o) + "\n")
-        self.p.stdin.flush()
-
-    def call(self, method, params):
-        i = self.next
-        self.next += 1
-        self.send({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                sys.exit("the server closed its output:\n" + "\n".join(self.log[-20:]))
-            m = json.loads(line)
-            if m.get("id") == i:
-                return m
+        super().__init__(cmd, "memory")
 
     def grep(self, pattern, extra):
         args = {"pattern": pattern, "max_results": 100, **extra}
-        t = time.perf_counter()
-        r = self.call("tools/call", {"name": "grep_content", "arguments": args})
-        return time.perf_counter() - t, r
-
-    def memory(self):
-        out = {}
-        with open(f"/proc/{self.p.pid}/smaps_rollup") as f:
-            for line in f:
-                k, _, v = line.partition(":")
-                if k in ("Rss", "Anonymous"):
-                    out[k] = int(v.split()[0]) * 1024
-        return out
+        dt, r, _ = self.request("tools/call", {"name": "grep_content", "arguments": args})
+        return dt, r
 
     def close(self):
         self.p.kill()

@@ -22,6 +22,7 @@
 //! for a search), `watch.rs` (the watcher).
 
 mod build;
+mod check;
 mod eval;
 mod live;
 mod persist;

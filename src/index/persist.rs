@@ -471,6 +471,15 @@ impl FromBytes for std::ffi::OsStr {
     }
 }
 
+/// `rel` (bytes read from an index, checked relative) as a path component string.
+pub(super) fn os_str(rel: &[u8]) -> &std::ffi::OsStr {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::ffi::OsStr::from_bytes(rel)
+    }
+}
+
 /// Creates `dir` (and its parents) private to this user, or checks that an existing one is
 /// owned by this user and not writable by others.
 pub(super) fn private_dir(dir: &Path) -> std::io::Result<()> {

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use super::build::rel_bytes;
 use super::live::{IndexStatus, IndexUse, Indexes, RootState, outside_ignores};
-use super::upkeep::os_str;
+use super::persist::os_str;
 use super::watch::MAX_DIRTY;
 use super::{
     Candidate, FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, Ident, Index, Known, Span, TriQuery, line_hir,

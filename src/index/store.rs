@@ -406,7 +406,7 @@ impl Store {
             if persist::check_owner(&e.path()).is_ok()
                 && let Ok(b) = std::fs::read(e.path())
             {
-                let marks = PathBuf::from(super::upkeep::os_str(&b));
+                let marks = PathBuf::from(super::persist::os_str(&b));
                 if marks.is_absolute() {
                     out.push(marks);
                 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::build::{self, BuildProgress, Walked, error_path, rel_bytes, walker};
-use super::persist::Writer;
+use super::persist::{Writer, os_str};
 use super::segment::Segment;
 use super::store::{Manifest, SegRef, Store};
 use super::trigram::{Trigram, encode_list};
@@ -248,15 +248,6 @@ fn racy(id: &Ident, now: std::time::SystemTime) -> bool {
         + std::time::Duration::new(id.mtime.0.max(0) as u64, id.mtime.1.min(999_999_999));
     now.duration_since(m)
         .map_or(true, |age| age < crate::source::RACY_WINDOW)
-}
-
-/// `rel` (bytes read from an index, checked relative) as a path component string.
-pub(super) fn os_str(rel: &[u8]) -> &std::ffi::OsStr {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        std::ffi::OsStr::from_bytes(rel)
-    }
 }
 
 /// Writes `c` as a new segment after `ix`'s (into its store, as the next generation, when

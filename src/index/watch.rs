@@ -322,7 +322,7 @@ pub(super) fn ask_watcher(dir: &Path, limit: Duration) -> Option<(u64, Vec<PathB
     for _ in 0..n {
         let len = u32::from_le_bytes(b.get(i..i + 4)?.try_into().ok()?) as usize;
         let p = b.get(i + 4..i + 4 + len)?;
-        paths.push(PathBuf::from(super::upkeep::os_str(p)));
+        paths.push(PathBuf::from(super::persist::os_str(p)));
         i += 4 + len;
     }
     Some((generation, paths))
