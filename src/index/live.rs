@@ -555,12 +555,10 @@ impl RootState {
     /// One round of upkeep (see the module docs): a newer generation from the store, what
     /// changed under the dirty paths written as a segment (by the writer), merges the
     /// policy asks for, and the dirty paths the index now holds dropped.
-    /// Returns whether changed files were left for a later round (written within the racy
-    /// window).
-    fn upkeep(&self, opts: &IndexOptions, merge_all: bool) -> std::io::Result<bool> {
+    fn upkeep(&self, opts: &IndexOptions, merge_all: bool) -> std::io::Result<Round> {
         let _one = self.upkeep.lock().expect("upkeep");
         let Some(mut ix) = self.current() else {
-            return Ok(false);
+            return Ok(Round::default());
         };
         if let Some(next) = self.newer(&ix) {
             ix = next;
@@ -571,7 +569,7 @@ impl RootState {
             d.paths.iter().map(|(p, s)| (p.clone(), *s)).collect()
         };
         if snap.is_empty() && !merge_all {
-            return Ok(false);
+            return Ok(Round::default());
         }
         let paths: Vec<PathBuf> = snap.iter().map(|p| p.0.clone()).collect();
         let mut c = upkeep::changes(&ix, &paths);
@@ -625,13 +623,26 @@ impl RootState {
             .filter(|(p, _)| !c.unclean.contains(p))
             .collect();
         self.install(ix, &clean);
-        Ok(c.deferred > 0)
+        Ok(Round {
+            deferred: c.deferred > 0,
+            waiting: !writer && !c.unclean.is_empty(),
+        })
     }
 }
 
 /// By default, the whole tree is compared with the index by the sweep within this long
 /// (see the module docs).
 pub const SWEEP_WINDOW: Duration = Duration::from_secs(30);
+
+/// What an upkeep round left to a later one.
+#[derive(Default)]
+struct Round {
+    /// Changed files written within the racy window: read once they are past it.
+    deferred: bool,
+    /// Changes only the writer can take in: nothing to do before it publishes a newer
+    /// generation or another change comes.
+    waiting: bool,
+}
 
 /// How often the upkeep thread wakes while nothing is dirty (a sweep slice, a look for a
 /// newer generation).
@@ -672,17 +683,22 @@ fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
     let mut retry_at: Option<Instant> = None;
     let mut last_error = String::new();
     let mut last_stamp = st.store.as_ref().map(|s| s.stamp());
+    let mut waiting_for: Option<u64> = None;
     while alive() {
         // After a failure nothing is retried before its time: no spinning on a full disk.
-        let blocked = retry_at.is_some_and(|t| Instant::now() < t);
+        // A process that waits for the writer does nothing until the writer publishes or
+        // another change comes.
+        let blocked = |d: &super::watch::DirtyInner| {
+            retry_at.is_some_and(|t| Instant::now() < t) || waiting_for == Some(d.seq)
+        };
         let due = {
             let d = st.dirty.inner.lock().expect("dirty");
-            let d = if due(&d, opts.rebuild_after) && !blocked {
+            let d = if due(&d, opts.rebuild_after) && !blocked(&d) {
                 d
             } else {
                 st.dirty.cond.wait_timeout(d, TICK).expect("dirty").0
             };
-            due(&d, opts.rebuild_after)
+            due(&d, opts.rebuild_after) && !blocked(&d)
         };
         if swept.elapsed() >= TICK {
             let ticks = (swept.elapsed().as_millis() / TICK.as_millis()).min(4);
@@ -705,11 +721,15 @@ fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
             continue;
         }
         last_stamp = stamp;
+        let seq = st.dirty.inner.lock().expect("dirty").seq;
         match st.upkeep(opts, false) {
-            Ok(deferred) => {
+            Ok(round) => {
                 failures = 0;
                 // Files written within the racy window wait until they are past it.
-                retry_at = deferred.then(|| Instant::now() + crate::source::RACY_WINDOW);
+                retry_at = round
+                    .deferred
+                    .then(|| Instant::now() + crate::source::RACY_WINDOW);
+                waiting_for = round.waiting.then_some(seq);
             }
             Err(e) => {
                 // Keep the index and the dirty paths; try again later, and say so once.
@@ -736,7 +756,7 @@ fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
 pub(crate) fn upkeep_now(ws: &Workspace, opts: &IndexOptions, merge_all: bool) {
     let roots = ws.state::<Indexes>().roots.lock().expect("indexes").clone();
     for r in roots {
-        r.upkeep(opts, merge_all).expect("upkeep");
+        let _ = r.upkeep(opts, merge_all).expect("upkeep");
     }
 }
 
