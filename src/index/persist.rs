@@ -6,9 +6,10 @@
 //!
 //! ```text
 //! magic "MGTRIDX4"
-//! blocks        each: table (trigram u32, offset u32, count u32)…, and its posting lists
-//!               of document ids (a file is one document, or one per piece): the ids with
-//!               next masks, the others, then the masks (see `trigram::ListBuilder`)
+//! blocks        each: its posting lists, then its table (trigram u32, offset u32, count
+//!               u32)…; a list holds document ids (a file is one document, or one per
+//!               piece): the ids with next masks, the others, then the masks (see
+//!               `trigram::ListBuilder`)
 //! files         count, then per file: path (relative), identity, flags, piece count,
 //!               then each piece's start offset and first line (u64 each); a file with
 //!               the flag "gone" says the path no longer holds an indexed file
@@ -159,7 +160,7 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
-    /// Appends one block: its sorted table and posting bytes, for documents `first..end`.
+    /// Appends one block: its posting bytes and sorted table, for documents `first..end`.
     pub(super) fn block(
         &mut self,
         table: &[(u32, u32, u32)],
@@ -167,25 +168,8 @@ impl<W: Write> Writer<W> {
         first: u32,
         end: u32,
     ) -> std::io::Result<()> {
-        let table_off = self.pos;
-        let mut buf = Vec::with_capacity(table.len() * ENTRY);
-        for &(t, off, n) in table {
-            buf.extend_from_slice(&t.to_le_bytes());
-            buf.extend_from_slice(&off.to_le_bytes());
-            buf.extend_from_slice(&n.to_le_bytes());
-        }
-        self.put(&buf)?;
-        let post_off = self.pos;
-        self.put(postings)?;
-        self.blocks.push(Block {
-            table_off,
-            entries: table.len() as u64,
-            post_off,
-            post_len: postings.len() as u64,
-            first,
-            end,
-        });
-        Ok(())
+        let post_off = self.postings(postings)?;
+        self.end_block(table, post_off, first, end)
     }
 
     /// Appends posting bytes of the block being streamed (see [`Writer::end_block`]).

@@ -665,3 +665,38 @@ pub fn proc_kb(pid: u32, field: &str) -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
+
+/// Waits until the server's log has a line with `what` (two minutes at most); returns
+/// that line.
+pub fn wait_for_log(log: &Path, what: &str) -> String {
+    let t = std::time::Instant::now();
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if let Some(line) = text.lines().find(|l| l.contains(what)) {
+            return line.to_string();
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "no {what:?} in the log:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The files a `grep_content` for `pattern` names.
+pub async fn files_with(srv: &Server, pattern: &str) -> Vec<String> {
+    let a = srv
+        .ok(
+            "grep_content",
+            serde_json::json!({"pattern": pattern, "section_patterns": []}),
+        )
+        .await;
+    let mut files: Vec<String> = a
+        .text
+        .lines()
+        .filter_map(|l| l.strip_prefix("File: "))
+        .map(|l| l.split(',').next().unwrap().to_string())
+        .collect();
+    files.dedup();
+    files
+}

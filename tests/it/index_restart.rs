@@ -4,11 +4,9 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use serde_json::json;
-
-use crate::common::{Fixture, Server};
+use crate::common::{Fixture, Server, files_with, wait_for_log};
 
 /// Every path under `dir`, relative and sorted.
 fn listing(dir: &Path) -> Vec<PathBuf> {
@@ -25,35 +23,6 @@ fn listing(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
-}
-
-/// Waits until the server's log has a line with `what`; returns that line.
-fn wait_for_log(log: &Path, what: &str) -> String {
-    let t = Instant::now();
-    loop {
-        let text = std::fs::read_to_string(log).unwrap_or_default();
-        if let Some(line) = text.lines().find(|l| l.contains(what)) {
-            return line.to_string();
-        }
-        assert!(
-            t.elapsed() < Duration::from_secs(120),
-            "no {what:?} in the log:\n{text}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// The files a `grep_content` for `pattern` names.
-async fn files_with(srv: &Server, pattern: &str) -> Vec<String> {
-    let a = srv.ok("grep_content", json!({"pattern": pattern})).await;
-    let mut files: Vec<String> = a
-        .text
-        .lines()
-        .filter_map(|l| l.strip_prefix("File: "))
-        .map(|l| l.split(',').next().unwrap().to_string())
-        .collect();
-    files.dedup();
-    files
 }
 
 /// Dates `path` back an hour: files written within two seconds of an index build are not

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::common::{BIN, Fixture, Server};
+use crate::common::{BIN, Fixture, Server, files_with, wait_for_log};
 
 /// Starts `mapgrep serve` on `root` with `args`, stderr to `log`; returns it once it has
 /// answered `initialize`, and how long that took.
@@ -120,39 +120,6 @@ fn links_out_of_the_root_are_never_watched() {
     drop(c.stdin.take());
     assert!(wait_exit(&mut c, Duration::from_secs(5)), "still running");
     assert_eq!(marks(), 0);
-}
-
-/// The files a `grep_content` for `pattern` names.
-async fn files_with(srv: &Server, pattern: &str) -> Vec<String> {
-    let a = srv
-        .ok(
-            "grep_content",
-            json!({"pattern": pattern, "section_patterns": []}),
-        )
-        .await;
-    let mut files: Vec<String> = a
-        .text
-        .lines()
-        .filter_map(|l| l.strip_prefix("File: "))
-        .map(|l| l.split(',').next().unwrap().to_string())
-        .collect();
-    files.dedup();
-    files
-}
-
-fn wait_for_log(log: &Path, what: &str) -> String {
-    let t = Instant::now();
-    loop {
-        let text = std::fs::read_to_string(log).unwrap_or_default();
-        if let Some(line) = text.lines().find(|l| l.contains(what)) {
-            return line.to_string();
-        }
-        assert!(
-            t.elapsed() < Duration::from_secs(60),
-            "no {what:?} in:\n{text}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// Waits up to `limit` for a grep of `pattern` to name `want`.
