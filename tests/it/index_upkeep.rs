@@ -136,11 +136,7 @@ async fn eventually(srv: &Server, pattern: &str, want: &[&str], limit: Duration)
 
 #[tokio::test]
 async fn writes_no_watcher_reports_are_seen_within_the_sweep_window() {
-    let fx = Fixture::new();
-    std::fs::create_dir(fx.root.join(".git")).unwrap();
-    for i in 0..20 {
-        fx.write(&format!("src/m{i}.c"), format!("int f{i};\n"));
-    }
+    let fx = repo(20, |i| (format!("src/m{i}.c"), format!("int f{i};\n")));
     let linked = fx.write("src/linked.c", "old text here\n");
     let mapped = fx.write("src/mapped.c", "0123456789 old\n");
     let outside = fx.base().join("outside-link.c");
@@ -181,14 +177,12 @@ async fn writes_no_watcher_reports_are_seen_within_the_sweep_window() {
 
 #[tokio::test]
 async fn a_damaged_segment_is_refused_with_its_name_and_searches_scan() {
-    let fx = Fixture::new();
-    std::fs::create_dir(fx.root.join(".git")).unwrap();
-    for i in 0..30 {
-        fx.write(
-            &format!("src/m{i}.c"),
+    let fx = repo(30, |i| {
+        (
+            format!("src/m{i}.c"),
             format!("int f{i};\nPM_SUSPEND {i}\n"),
-        );
-    }
+        )
+    });
     fx.write("src/hit.c", "PM_RESUME here\n");
     let idx = fx.base().join("index");
     let out = Command::new(BIN)
@@ -232,6 +226,18 @@ async fn a_damaged_segment_is_refused_with_its_name_and_searches_scan() {
     srv.shutdown().await;
 }
 
+/// A repository (a `.git` directory) of `n` files, `file(i)` giving each one's path and
+/// contents.
+fn repo(n: usize, file: impl Fn(usize) -> (String, String)) -> Fixture {
+    let fx = Fixture::new();
+    std::fs::create_dir(fx.root.join(".git")).unwrap();
+    for i in 0..n {
+        let (path, body) = file(i);
+        fx.write(&path, body);
+    }
+    fx
+}
+
 /// A tiny xorshift for the kill times.
 fn next(s: &mut u64) -> u64 {
     *s ^= *s << 13;
@@ -242,14 +248,12 @@ fn next(s: &mut u64) -> u64 {
 
 #[tokio::test]
 async fn a_server_killed_while_it_writes_leaves_a_usable_index() {
-    let fx = Fixture::new();
-    std::fs::create_dir(fx.root.join(".git")).unwrap();
-    for i in 0..200 {
-        fx.write(
-            &format!("src/d{}/m{i}.c", i % 10),
+    let fx = repo(200, |i| {
+        (
+            format!("src/d{}/m{i}.c", i % 10),
             format!("int f{i};\nBASE_{i}\n"),
-        );
-    }
+        )
+    });
     let idx = fx.base().join("index");
     let args = ["--index-dir", idx.to_str().unwrap()];
     let mut seed = 0x9e37_79b9_u64;
@@ -283,11 +287,7 @@ async fn a_server_killed_while_it_writes_leaves_a_usable_index() {
 
 #[tokio::test]
 async fn the_command_line_trusts_a_watching_server_and_sees_every_edit() {
-    let fx = Fixture::new();
-    std::fs::create_dir(fx.root.join(".git")).unwrap();
-    for i in 0..40 {
-        fx.write(&format!("src/m{i}.c"), format!("int f{i};\n"));
-    }
+    let fx = repo(40, |i| (format!("src/m{i}.c"), format!("int f{i};\n")));
     let cache = fx.base().join("cache");
     let log = fx.base().join("log");
     let file = std::fs::File::create(&log).unwrap();
