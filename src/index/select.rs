@@ -168,13 +168,13 @@ fn watched(
         let rel2 = relevant.clone();
         wb.filter_entry(move |e| {
             rel2.iter()
-                .any(|d| e.path().starts_with(d) || d.starts_with(e.path()))
+                .any(|d| within(e.path(), d) || within(d, e.path()))
         });
         for e in wb.build() {
             match e {
                 Ok(e) => {
                     if e.file_type().is_some_and(|t| t.is_file())
-                        && relevant.iter().any(|d| e.path().starts_with(d))
+                        && relevant.iter().any(|d| within(e.path(), d))
                     {
                         search.push((e.into_path(), None));
                     }
@@ -273,4 +273,17 @@ fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilde
         bytes,
         errors: errors.into_inner().expect("selection"),
     }
+}
+
+/// Whether `p` is `d` or lies under it, by whole components (compared as bytes: paths here
+/// are joined from the same root, never spelled with `.` or doubled separators).
+fn within(p: &Path, d: &Path) -> bool {
+    let (p, d) = (
+        p.as_os_str().as_encoded_bytes(),
+        d.as_os_str().as_encoded_bytes(),
+    );
+    p.starts_with(d)
+        && (p.len() == d.len()
+            || p[d.len()] == std::path::MAIN_SEPARATOR as u8
+            || d.ends_with(b"/"))
 }
