@@ -319,25 +319,44 @@ impl Index {
                 }
             }
         }
-        // The live entries in path order: a merge of the segments' sorted lists.
-        let mut heads: std::collections::BinaryHeap<std::cmp::Reverse<(&[u8], u32, u32)>> = segs
-            .iter()
-            .enumerate()
-            .filter_map(|(s, seg)| {
-                let k = view_of[s].iter().position(|&v| v != u32::MAX)?;
-                Some(std::cmp::Reverse((&*seg.files[k].path, s as u32, k as u32)))
-            })
-            .collect();
-        let mut order = Vec::with_capacity(segs.first().map_or(0, |s| s.files.len()));
-        while let Some(std::cmp::Reverse((_, s, k))) = heads.pop() {
+        // The live entries in path order: those of the largest segment (the base, as a
+        // rule) in their order, with the few of the others sorted and put in their places
+        // by binary search (a rebuilt view costs a copy of the base's ids, not a merge).
+        let big = (0..segs.len())
+            .max_by_key(|&s| segs[s].files.len())
+            .unwrap_or(0);
+        let mut rest: Vec<(&[u8], u32, u32)> = Vec::new();
+        for (s, seg) in segs.iter().enumerate() {
+            if s != big {
+                rest.extend(
+                    (0..seg.files.len())
+                        .filter(|&k| view_of[s][k] != u32::MAX)
+                        .map(|k| (&*seg.files[k].path, s as u32, k as u32)),
+                );
+            }
+        }
+        rest.sort_unstable();
+        let mut order = Vec::with_capacity(segs.get(big).map_or(0, |s| s.files.len()) + rest.len());
+        let mut next_big = 0;
+        let mut take_big =
+            |upto: usize, order: &mut Vec<(u32, u32)>, view_of: &mut Vec<Vec<u32>>| {
+                let from = next_big.min(upto);
+                for (k, v) in view_of[big][from..upto].iter_mut().enumerate() {
+                    if *v != u32::MAX {
+                        *v = order.len() as u32;
+                        order.push((big as u32, (from + k) as u32));
+                    }
+                }
+                next_big = next_big.max(upto);
+            };
+        for &(path, s, k) in &rest {
+            let at = segs[big].files.partition_point(|f| &*f.path < path);
+            take_big(at, &mut order, &mut view_of);
             view_of[s as usize][k as usize] = order.len() as u32;
             order.push((s, k));
-            let seg = &segs[s as usize];
-            if let Some(n) =
-                (k as usize + 1..seg.files.len()).find(|&n| view_of[s as usize][n] != u32::MAX)
-            {
-                heads.push(std::cmp::Reverse((&*seg.files[n].path, s, n as u32)));
-            }
+        }
+        if let Some(seg) = segs.get(big) {
+            take_big(seg.files.len(), &mut order, &mut view_of);
         }
         Index {
             root: root.to_path_buf(),
