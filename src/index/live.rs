@@ -610,7 +610,7 @@ impl RootState {
                     self.install(Arc::clone(&next), &[]);
                 }
                 ix = next;
-                c = upkeep::changes(&ix, &paths);
+                c.unclean = c.taken_in(&ix);
             }
         }
         if merge_all && writer && ix.segments().len() > 1 {
@@ -624,7 +624,7 @@ impl RootState {
             .collect();
         self.install(ix, &clean);
         Ok(Round {
-            deferred: c.deferred > 0,
+            deferred: !c.deferred.is_empty(),
             waiting: !writer && !c.unclean.is_empty(),
         })
     }

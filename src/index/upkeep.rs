@@ -94,7 +94,9 @@ pub(super) struct Changes {
     pub(super) unclean: HashSet<PathBuf>,
     /// Changed files left for a later round: written within the racy window, they would be
     /// read now only to be read again (their identity cannot vouch for what was read).
-    pub(super) deferred: usize,
+    pub(super) deferred: Vec<PathBuf>,
+    /// The dirty paths these changes were found under.
+    dirty: Arc<HashSet<PathBuf>>,
 }
 
 impl Changes {
@@ -220,25 +222,51 @@ pub(super) fn changes(ix: &Index, dirty: &[PathBuf]) -> Changes {
     let mut unreadable = unreadable.into_inner().expect("walk");
     unreadable.sort_unstable();
     unreadable.dedup();
-    let mut unclean = HashSet::new();
     let changed = out
         .files
         .iter()
         .chain(&deferred)
         .cloned()
         .chain(out.dirs.iter().map(|d| root.join(os_str(&d.0))));
-    for p in changed {
-        for a in p.ancestors().take_while(|a| a.starts_with(&root)) {
-            if dirty.contains(a) {
-                unclean.insert(a.to_path_buf());
-            }
-        }
-    }
+    let unclean = covering(&dirty, &root, changed);
     Changes {
         walked: out,
         unreadable,
         unclean,
-        deferred: deferred.len(),
+        deferred,
+        dirty,
+    }
+}
+
+/// The paths of `dirty` at or above any of `changed`.
+fn covering(
+    dirty: &HashSet<PathBuf>,
+    root: &Path,
+    changed: impl Iterator<Item = PathBuf>,
+) -> HashSet<PathBuf> {
+    let mut out = HashSet::new();
+    for p in changed {
+        for a in p.ancestors().take_while(|a| a.starts_with(root)) {
+            if dirty.contains(a) {
+                out.insert(a.to_path_buf());
+            }
+        }
+    }
+    out
+}
+
+impl Changes {
+    /// Once `ix` holds these changes (a delta of them was installed): the dirty paths still
+    /// with something to do, those over deferred files and over files read within the racy
+    /// window (a later round reads them again). Found without walking the paths again: a
+    /// change made since the walk came with a newer mark, which keeps its path dirty.
+    pub(super) fn taken_in(&self, ix: &Index) -> HashSet<PathBuf> {
+        let root = ix.root();
+        let racy = self.walked.files.iter().filter(|p| {
+            ix.find(rel_bytes(root, p))
+                .is_some_and(|i| ix.file(i).flags & FLAG_RACY != 0)
+        });
+        covering(&self.dirty, root, racy.chain(&self.deferred).cloned())
     }
 }
 
