@@ -239,26 +239,6 @@ impl Store {
         self.lock.lock().expect("store lock").is_some()
     }
 
-    /// Gives the writer's lock up (another process may take it).
-    pub fn release(&self) {
-        self.lock.lock().expect("store lock").take();
-    }
-
-    /// Whether some process holds the writer's lock now.
-    pub fn locked_by_any(&self) -> bool {
-        if self.is_writer() {
-            return true;
-        }
-        let Ok(f) = std::fs::File::open(self.dir.join("lock")) else {
-            return false;
-        };
-        match f.try_lock_shared() {
-            Ok(()) => false,
-            Err(std::fs::TryLockError::WouldBlock) => true,
-            Err(_) => false,
-        }
-    }
-
     /// The manifest file's stamp now.
     pub(super) fn stamp(&self) -> Stamp {
         let md = std::fs::metadata(self.manifest_path()).ok()?;
