@@ -10,7 +10,10 @@ Every edit is undone at the end (the files are written back as they were).
 
 Usage: python3 scripts/edit_cost.py [--tree corpora/linux] [--mapgrep target/release/mapgrep]
        [--interval 2] [--duration 300] [--servers 1] [--seed 1] [--rg rg]
-       [--serve-arg=--index-sweep-secs=0 ...]
+       [--serve-arg=--index-sweep-secs=0 ...] [--copies 4]
+--copies N serves a root holding N full copies of the tree (real copies, not hard links: an
+edit must change one path only), made once under corpora/generated/edit-xN/ (git-ignored);
+the edits go to random files of all the copies.
 Needs: a release build and the tree (corpora/fetch_linux.sh). The index is built first in a
 fresh temporary index directory (`mapgrep index`), outside the measured session.
 """
@@ -38,6 +41,22 @@ class Server(Client):
         return dt, r["result"]["content"][0]["text"]
 
 
+def copies(tree, n):
+    """A root holding n real copies of the tree (c0 .. c{n-1}), made once and kept."""
+    base = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "corpora", "generated", f"edit-x{n}")
+    parts = []
+    for i in range(n):
+        dst = os.path.join(base, f"c{i}")
+        if not os.path.isdir(dst):
+            print(f"copying the tree to {os.path.relpath(dst)} ...", flush=True)
+            os.makedirs(base, exist_ok=True)
+            subprocess.run(["cp", "-r", tree, dst + ".part"], check=True)
+            os.rename(dst + ".part", dst)
+        parts.append(dst)
+    return base, parts
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tree", default="corpora/linux")
@@ -47,10 +66,14 @@ def main():
     ap.add_argument("--servers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rg", default="rg")
+    ap.add_argument("--copies", type=int, default=1)
     ap.add_argument("--serve-arg", action="append", default=[],
                     help="an extra argument for mapgrep serve (repeat for more)")
     a = ap.parse_args()
     tree = os.path.realpath(a.tree)
+    parts = [tree]
+    if a.copies > 1:
+        tree, parts = copies(tree, a.copies)
     mg = os.path.realpath(a.mapgrep)
     work = tempfile.mkdtemp(prefix="mapgrep-edit-cost-")
     idx = os.path.join(work, "index")
@@ -66,9 +89,10 @@ def main():
         time.sleep(1)
         rnd = random.Random(a.seed)
         sources = []
-        for d in ("drivers/net", "fs", "kernel", "mm", "net/ipv4", "sound/core"):
-            for base, _, files in os.walk(os.path.join(tree, d)):
-                sources += [os.path.join(base, f) for f in files if f.endswith(".c")]
+        for part in parts:
+            for d in ("drivers/net", "fs", "kernel", "mm", "net/ipv4", "sound/core"):
+                for base, _, files in os.walk(os.path.join(part, d)):
+                    sources += [os.path.join(base, f) for f in files if f.endswith(".c")]
         sources.sort()
         saved = {}
         cpu0 = [s.cpu() for s in servers]

@@ -19,7 +19,8 @@
 //!
 //! A watcher sees no change made through another hard link of a file, or through a shared
 //! memory map: a sweep compares every indexed file's identity with the file, a slice at a
-//! time, so that the whole tree is checked within [`SWEEP_WINDOW`]. Only the writer of a
+//! time, so that the whole tree is checked within [`SWEEP_WINDOW`] (a tree of more than
+//! [`SWEEP_PACE_FILES`] files at the same pace, so within a longer window). Only the writer of a
 //! store sweeps: what it finds goes into the next generation, which the others pick up.
 //!
 //! Without a working watcher (none wanted, none available, or events lost to an overflow),
@@ -634,6 +635,10 @@ impl RootState {
 /// (see the module docs).
 pub const SWEEP_WINDOW: Duration = Duration::from_secs(30);
 
+/// The sweep compares at most this many files per window: a larger tree is swept at the
+/// same pace, within `window * files / SWEEP_PACE_FILES` (see SECURITY.md).
+pub const SWEEP_PACE_FILES: usize = 100_000;
+
 /// What an upkeep round left to a later one.
 #[derive(Default)]
 struct Round {
@@ -711,7 +716,10 @@ fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
                 && let Some(window) = opts.sweep
                 && let Some(ix) = st.current()
             {
-                let n = ix.len() as u128 * ticks * TICK.as_millis() / window.as_millis().max(1);
+                // The pace of a tree of SWEEP_PACE_FILES: a larger tree takes longer, at the
+                // same CPU per second (the cost grows with the edits, not with the tree).
+                let len = ix.len().min(SWEEP_PACE_FILES) as u128;
+                let n = len * ticks * TICK.as_millis() / window.as_millis().max(1);
                 st.sweep(&ix, &mut sweep_pos, (n as usize).max(1));
             }
         }
