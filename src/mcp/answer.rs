@@ -101,12 +101,12 @@ impl Answer {
         (bytes.max(json), lines)
     }
 
-    /// The answer cut at a line end to fit `budget`, saying so: the last resort of
-    /// [`super::budget::fit`] for an answer that does not shrink with less file text.
-    pub fn cut_to(mut self, budget: super::budget::Budget) -> Answer {
+    /// The answer cut at a line end to fit `budget_bytes` and `budget_lines`, saying so: the
+    /// last resort of the fitting in `super::budget` for an answer that does not shrink with less file text.
+    pub fn cut_to(mut self, budget_bytes: usize, budget_lines: usize) -> Answer {
         let full = std::mem::take(&mut self.text);
         let mut keep = full.len();
-        let mut max_lines = budget.lines;
+        let mut max_lines = budget_lines;
         loop {
             let mut end = keep.min(full.len());
             while !full.is_char_boundary(end) {
@@ -123,13 +123,13 @@ impl Answer {
             self.text = format!(
                 "{head}[cut: {} more bytes left out (response size limit {} bytes). Ask for less in one call.]\n",
                 full.len() - head.len(),
-                budget.bytes
+                budget_bytes
             );
             let (bytes, lines) = self.size();
-            if (bytes <= budget.bytes && lines <= budget.lines) || head.is_empty() {
+            if (bytes <= budget_bytes && lines <= budget_lines) || head.is_empty() {
                 return self;
             }
-            keep = (head.len() as u128 * budget.bytes as u128 / bytes.max(1) as u128) as usize * 15
+            keep = (head.len() as u128 * budget_bytes as u128 / bytes.max(1) as u128) as usize * 15
                 / 16;
             max_lines = max_lines.min(bytecount_lines(head)).saturating_sub(1);
         }

@@ -89,7 +89,7 @@ pub fn hold(budget: Budget, answer: Answer) -> Answer {
     if bytes <= budget.bytes && lines <= budget.lines {
         answer
     } else {
-        answer.cut_to(budget)
+        answer.cut_to(budget.bytes, budget.lines)
     }
 }
 
