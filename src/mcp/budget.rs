@@ -97,31 +97,59 @@ pub fn hold(budget: Budget, answer: Answer) -> Answer {
 const ROUNDS: usize = 8;
 
 /// Renders an answer with `render(room)` (`room`: bytes of file text the engine may put in)
-/// until the whole answer fits `budget`; as a last resort the text is cut at a line end
-/// and says so.
+/// until the whole answer fits `budget`, with as much room as fits (found by bisection once
+/// a first answer is over); as a last resort the text is cut at a line end and says so.
 pub fn fit(budget: Budget, mut render: impl FnMut(usize) -> Answer) -> Answer {
+    let fits = |a: &Answer| {
+        let (bytes, lines) = a.size();
+        bytes <= budget.bytes && lines <= budget.lines
+    };
     let mut room = budget.bytes;
     let mut answer = render(room);
+    if fits(&answer) {
+        return answer;
+    }
+    // Shrink in proportion until an answer fits...
+    let mut over = room;
+    let mut fitting = None;
     for _ in 0..ROUNDS {
         let (bytes, lines) = answer.size();
-        if bytes <= budget.bytes && lines <= budget.lines {
-            return answer;
-        }
         let scale = |have: usize, want: usize| {
             (room as u128 * want as u128 / have.max(1) as u128) as usize * 15 / 16
         };
-        let smaller = scale(bytes, budget.bytes).min(if lines > budget.lines {
+        let by_lines = if lines > budget.lines {
             scale(lines, budget.lines)
         } else {
             usize::MAX
-        });
+        };
+        let smaller = scale(bytes, budget.bytes).min(by_lines);
         if smaller == 0 || smaller >= room {
             break;
         }
+        over = room;
         room = smaller;
         answer = render(room);
+        if fits(&answer) {
+            fitting = Some(room);
+            break;
+        }
     }
-    hold(budget, answer)
+    let Some(mut low) = fitting else {
+        return hold(budget, answer);
+    };
+    // ...then take the most room that still fits.
+    let mut high = over;
+    while high - low > 1 {
+        let mid = low + (high - low) / 2;
+        let a = render(mid);
+        if fits(&a) {
+            low = mid;
+            answer = a;
+        } else {
+            high = mid;
+        }
+    }
+    answer
 }
 
 #[cfg(test)]
