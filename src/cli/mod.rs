@@ -67,10 +67,12 @@ pub struct ServeArgs {
     /// Directories the server may read (default: the current directory). Relative tool paths
     /// resolve against the first.
     pub roots: Vec<PathBuf>,
-    /// Bytes of text one tool response may carry before it is cut (and says where to go on).
-    /// The default fits Claude Code's default limit of 25,000 tokens per tool response.
-    #[arg(long, default_value_t = crate::workspace::DEFAULT_MAX_OUTPUT_BYTES)]
-    pub max_output_bytes: usize,
+    /// Bytes one tool answer may carry (text, notes and cursor; also the structured view's
+    /// JSON) before it is cut and says where to go on. Default: chosen from the client's
+    /// name (Codex and Copilot CLI 9,000 bytes and 200 lines, OpenCode 48,000, Claude Code
+    /// 100,000, others 80,000); a call's max_output_bytes overrides it.
+    #[arg(long)]
+    pub max_output_bytes: Option<usize>,
     /// Byte budget of the line-index cache.
     #[arg(long, default_value_t = crate::workspace::DEFAULT_INDEX_BUDGET)]
     pub index_cache_bytes: usize,
@@ -142,7 +144,10 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let roots = Roots::new(&roots).context("checking the roots")?;
     let ws = WorkspaceBuilder::new()
         .words(&crate::mcp::words::MCP_WORDS)
-        .max_output_bytes(args.max_output_bytes)
+        .max_output_bytes(
+            args.max_output_bytes
+                .unwrap_or(crate::workspace::DEFAULT_MAX_OUTPUT_BYTES),
+        )
         .index_budget(args.index_cache_bytes)
         .content_budget(args.content_cache_bytes)
         .outline_budget(args.outline_cache_bytes)
@@ -175,7 +180,10 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .build()
         .context("starting the async runtime")?;
     let ws = Arc::new(ws);
-    let served = runtime.block_on(crate::mcp::serve_stdio(Arc::clone(&ws)));
+    let served = runtime.block_on(crate::mcp::serve_stdio(
+        Arc::clone(&ws),
+        crate::mcp::budget::Budgets::new(args.max_output_bytes),
+    ));
     // A clean exit leaves no marks directory behind.
     crate::index::finish(&ws);
     // The client is gone: leave at once, even if a search is still running on a blocking

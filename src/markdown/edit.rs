@@ -55,6 +55,10 @@ pub enum ReplaceError {
     LoneCr {
         line: u64,
     },
+    /// `content` holds a NUL byte, on this line of it (lines counted by `\n`).
+    Nul {
+        line: u64,
+    },
     /// The file is not to be written (see [`crate::source::check_writable`]); why.
     ReadOnlyFile(String),
     /// Another process held the file's edit lock for all of [`EDIT_LOCK_WAIT`].
@@ -115,6 +119,13 @@ impl ReplaceError {
                     "The content has a carriage return (\\r) not followed by a line feed (\\n) on its line {line}. CommonMark reads a lone \\r as a line ending, mapgrep's outline does not, so the headings the edit would make cannot be checked; nothing was written."
                 ),
                 "Use \\n or \\r\\n line endings in content (the file's own line endings are applied when it is written).",
+            ),
+            ReplaceError::Nul { line } => e(
+                "NUL byte in content",
+                format!(
+                    "The content has a NUL byte (\\0) on its line {line}. A file with a NUL byte is binary: afterwards the document tools would refuse it and searches would skip it; nothing was written."
+                ),
+                "Remove the NUL byte from content (if it must be shown, write it as text, e.g. \\0 or \u{2400}).",
             ),
             ReplaceError::ReadOnlyFile(reason) => e(
                 "File is read-only",
@@ -215,6 +226,10 @@ pub fn replace(ws: &Workspace, path: &str, req: &ReplaceRequest) -> Result<Repla
     }
     if let Some(line) = lone_cr_line(&req.content) {
         return Err(ReplaceError::LoneCr { line });
+    }
+    if let Some(at) = memchr::memchr(0, req.content.as_bytes()) {
+        let line = memchr::memchr_iter(b'\n', &req.content.as_bytes()[..at]).count() as u64 + 1;
+        return Err(ReplaceError::Nul { line });
     }
     let canonical = ws.resolve(path)?;
     with_edit_lock(&canonical, || {

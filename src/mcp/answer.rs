@@ -73,11 +73,78 @@ impl Answer {
     }
 }
 
+impl Answer {
+    /// The main text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The structured view: the text under `content`, beside the typed fields.
+    fn structured(&self) -> Map<String, Value> {
+        let mut structured = Map::with_capacity(self.fields.len() + 1);
+        structured.insert("content".into(), Value::String(self.text.clone()));
+        structured.extend(self.fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+        structured
+    }
+
+    /// What the client receives, measured: the larger of the text blocks' bytes (joined by
+    /// newlines) and the structured view's JSON bytes; and the text's lines.
+    pub fn size(&self) -> (usize, usize) {
+        let blocks = std::iter::once(&self.text).chain(&self.trailer);
+        let mut bytes = 0;
+        let mut lines = 0;
+        for (i, b) in blocks.enumerate() {
+            bytes += b.len() + usize::from(i > 0);
+            lines += bytecount_lines(b);
+        }
+        let json = serde_json::to_string(&self.structured()).map_or(0, |j| j.len());
+        (bytes.max(json), lines)
+    }
+
+    /// The answer cut at a line end to fit `budget_bytes` and `budget_lines`, saying so: the
+    /// last resort of the fitting in `super::budget` for an answer that does not shrink with less file text.
+    pub fn cut_to(mut self, budget_bytes: usize, budget_lines: usize) -> Answer {
+        let full = std::mem::take(&mut self.text);
+        let mut keep = full.len();
+        let mut max_lines = budget_lines;
+        loop {
+            let mut end = keep.min(full.len());
+            while !full.is_char_boundary(end) {
+                end -= 1;
+            }
+            // Whole lines only, and no more of them than the budget leaves room for.
+            let mut head = &full[..end];
+            if end < full.len() {
+                head = head.rfind('\n').map_or("", |i| &full[..=i]);
+            }
+            if let Some((i, _)) = head.match_indices('\n').nth(max_lines.saturating_sub(3)) {
+                head = &full[..=i];
+            }
+            self.text = format!(
+                "{head}[cut: {} more bytes left out (response size limit {} bytes). Ask for less in one call.]\n",
+                full.len() - head.len(),
+                budget_bytes
+            );
+            let (bytes, lines) = self.size();
+            if (bytes <= budget_bytes && lines <= budget_lines) || head.is_empty() {
+                return self;
+            }
+            keep = (head.len() as u128 * budget_bytes as u128 / bytes.max(1) as u128) as usize * 15
+                / 16;
+            max_lines = max_lines.min(bytecount_lines(head)).saturating_sub(1);
+        }
+    }
+}
+
+/// Lines of `text` (a last line without a newline counts).
+fn bytecount_lines(text: &str) -> usize {
+    let n = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    n + usize::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
 impl From<Answer> for CallToolResult {
     fn from(a: Answer) -> CallToolResult {
-        let mut structured = Map::with_capacity(a.fields.len() + 1);
-        structured.insert("content".into(), Value::String(a.text.clone()));
-        structured.extend(a.fields);
+        let structured = a.structured();
         let mut blocks = vec![ContentBlock::text(a.text)];
         blocks.extend(a.trailer.into_iter().map(ContentBlock::text));
         let mut out = if a.error {

@@ -5,6 +5,9 @@ use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use rmcp::RoleServer;
+use rmcp::service::RequestContext;
+
 use super::MapgrepServer;
 use super::answer::{Answer, TRUNCATED, output_schema};
 use super::params::Parameters;
@@ -38,6 +41,7 @@ pub struct FileReadParams {
     /// Last line of a range.
     #[serde(rename = "endLine")]
     pub end_line: Option<i64>,
+    pub max_output_bytes: Option<u32>,
 }
 
 impl FileReadParams {
@@ -82,22 +86,17 @@ impl MapgrepServer {
     pub async fn file_read(
         &self,
         Parameters(p): Parameters<FileReadParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |ws| {
+        let budget = self.budget(&context, p.max_output_bytes);
+        self.fitted(budget, move |ws, room| {
             let query = p.query();
             let provided = p.provided(&query);
             let file = match CodeFile::open(ws, &p.file) {
                 Ok(file) => file,
                 Err(e) => return Answer::param_error(file_error_layout(&e, &provided, &MCP_WORDS)),
             };
-            match answer(
-                &file,
-                &p.file,
-                &query,
-                &provided,
-                ws.limits().max_output_bytes,
-                &MCP_WORDS,
-            ) {
+            match answer(&file, &p.file, &query, &provided, room, &MCP_WORDS) {
                 Ok(a) => Answer::ok(a.text).field("truncated", a.truncated),
                 Err(e) => Answer::param_error(e),
             }

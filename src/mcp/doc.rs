@@ -6,10 +6,13 @@ use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::MapgrepServer;
+use rmcp::RoleServer;
+use rmcp::service::RequestContext;
+
 use super::answer::{Answer, TRUNCATED, output_schema};
 use super::params::Parameters;
 use super::words::MCP_WORDS;
+use super::{MapgrepServer, budget};
 use crate::markdown::doc::{self, Document};
 use crate::markdown::edit::{self, ReplaceRequest};
 use crate::markdown::find::{self, FindQuery};
@@ -37,6 +40,7 @@ pub struct DocTocParams {
     pub max_depth: Option<i64>,
     /// Only this section and its subsections.
     pub section: Option<String>,
+    pub max_output_bytes: Option<u32>,
 }
 
 /// Parameters of `doc_read`.
@@ -49,6 +53,7 @@ pub struct DocReadParams {
     pub section: String,
     /// Include subsections (default true).
     pub include_children: Option<bool>,
+    pub max_output_bytes: Option<u32>,
 }
 
 /// Parameters of `doc_read_many`.
@@ -61,6 +66,7 @@ pub struct DocReadManyParams {
     pub sections: Vec<String>,
     /// Include subsections (default true).
     pub include_children: Option<bool>,
+    pub max_output_bytes: Option<u32>,
 }
 
 /// Parameters of `doc_find`.
@@ -79,6 +85,7 @@ pub struct DocFindParams {
     pub min_size: Option<i64>,
     /// Only sections this deep (1 = top level).
     pub max_depth: Option<i64>,
+    pub max_output_bytes: Option<u32>,
 }
 
 /// Parameters of `doc_replace`.
@@ -181,8 +188,11 @@ impl MapgrepServer {
     pub async fn doc_toc(
         &self,
         Parameters(p): Parameters<DocTocParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |ws| settle(toc(ws, &p))).await
+        let budget = self.budget(&context, p.max_output_bytes);
+        self.fitted(budget, move |ws, room| settle(toc(ws, &p, room)))
+            .await
     }
 
     #[tool(
@@ -194,8 +204,11 @@ impl MapgrepServer {
     pub async fn doc_read(
         &self,
         Parameters(p): Parameters<DocReadParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |ws| settle(read_one(ws, &p))).await
+        let budget = self.budget(&context, p.max_output_bytes);
+        self.fitted(budget, move |ws, room| settle(read_one(ws, &p, room)))
+            .await
     }
 
     #[tool(
@@ -207,8 +220,11 @@ impl MapgrepServer {
     pub async fn doc_read_many(
         &self,
         Parameters(p): Parameters<DocReadManyParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |ws| settle(read_many(ws, &p))).await
+        let budget = self.budget(&context, p.max_output_bytes);
+        self.fitted(budget, move |ws, room| settle(read_many(ws, &p, room)))
+            .await
     }
 
     #[tool(
@@ -220,8 +236,11 @@ impl MapgrepServer {
     pub async fn doc_find(
         &self,
         Parameters(p): Parameters<DocFindParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |ws| settle(find(ws, &p))).await
+        let budget = self.budget(&context, p.max_output_bytes);
+        self.fitted(budget, move |ws, room| settle(find(ws, &p, room)))
+            .await
     }
 
     #[tool(
@@ -239,8 +258,12 @@ impl MapgrepServer {
     pub async fn doc_replace(
         &self,
         Parameters(p): Parameters<DocReplaceParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |ws| settle(replace(ws, p))).await
+        // A write runs once: its answer is held to the budget, never rendered again.
+        let budget = self.budget(&context, None);
+        self.answer(move |ws| budget::hold(budget, settle(replace(ws, p))))
+            .await
     }
 }
 
@@ -252,7 +275,7 @@ fn settle(r: Result<Answer, ParamError>) -> Answer {
     r.unwrap_or_else(Answer::param_error)
 }
 
-fn toc(ws: &Workspace, p: &DocTocParams) -> Result<Answer, ParamError> {
+fn toc(ws: &Workspace, p: &DocTocParams, room: usize) -> Result<Answer, ParamError> {
     let provided = format!(
         "path={:?}, max_depth={}, section={}",
         p.path,
@@ -286,7 +309,7 @@ fn toc(ws: &Workspace, p: &DocTocParams) -> Result<Answer, ParamError> {
     if outline.is_empty() {
         text.push_str("No headings: read the file with read_files.\n");
     }
-    let n = render::toc_lines(&mut text, &listed, ws.limits().max_output_bytes);
+    let n = render::toc_lines(&mut text, &listed, room);
     let truncated = n < listed.len();
     if truncated {
         text.push_str(&format!(
@@ -298,14 +321,13 @@ fn toc(ws: &Workspace, p: &DocTocParams) -> Result<Answer, ParamError> {
     Ok(Answer::ok(text).field("truncated", truncated))
 }
 
-fn read_one(ws: &Workspace, p: &DocReadParams) -> Result<Answer, ParamError> {
+fn read_one(ws: &Workspace, p: &DocReadParams, limit: usize) -> Result<Answer, ParamError> {
     let include_children = p.include_children.unwrap_or(true);
     let provided = format!(
         "path={:?}, section={:?}, include_children={include_children}",
         p.path, p.section
     );
     let doc = open(ws, &p.path, &provided)?;
-    let limit = ws.limits().max_output_bytes;
     let r = doc::read_section(&doc, &p.section, include_children, limit)
         .map_err(|e| e.to_param_error(&provided, &MCP_WORDS))?;
     intact(&doc, &provided)?;
@@ -316,7 +338,7 @@ fn read_one(ws: &Workspace, p: &DocReadParams) -> Result<Answer, ParamError> {
         .field("truncated", r.cut_of.is_some()))
 }
 
-fn read_many(ws: &Workspace, p: &DocReadManyParams) -> Result<Answer, ParamError> {
+fn read_many(ws: &Workspace, p: &DocReadManyParams, limit: usize) -> Result<Answer, ParamError> {
     let include_children = p.include_children.unwrap_or(true);
     let provided = format!(
         "path={:?}, sections={:?}, include_children={include_children}",
@@ -331,7 +353,6 @@ fn read_many(ws: &Workspace, p: &DocReadManyParams) -> Result<Answer, ParamError
         ));
     }
     let doc = open(ws, &p.path, &provided)?;
-    let limit = ws.limits().max_output_bytes;
     let mut text = String::new();
     let mut failures = 0;
     let count = p.sections.len();
@@ -368,7 +389,7 @@ fn error_block(text: &mut String, e: &ParamError) {
     text.push_str("\n---\n");
 }
 
-fn find(ws: &Workspace, p: &DocFindParams) -> Result<Answer, ParamError> {
+fn find(ws: &Workspace, p: &DocFindParams, budget: usize) -> Result<Answer, ParamError> {
     let provided = format!(
         "path={:?}, pattern={:?}, level={:?}, content_pattern={:?}, min_size={:?}, max_depth={:?}",
         p.path, p.pattern, p.level, p.content_pattern, p.min_size, p.max_depth
@@ -397,7 +418,6 @@ fn find(ws: &Workspace, p: &DocFindParams) -> Result<Answer, ParamError> {
         hits.len(),
         doc.outline().len()
     );
-    let budget = ws.limits().max_output_bytes;
     let mut listed = 0;
     for hit in &hits {
         let before = text.len();

@@ -61,6 +61,7 @@ pub struct GrepContentParams {
     /// Name every skipped binary or unreadable file.
     #[serde(default)]
     pub list_skipped: bool,
+    pub max_output_bytes: Option<u32>,
 }
 
 const MAX_RESULTS_LIMIT: u32 = 10_000;
@@ -82,6 +83,7 @@ impl MapgrepServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let (list_skipped, default_sections) = (p.list_skipped, p.section_patterns.is_none());
+        let budget = self.budget(&context, p.max_output_bytes);
         let (q, notes) = match query(p) {
             Ok(q) => q,
             Err(e) => return Ok(Answer::param_error(e).into()),
@@ -91,6 +93,7 @@ impl MapgrepServer {
             notes,
             list_skipped,
             limits: self.workspace().limits().clone(),
+            budget,
         };
         let progress = Arc::new(Progress::default());
         let worker = Arc::clone(&progress);
@@ -112,6 +115,7 @@ struct Ending {
     notes: Vec<String>,
     list_skipped: bool,
     limits: crate::workspace::Limits,
+    budget: super::budget::Budget,
 }
 
 impl Ending {
@@ -123,24 +127,25 @@ impl Ending {
         searched: u64,
     ) -> Result<Answer, ErrorData> {
         let limit = self.limits.search_timeout.unwrap_or_default();
-        Ok(match outcome {
-            None => timed_out(searched, &self.provided, limit),
-            Some(Ok(r)) if r.timed_out => timed_out(r.files_searched, &self.provided, limit),
-            Some(Ok(r)) if r.cancelled => {
-                return Err(ErrorData::internal_error(
-                    "grep_content was cancelled",
-                    None,
-                ));
-            }
-            Some(Ok(r)) => render(
-                r,
-                self.limits.max_output_bytes,
-                self.list_skipped,
-                &self.notes,
-            ),
-            Some(Err(GrepError::Param(e))) => Answer::param_error(e),
-            Some(Err(GrepError::File(e))) => Answer::error(e.to_string()),
-        })
+        let budget = self.budget;
+        Ok(super::budget::hold(
+            budget,
+            match outcome {
+                None => timed_out(searched, &self.provided, limit),
+                Some(Ok(r)) if r.timed_out => timed_out(r.files_searched, &self.provided, limit),
+                Some(Ok(r)) if r.cancelled => {
+                    return Err(ErrorData::internal_error(
+                        "grep_content was cancelled",
+                        None,
+                    ));
+                }
+                Some(Ok(r)) => super::budget::fit(self.budget, |room| {
+                    render(&r, room, self.list_skipped, &self.notes)
+                }),
+                Some(Err(GrepError::Param(e))) => Answer::param_error(e),
+                Some(Err(GrepError::File(e))) => Answer::error(e.to_string()),
+            },
+        ))
     }
 }
 
@@ -203,7 +208,7 @@ fn query(p: GrepContentParams) -> Result<(GrepQuery, Vec<String>), ParamError> {
 
 /// Renders a report as the grep_content contract's text blocks within `budget` bytes (a cut moves the cursor
 /// back to the first match not shown).
-fn render(report: GrepReport, budget: usize, list_skipped: bool, notes: &[String]) -> Answer {
+fn render(report: &GrepReport, budget: usize, list_skipped: bool, notes: &[String]) -> Answer {
     let mut text = String::new();
     let mut shown = 0u64;
     let mut paths: Vec<&str> = Vec::new();
@@ -226,7 +231,7 @@ fn render(report: GrepReport, budget: usize, list_skipped: bool, notes: &[String
         }
     }
     let cut_by_budget = cut_cursor.is_some();
-    let next = cut_cursor.or(report.next_cursor);
+    let next = cut_cursor.or_else(|| report.next_cursor.clone());
     let truncated = report.truncated || cut_by_budget;
     let files_matched = paths.len() as u64;
     if shown == 0 {

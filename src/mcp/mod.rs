@@ -4,6 +4,7 @@
 //! Logs go to stderr; stdout is the protocol.
 
 mod answer;
+pub mod budget;
 mod code;
 mod doc;
 mod grep;
@@ -30,6 +31,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use crate::grep::Progress;
 use crate::workspace::Workspace;
 use answer::Answer;
+use budget::{Budget, Budgets};
 
 pub use code::FileReadParams;
 pub use grep::GrepContentParams;
@@ -55,10 +57,21 @@ pub struct MapgrepServer {
     tool_router: ToolRouter<MapgrepServer>,
     /// What `tools/list` answers: portable schemas, the writing tool only when allowed.
     listed: Arc<Vec<Tool>>,
+    /// Each client's answer budget.
+    budgets: Budgets,
 }
 
+/// The key under which Claude Code reads a tool's largest result size (in characters).
+const MAX_RESULT_SIZE_KEY: &str = "anthropic/maxResultSizeChars";
+
 impl MapgrepServer {
+    /// A server whose answer budgets come from each client's name (docs/README.md).
     pub fn new(ws: Arc<Workspace>) -> MapgrepServer {
+        MapgrepServer::with_budgets(ws, Budgets::new(None))
+    }
+
+    /// A server with the answer budgets `budgets`.
+    pub fn with_budgets(ws: Arc<Workspace>, budgets: Budgets) -> MapgrepServer {
         let mut tool_router = MapgrepServer::read_router()
             + MapgrepServer::grep_router()
             + MapgrepServer::doc_router()
@@ -67,6 +80,11 @@ impl MapgrepServer {
             let tool = &mut route.attr;
             tool.input_schema = schema::portable_object(&tool.input_schema);
             tool.output_schema = tool.output_schema.as_ref().map(schema::portable_object);
+            if tool.name != WRITING_TOOL {
+                let mut meta = rmcp::model::JsonObject::new();
+                meta.insert(MAX_RESULT_SIZE_KEY.into(), budgets.declared().into());
+                tool.meta = Some(meta.into());
+            }
         }
         let listed = tool_router
             .list_all()
@@ -77,7 +95,14 @@ impl MapgrepServer {
             ws,
             tool_router,
             listed: Arc::new(listed),
+            budgets,
         }
+    }
+
+    /// The answer budget of a call from `context`'s client that asked for `asked` bytes.
+    fn budget(&self, context: &RequestContext<RoleServer>, asked: Option<u32>) -> Budget {
+        let client = context.client_info().map(|c| c.name);
+        self.budgets.of(client.as_deref(), asked)
     }
 
     pub fn workspace(&self) -> &Arc<Workspace> {
@@ -107,6 +132,20 @@ impl MapgrepServer {
         F: FnOnce(&Workspace) -> Answer + Send + 'static,
     {
         self.blocking(f).await.map(Into::into)
+    }
+
+    /// An answer rendered by `f(ws, room)` until it fits `budget` ([`budget::fit`]): `room`
+    /// is the bytes of file text the engine may put in.
+    async fn fitted<F>(
+        &self,
+        budget: Budget,
+        f: F,
+    ) -> Result<rmcp::model::CallToolResult, ErrorData>
+    where
+        F: Fn(&Workspace, usize) -> Answer + Send + 'static,
+    {
+        self.answer(move |ws| budget::fit(budget, |room| f(ws, room)))
+            .await
     }
 }
 
@@ -186,6 +225,25 @@ impl ServerHandler for MapgrepServer {
             .with_instructions(INSTRUCTIONS)
     }
 
+    async fn initialize(
+        &self,
+        request: rmcp::model::InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::InitializeResult, ErrorData> {
+        let name = &request.client_info.name;
+        let b = self.budgets.of(Some(name), None);
+        let lines = match b.lines {
+            usize::MAX => String::new(),
+            n => format!(" and {n} lines"),
+        };
+        log(format_args!(
+            "client {name:?}: answers of at most {} bytes{lines}",
+            b.bytes
+        ));
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -230,8 +288,8 @@ fn log(message: impl std::fmt::Display) {
 /// Serves `ws` over stdin/stdout until the client closes its end. Calls still running
 /// then get a moment to answer; the caller should not wait for more ([`transport`] says when
 /// the input ended, rmcp alone would wait seconds for them).
-pub async fn serve_stdio(ws: Arc<Workspace>) -> anyhow::Result<()> {
-    let server = MapgrepServer::new(ws);
+pub async fn serve_stdio(ws: Arc<Workspace>, budgets: Budgets) -> anyhow::Result<()> {
+    let server = MapgrepServer::with_budgets(ws, budgets);
     let io = transport::stdio();
     let closed = Arc::clone(&io.closed);
     let running = match server.serve((io.read, io.write)).await {

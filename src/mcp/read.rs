@@ -10,10 +10,13 @@ use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::MapgrepServer;
+use rmcp::RoleServer;
+use rmcp::service::RequestContext;
+
 use super::answer::{Answer, output_schema};
 use super::params::Parameters;
 use super::words::MCP_WORDS;
+use super::{MapgrepServer, budget};
 use crate::error::Error;
 use crate::read::{self, Excerpt, ReadRequest, clip};
 use crate::workspace::Workspace;
@@ -58,6 +61,7 @@ pub struct ReadFilesParams {
     /// Allow whole reads of large JSON/YAML files.
     #[serde(default)]
     pub large_file_passthrough: bool,
+    pub max_output_bytes: Option<u32>,
 }
 
 /// Parameters of `read_text_file` (docs/read_text_file.md).
@@ -125,8 +129,11 @@ impl MapgrepServer {
     pub async fn read_files(
         &self,
         Parameters(params): Parameters<ReadFilesParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |ws| read_batch(ws, params)).await
+        let budget = self.budget(&context, params.max_output_bytes);
+        self.fitted(budget, move |ws, room| read_batch(ws, &params, room))
+            .await
     }
 
     #[tool(
@@ -138,29 +145,39 @@ impl MapgrepServer {
     pub async fn read_text_file(
         &self,
         Parameters(params): Parameters<ReadTextFileParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let budget = self.budget(&context, None);
         let (path, start, limit) = page_params(params)?;
-        let page = self
+        let answer = self
             .blocking(move |ws| {
-                read::read_page(ws, &path, start, limit, ws.limits().max_output_bytes)
-                    .map_err(|e| file_rpc_error(&e, &path))
+                let mut failed = None;
+                let answer = budget::fit(budget, |room| {
+                    match read::read_page(ws, &path, start, limit, room) {
+                        Ok(page) => page_answer(page_result(page, start)),
+                        Err(e) => {
+                            failed = Some(file_rpc_error(&e, &path));
+                            Answer::default()
+                        }
+                    }
+                });
+                failed.map_or(Ok(answer), Err)
             })
             .await??;
-        Ok(page_answer(page_result(page, start)).into())
+        Ok(answer.into())
     }
 }
 
 /// Reads a `read_files` batch within the response limit: one block per entry, and once the
 /// limit is spent one block refusing the entries left.
-fn read_batch(ws: &Workspace, params: ReadFilesParams) -> Answer {
+fn read_batch(ws: &Workspace, params: &ReadFilesParams, limit: usize) -> Answer {
     let count = params.files.len();
     if count == 0 {
         return Answer::error("Error: No files requested\n\nYou provided: files=[]\nProblem: The batch is empty.\nFix: Pass at least one request, e.g. {\"files\": [{\"path\": \"README.md\", \"head\": 20}]}.".into());
     }
-    let limit = ws.limits().max_output_bytes;
     let mut out = String::new();
     let mut failures = 0;
-    let mut files = params.files.into_iter().enumerate();
+    let mut files = params.files.iter().cloned().enumerate();
     while let Some((i, entry)) = files.next() {
         let mut req = ReadRequest::from(entry);
         req.large_file_passthrough = params.large_file_passthrough;

@@ -1454,10 +1454,20 @@ async fn a_100_mb_single_line_file_is_capped_and_says_so() {
     )
     .await;
     assert!(a.text.len() <= max + SLACK, "{} bytes", a.text.len());
+    // The whole answer counts against the budget: the line's first bytes less the header.
+    let head = format!(
+        "File: huge.txt\nLines: 1-1 of 1\nNote: Line 1 is {len} bytes long; only its first "
+    );
+    assert!(a.text.starts_with(&head), "{}", &a.text[..300]);
+    let shown: usize = a.text[head.len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(shown <= max && shown > max - 1024, "{shown}");
     assert!(
-        a.text.starts_with(&format!(
-            "File: huge.txt\nLines: 1-1 of 1\nNote: Line 1 is {len} bytes long; only its first {max} bytes are shown.\n---\nxxxx"
-        )),
+        a.text[head.len()..].starts_with(&format!("{shown} bytes are shown.\n---\nxxxx")),
         "{}",
         &a.text[..300]
     );

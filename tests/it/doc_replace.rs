@@ -519,6 +519,41 @@ async fn content_with_a_lone_carriage_return_is_refused() {
     );
 }
 
+/// Content with a NUL byte is refused (the file would turn binary: the doc tools would
+/// refuse it and grep skip it); the file is unchanged, and the same edit without it works.
+#[tokio::test]
+async fn content_with_a_nul_byte_is_refused_and_the_file_is_unchanged() {
+    let fx = Fixture::new();
+    let path = fx.write("doc.md", TWO);
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let hash = hash_of(&srv, "a", true).await;
+    for (content, line) in [("## A\n\nNew\0A.\n", 3), ("\0", 1)] {
+        let (err, text, _) = replace(
+            &srv,
+            json!({"path": "doc.md", "section": "a", "content": content, "expected_hash": hash}),
+        )
+        .await;
+        assert!(err, "{content:?} not refused: {text}");
+        let l = crate::common::layout(&text);
+        assert_eq!(l.short, "NUL byte in content", "{text}");
+        assert!(l.problem.contains(&format!("on its line {line}")), "{text}");
+        assert!(l.problem.contains("nothing was written"), "{text}");
+        assert!(l.fix.starts_with("Remove the NUL byte"), "{text}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), TWO);
+    }
+    no_temp_files(&fx);
+    let (err, text, _) = replace(
+        &srv,
+        json!({"path": "doc.md", "section": "a", "content": "## A\n\nNew A.\n", "expected_hash": hash}),
+    )
+    .await;
+    assert!(!err, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        TWO.replace("Text of A.", "New A.")
+    );
+}
+
 /// A file without write permission for its owner is not replaced (renaming over it would
 /// succeed: that needs only the directory's permission).
 #[tokio::test]

@@ -1543,8 +1543,13 @@ async fn long_sections_lists_and_batches_are_cut_at_the_limit() {
     let shown_end = u64_of(&s["line_end"]);
     assert!(content.len() <= LIMIT, "{}", content.len());
     assert_eq!(content, lines(&doc, a, shown_end));
+    // The whole answer (its structured view's JSON) counts: one more line would not fit.
+    let answer_bytes = serde_json::to_string(r.structured_content.as_ref().unwrap())
+        .unwrap()
+        .len();
+    assert!(answer_bytes <= LIMIT, "{answer_bytes}");
     assert!(
-        content.len() + lines(&doc, shown_end + 1, shown_end + 1).len() > LIMIT,
+        answer_bytes + lines(&doc, shown_end + 1, shown_end + 1).len() > LIMIT,
         "as many whole lines as fit"
     );
     assert_eq!(u64_of(&s["cut_section_end"]), b);

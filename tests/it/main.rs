@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod bounded;
+mod budgets;
 mod cli;
 mod cli_combos;
 mod cli_rg;

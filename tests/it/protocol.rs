@@ -13,7 +13,8 @@
 //! - an unknown method gets -32601 with the request's id; an unknown tool -32602;
 //! - parameters that do not deserialize (unknown, missing, wrong type) are a tool result with
 //!   `isError: true` ("failed to deserialize parameters: ..."), not a JSON-RPC error;
-//! - lines over 16 MiB are dropped unanswered.
+//! - lines over 16 MiB are refused by mapgrep's own transport (rmcp would drop them) with
+//!   -32600 and the request's id when its head (or tail) holds one.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -519,6 +520,40 @@ async fn a_ten_megabyte_json_line_is_answered() {
         )),
         "{message}"
     );
+    raw.shutdown().await;
+}
+
+/// A request over the 16 MiB line limit is answered with its own id (read from the line's
+/// head, or its tail when the id comes last), and the server goes on.
+#[tokio::test]
+async fn a_seventeen_megabyte_request_is_answered_with_its_id() {
+    let fx = fixture();
+    let mut raw = Raw::ready(&fx.root).await;
+    let big = "#".repeat(17 << 20);
+    let id = raw.fresh_id();
+    let head_first = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"doc_replace","arguments":{{"path":"a.md","section":"a","expected_hash":"x","content":"{big}"}}}}}}"#
+    );
+    assert!(head_first.len() > 17 << 20);
+    raw.send_line(head_first.as_bytes()).await;
+    let (others, m) = raw.until_id(&json!(id)).await;
+    assert!(others.is_empty(), "{others:?}");
+    assert_eq!(error_code(&m), -32600, "{m}");
+    assert!(
+        m["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("send less in one call"),
+        "{m}"
+    );
+    let id_last = format!(
+        r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"grep_content","arguments":{{"pattern":"{big}"}}}},"id":"last-{id}"}}"#
+    );
+    raw.send_line(id_last.as_bytes()).await;
+    let (others, m) = raw.until_id(&json!(format!("last-{id}"))).await;
+    assert!(others.is_empty(), "{others:?}");
+    assert_eq!(error_code(&m), -32600, "{m}");
+    assert!(raw.good_call().await.is_empty());
     raw.shutdown().await;
 }
 
