@@ -132,6 +132,9 @@ def main():
         lat.sort()
         print(f"{len(servers)} server(s), an edit every {a.interval:g} s for {a.duration:g} s: "
               f"{steps} edits, {seen} greps saw their edit")
+        if len(servers) > 1:
+            each = ", ".join(f"{s.cpu() - c:.2f}" for s, c in zip(servers, cpu0))
+            print(f"CPU per server (pids {', '.join(str(s.p.pid) for s in servers)}): {each} s")
         print(f"server CPU {cpu:.2f} s; written {wb / 1e6:.2f} MB to storage "
               f"({wc / 1e6:.2f} MB through write calls)")
         print(f"grep latency median {lat[len(lat) // 2] * 1000:.1f} ms, "

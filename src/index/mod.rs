@@ -529,7 +529,9 @@ mod mapped {
     //! Reading a mapped index under the engine's guard against a file cut while mapped.
     pub(super) fn guard<T>(src: &crate::source::Source, f: impl FnOnce() -> T) -> Result<T, ()> {
         let out = crate::source::guard_mapped(src.is_mapped(), src.path(), f).map_err(|_| ())?;
-        src.check_intact().map_err(|_| ())?;
+        // Segments are immutable: the writer unlinks those a merge replaced, which a
+        // reader still maps (an unlink moves the change time, not the bytes).
+        src.check_intact_immutable().map_err(|_| ())?;
         Ok(out)
     }
 }

@@ -222,6 +222,19 @@ impl Source {
     }
 }
 
+impl Source {
+    /// [`Source::check_intact`] for a file that is only ever replaced, never rewritten (an
+    /// index segment): an unlink or a new link of the file is no change of its bytes.
+    pub fn check_intact_immutable(&self) -> Result<()> {
+        match &self.bytes {
+            Bytes::Mapped(m) if m.cut_or_rewritten() => Err(Error::Changed {
+                path: self.path.clone(),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Runs `f`, which reads bytes that are a mapping of `path` when `mapped`.
 ///
 /// Another process may rewrite a mapped file while it is read, and code that checks its own

@@ -77,6 +77,18 @@ impl Mapping {
                 .map_or(true, |md| super::FileId::from_metadata(&md) != self.id)
     }
 
+    /// Whether the bytes of a file that is only ever replaced, never rewritten, changed
+    /// under this mapping: as [`Mapping::faulted`] but blind to the change time, which a
+    /// link or an unlink of the file moves too (a reader of the index's segments keeps
+    /// those the writer unlinked mapped until it has moved on).
+    pub fn cut_or_rewritten(&self) -> bool {
+        MAPPINGS[self.slot.0].faulted.load(Ordering::Acquire)
+            || self.file.metadata().map_or(true, |md| {
+                let now = super::FileId::from_metadata(&md);
+                (now.len, now.mtime) != (self.id.len, self.id.mtime)
+            })
+    }
+
     /// Populates the page tables of the whole mapping in one call (see
     /// [`super::Source::prefault`]).
     pub fn populate(&self) {
