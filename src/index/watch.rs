@@ -359,3 +359,27 @@ pub(super) fn ask_watcher(dir: &Path, limit: Duration) -> Option<(u64, Vec<PathB
     }
     Some((generation, paths))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A marks directory whose lock file is free belongs to a process that ended and is
+    /// removed by the next server; one whose lock is held (a live server's) is kept.
+    #[test]
+    fn dead_marks_directories_are_known_by_their_free_lock() {
+        let base = tempfile::tempdir().unwrap();
+        let dead = base.path().join("mapgrep-marks-4000000000-0");
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::write(dead.join("lock"), "").unwrap();
+        let live = Marks::create(base.path()).unwrap();
+        assert!(!dead.exists(), "a dead server's marks directory is removed");
+        let other = Marks::create(base.path()).unwrap();
+        assert!(live.dir().exists(), "a live one is kept");
+        assert_ne!(live.dir(), other.dir());
+        let gone = live.dir().to_path_buf();
+        drop(live);
+        assert!(!gone.exists());
+        drop(other);
+    }
+}

@@ -1467,6 +1467,7 @@ fn index_paths_count_past_nine() {
 mod replace {
     use std::path::PathBuf;
 
+    #[cfg(unix)]
     use crate::platform::test_support as sys;
 
     use crate::markdown::doc::{self, Document};

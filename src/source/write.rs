@@ -9,9 +9,10 @@ use super::{FileId, file_kind, open_nonblocking, regular_identity};
 use crate::error::{Error, Result};
 use crate::platform::{self, OsError};
 
-/// An exclusive advisory lock (`flock(LOCK_EX)`; `LockFileEx` on Windows) on one file, held until it is dropped (its
-/// descriptor closed). Every mapgrep process takes it before it reads a file it is about to
-/// replace; programs that do not ask for it are not stopped by it (see [`lock_file`]).
+/// An exclusive advisory lock (`flock(LOCK_EX)`; `LockFileEx` on Windows) on one file, held
+/// until it is dropped (its descriptor closed). Every mapgrep process takes it before it
+/// reads a file it is about to replace; programs that do not ask for it are not stopped by it
+/// (see [`lock_file`]).
 pub struct FileLock {
     _file: File,
     md: Metadata,

@@ -9,7 +9,6 @@
 //! newer: older ones word some outputs differently and are skipped, saying so), and with
 //! `MAPGREP_RG_RECORD=1` it rewrites the recorded answers.
 
-use mapgrep::platform::test_support as sys;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -165,7 +164,7 @@ fn tree() -> tempfile::TempDir {
     // A binary file (skipped by both) and a link to a directory (followed with -L only).
     std::fs::write(dir.path().join("notes/data.bin"), b"alpha\0beta\n").unwrap();
     #[cfg(unix)]
-    sys::symlink("../src", dir.path().join("notes/linked")).unwrap();
+    mapgrep::platform::test_support::symlink("../src", dir.path().join("notes/linked")).unwrap();
     dir
 }
 
