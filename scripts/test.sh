@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # The test suite: Rust unit + integration + end-to-end tests (the rmcp client drives the real
-# `mapgrep serve` binary), then the independent checks with the official Python MCP client and
-# the MCP Inspector CLI. Installs what they need (the Python `mcp` package, the npm Inspector)
-# on a fresh machine.
+# `mapgrep serve` binary), run twice: as built for this system, and on Linux again with the
+# portable platform layer (`--cfg mapgrep_portable`: cap-std's sandbox, as macOS and Windows
+# run it; its own target directory); then the independent checks with the official Python MCP
+# client and the MCP Inspector CLI. Installs what they need (the Python `mcp` package, the npm
+# Inspector) on a fresh machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test
+if [ "$(uname -s)" = Linux ]; then
+  RUSTFLAGS="${RUSTFLAGS:-} --cfg mapgrep_portable" cargo test --target-dir target/portable
+fi
 cargo build --quiet
 bash tests/python/run.sh target/debug/mapgrep
 bash tests/inspector/run.sh target/debug/mapgrep

@@ -5,6 +5,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::platform::OsError;
 use crate::words::{Term, Words};
 
 /// An engine error.
@@ -44,19 +45,21 @@ impl Error {
         match e.kind() {
             io::ErrorKind::NotFound => Error::NotFound { path },
             io::ErrorKind::PermissionDenied => Error::PermissionDenied { path },
-            _ if e.raw_os_error() == Some(libc::ELOOP) => Error::InvalidPath {
-                path: path.display().to_string(),
-                reason: "a symbolic link that does not lead to a file inside the roots (a loop, a dangling link, or a link swapped in after the check)".into(),
+            _ => match crate::platform::os_error(&e) {
+                Some(OsError::Link) => Error::InvalidPath {
+                    path: path.display().to_string(),
+                    reason: "a symbolic link that does not lead to a file inside the roots (a loop, a dangling link, or a link swapped in after the check)".into(),
+                },
+                Some(OsError::NameTooLong) => Error::InvalidPath {
+                    path: path.display().to_string(),
+                    reason: "a name in it is longer than the filesystem allows (255 bytes)".into(),
+                },
+                Some(OsError::IsDirectory) => Error::NotAFile {
+                    path,
+                    kind: "directory",
+                },
+                _ => Error::Io { path, source: e },
             },
-            _ if e.raw_os_error() == Some(libc::ENAMETOOLONG) => Error::InvalidPath {
-                path: path.display().to_string(),
-                reason: "a name in it is longer than the filesystem allows (255 bytes)".into(),
-            },
-            _ if e.raw_os_error() == Some(libc::EISDIR) => Error::NotAFile {
-                path,
-                kind: "directory",
-            },
-            _ => Error::Io { path, source: e },
         }
     }
 }

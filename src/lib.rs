@@ -7,8 +7,10 @@
 //! are the `server` and `cli` features (on by default); without them the crate is the engine
 //! alone.
 //!
-//! `unsafe` code lives in one module, `source::sys`, and nowhere else (the compiler holds the
-//! rest of the crate to it).
+//! Every operating-system call lives in one module, [`platform`] (Linux's fast paths, and a
+//! portable implementation on cap-std for every other system), and so does all `unsafe`
+//! code (the compiler holds the rest of the crate to it; `scripts/check_platform.py` holds
+//! it to the rest).
 
 #![deny(unsafe_code)]
 
@@ -27,6 +29,7 @@ pub mod markdown;
 pub mod matcher;
 #[cfg(feature = "server")]
 pub mod mcp;
+pub mod platform;
 pub mod read;
 pub mod roots;
 pub mod source;

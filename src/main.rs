@@ -2,6 +2,13 @@
 
 use std::process::ExitCode;
 
+/// musl builds allocate with mimalloc: musl's own malloc serialises threads on one lock, and
+/// a search's workers allocate per file (see README, "Systems"). glibc and the system
+/// allocators of macOS and Windows are kept.
+#[cfg(target_env = "musl")]
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     match mapgrep::cli::run() {
         Ok(code) => code,

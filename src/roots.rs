@@ -10,10 +10,12 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
 
-/// The allowed roots, canonicalized.
+/// The allowed roots, canonicalized, with the sandbox's handle of each (see
+/// [`crate::platform::register_root`]: the portable sandbox opens files through them).
 #[derive(Clone, Debug)]
 pub struct Roots {
     roots: Vec<PathBuf>,
+    _handles: Vec<crate::platform::RootHandle>,
 }
 
 impl Roots {
@@ -24,6 +26,7 @@ impl Roots {
         P: AsRef<Path>,
     {
         let mut out = Vec::new();
+        let mut handles = Vec::new();
         for r in roots {
             let r = r.as_ref();
             let c = r.canonicalize().map_err(|e| Error::io(r, e))?;
@@ -34,10 +37,14 @@ impl Roots {
                 });
             }
             if !out.contains(&c) {
+                handles.push(crate::platform::register_root(&c).map_err(|e| Error::io(&c, e))?);
                 out.push(c);
             }
         }
-        Ok(Roots { roots: out })
+        Ok(Roots {
+            roots: out,
+            _handles: handles,
+        })
     }
 
     pub fn as_slice(&self) -> &[PathBuf] {
@@ -110,6 +117,12 @@ pub fn spelled_path(path: &str) -> Result<std::borrow::Cow<'_, str>> {
     {
         let decoded = percent_decode(rest.1)
             .ok_or_else(|| invalid("a file:// URI with a malformed %-escape or non-UTF-8 bytes"))?;
+        // Windows: `file:///C:/x` is `C:/x`, a drive letter with no slash before it.
+        let drive =
+            decoded.as_bytes().get(1) == Some(&b':') && decoded.as_bytes()[0].is_ascii_alphabetic();
+        if cfg!(windows) && drive {
+            return Ok(decoded.into());
+        }
         return Ok(format!("{}{decoded}", rest.0).into());
     }
     if path.starts_with("file://") {
@@ -127,10 +140,11 @@ pub fn spelled_path(path: &str) -> Result<std::borrow::Cow<'_, str>> {
             "only local paths and file:// URIs are supported; pass a path relative to the first root or absolute",
         ));
     }
-    if path == "~" || path.starts_with("~/") {
-        let home = std::env::var_os("HOME")
+    if path == "~" || path.starts_with("~/") || (cfg!(windows) && path.starts_with("~\\")) {
+        let home = crate::platform::home_dir()
             .ok_or_else(|| invalid("'~' is the home directory, but HOME is not set"))?;
         let home = home
+            .into_os_string()
             .into_string()
             .map_err(|_| invalid("'~' is the home directory, whose name is not UTF-8"))?;
         return Ok(format!("{home}{}", &path[1..]).into());
@@ -177,10 +191,7 @@ fn canonicalize_lenient(path: &Path) -> Result<PathBuf> {
                     && std::fs::symlink_metadata(base.join(first))
                         .is_ok_and(|m| m.file_type().is_symlink())
                 {
-                    return Err(Error::io(
-                        path,
-                        std::io::Error::from_raw_os_error(libc::ELOOP),
-                    ));
+                    return Err(Error::io(path, crate::platform::link_refused()));
                 }
                 if rest
                     .components()
@@ -239,7 +250,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("root");
         std::fs::create_dir(&root).unwrap();
-        std::os::unix::fs::symlink(dir.path().join("outside/gone"), root.join("link")).unwrap();
+        crate::platform::test_support::symlink(dir.path().join("outside/gone"), root.join("link"))
+            .unwrap();
         let roots = Roots::new([&root]).unwrap();
         for p in ["link", "link/below.txt"] {
             match roots.resolve(p) {
@@ -301,8 +313,8 @@ mod tests {
         std::fs::create_dir_all(&root).unwrap();
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::write(outside.join("f"), "x").unwrap();
-        std::os::unix::fs::symlink(outside.join("f"), root.join("link")).unwrap();
-        std::os::unix::fs::symlink(&outside, root.join("dirlink")).unwrap();
+        crate::platform::test_support::symlink(outside.join("f"), root.join("link")).unwrap();
+        crate::platform::test_support::symlink(&outside, root.join("dirlink")).unwrap();
         let roots = Roots::new([&root]).unwrap();
         assert!(matches!(
             roots.resolve("link"),

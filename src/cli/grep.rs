@@ -277,7 +277,8 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     let stdin_at = paths.iter().position(|p| p == "-");
-    let use_stdin = stdin_at.is_some() || (paths.is_empty() && stdin_has_input() && !args.files);
+    let use_stdin = stdin_at.is_some()
+        || (paths.is_empty() && crate::platform::stdin_has_input() && !args.files);
     paths.retain(|p| p != "-");
     let cwd = std::env::current_dir()?;
     // People at a shell search whatever their user may read: relative paths resolve against
@@ -440,19 +441,6 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
-}
-
-/// Whether standard input is a pipe or a file (as ripgrep decides to search it when no path
-/// is given): not a terminal, and not a device such as `/dev/null`.
-fn stdin_has_input() -> bool {
-    use rustix::fs::FileType;
-    match rustix::fs::fstat(std::io::stdin()) {
-        Ok(st) => matches!(
-            FileType::from_raw_mode(st.st_mode),
-            FileType::Fifo | FileType::RegularFile
-        ),
-        Err(_) => false,
-    }
 }
 
 /// An engine error (the query's parameters, or a path), worded for the command line.

@@ -79,7 +79,7 @@ impl RootState {
             return;
         }
         // Files in path order: those of one directory are looked up inside it, opened once.
-        let mut dir: Option<(&[u8], Option<std::fs::File>)> = None;
+        let mut dir: Option<(&[u8], Option<crate::platform::Dir>)> = None;
         for _ in 0..n.min(len) {
             *pos = (*pos + 1) % len;
             let f = ix.file(*pos);
@@ -91,13 +91,13 @@ impl RootState {
                 None => (&f.path[..0], &f.path[..]),
             };
             if dir.as_ref().is_none_or(|d| d.0 != parent) {
-                let handle = std::fs::File::open(self.root.join(os_str(parent))).ok();
+                let handle = crate::platform::open_dir(&self.root.join(os_str(parent))).ok();
                 dir = Some((parent, handle));
             }
             let now = dir
                 .as_ref()
                 .and_then(|d| d.1.as_ref())
-                .and_then(|d| crate::source::identity_at(d, os_str(name)).ok())
+                .and_then(|d| d.stamp_at(os_str(name)).ok())
                 .map(|id| Ident::from_id(&id));
             if now != Some(f.id) {
                 self.dirty

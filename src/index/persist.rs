@@ -30,7 +30,6 @@
 //! checks, and a file whose identity differs from the one recorded is searched directly.
 
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::{Block, FileEntry, Ident, Piece};
@@ -395,9 +394,7 @@ pub(super) fn parse(bytes: &[u8], path: &Path, verify: bool) -> Result<Parsed, I
     if !dirs.windows(2).all(|w| w[0].0 < w[1].0) {
         return Err(bad());
     }
-    let root = PathBuf::from(std::ffi::OsStr::from_bytes_owned(
-        c.bytes().ok_or_else(bad)?,
-    ));
+    let root = PathBuf::from(os_str(&c.bytes().ok_or_else(bad)?));
     let n = c.u64().ok_or_else(bad)? as usize;
     let mut blocks = Vec::new();
     for _ in 0..n.min(1 << 16) {
@@ -444,44 +441,15 @@ pub(super) fn inside(rel: &[u8]) -> bool {
         && (!cfg!(windows) || rel.get(1) != Some(&b':'))
 }
 
-trait FromBytes {
-    fn from_bytes_owned(b: Box<[u8]>) -> std::ffi::OsString;
-}
-
-impl FromBytes for std::ffi::OsStr {
-    fn from_bytes_owned(b: Box<[u8]>) -> std::ffi::OsString {
-        use std::os::unix::ffi::OsStringExt;
-        std::ffi::OsString::from_vec(b.into_vec())
-    }
-}
-
 /// `rel` (bytes read from an index, checked relative) as a path component string.
 pub(super) fn os_str(rel: &[u8]) -> &std::ffi::OsStr {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        std::ffi::OsStr::from_bytes(rel)
-    }
+    crate::platform::os_str_from_bytes(rel)
 }
 
 /// Creates `dir` (and its parents) private to this user, or checks that an existing one is
-/// owned by this user and not writable by others.
+/// owned by this user and not writable by others (see [`crate::platform::private_dir`]).
 pub(super) fn private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let md = std::fs::symlink_metadata(dir)?;
-    if !md.is_dir() || md.uid() != rustix::process::getuid().as_raw() || md.mode() & 0o022 != 0 {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::PermissionDenied,
-            format!(
-                "{} is not a directory owned by this user and closed to others",
-                dir.display()
-            ),
-        ));
-    }
-    Ok(())
+    crate::platform::private_dir(dir, false)
 }
 
 /// Checks that an index file may be trusted as this user's own: a regular file (not a
@@ -494,24 +462,13 @@ pub(super) fn check_owner(path: &Path) -> Result<(), IndexFileError> {
     if !md.is_file() {
         return Err(refused(path, "not a regular file"));
     }
-    if md.uid() != rustix::process::getuid().as_raw() {
-        return Err(refused(path, "owned by another user"));
-    }
-    if md.permissions().mode() & 0o022 != 0 {
-        return Err(refused(path, "writable by other users"));
-    }
-    Ok(())
+    crate::platform::check_private(&md).map_err(|why| refused(path, why))
 }
 
 /// Opens `path` for writing, created private (mode 0600) if missing, never truncated (a
 /// lock file, a stamp).
 pub(super) fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(path)
+    crate::platform::private_file(path)
 }
 
 /// A temporary file beside `target`, private (mode 0600), created exclusively.
@@ -523,12 +480,7 @@ pub(super) fn temp_file(target: &Path) -> std::io::Result<(PathBuf, std::fs::Fil
             target.file_name().unwrap_or_default().to_string_lossy(),
             std::process::id()
         ));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)
-        {
+        match crate::platform::create_private(&tmp) {
             Ok(f) => return Ok((tmp, f)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),

@@ -31,19 +31,11 @@ use super::persist::{self, IndexFileError, checksum};
 const MAGIC: &[u8; 8] = b"MGMANIF1";
 const END: &[u8; 8] = b"MGMANEND";
 
-/// The default directory of index files: `$XDG_CACHE_HOME/mapgrep/index`, else
-/// `~/.cache/mapgrep/index`.
+/// The default directory of index files: `mapgrep/index` in the user's cache directory
+/// (`$XDG_CACHE_HOME`, else `~/.cache` on Linux; `~/Library/Caches` on macOS;
+/// `%LOCALAPPDATA%` on Windows: [`crate::platform::cache_dir`]).
 pub fn default_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .map(|h| h.join(".cache"))
-        })?;
-    Some(base.join("mapgrep").join("index"))
+    Some(crate::platform::cache_dir()?.join("mapgrep").join("index"))
 }
 
 /// The directory that holds the index of `root` in `dir`: named by a hash of the root's
@@ -117,7 +109,7 @@ impl Manifest {
         let files = u64_at(16).ok_or_else(layout)?;
         let n = u32_at(24).ok_or_else(layout)? as usize;
         let root = body.get(28..28 + n).ok_or_else(layout)?;
-        let root = PathBuf::from(bytes_to_os(root.to_vec()));
+        let root = PathBuf::from(persist::os_str(root));
         let mut i = 28 + n;
         let count = u32_at(i).ok_or_else(layout)? as usize;
         i += 4;
@@ -139,12 +131,6 @@ impl Manifest {
             segments,
         })
     }
-}
-
-#[cfg(unix)]
-fn bytes_to_os(b: Vec<u8>) -> std::ffi::OsString {
-    use std::os::unix::ffi::OsStringExt;
-    std::ffi::OsString::from_vec(b)
 }
 
 /// What identifies one version of the manifest file cheaply (a stat): a new one was
@@ -225,7 +211,7 @@ impl Store {
         let Ok(f) = persist::private_file(&self.dir.join("lock")) else {
             return false;
         };
-        if f.try_lock().is_err() {
+        if !crate::platform::try_lock(&f).unwrap_or(false) {
             return false;
         }
         *l = Some(f);
@@ -354,7 +340,7 @@ impl Store {
         let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let name = format!("w-{}-{n}", std::process::id());
         let lock = persist::private_file(&self.dir.join(format!("{name}.lock"))).ok()?;
-        lock.try_lock().ok()?;
+        crate::platform::try_lock(&lock).ok()?.then_some(())?;
         let (tmp, mut f) = persist::temp_file(&self.dir.join(&name)).ok()?;
         f.write_all(marks.as_os_str().as_encoded_bytes()).ok()?;
         std::fs::rename(&tmp, self.dir.join(&name)).ok()?;
@@ -377,7 +363,7 @@ impl Store {
             let live = std::fs::OpenOptions::new()
                 .write(true)
                 .open(&lock)
-                .is_ok_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)));
+                .is_ok_and(|f| matches!(crate::platform::try_lock(&f), Ok(false)));
             if !live {
                 let _ = std::fs::remove_file(e.path());
                 let _ = std::fs::remove_file(&lock);
@@ -418,7 +404,7 @@ fn in_use(dir: &Path) -> bool {
     else {
         return false;
     };
-    matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock))
+    matches!(crate::platform::try_lock(&f), Ok(false))
 }
 
 /// One index in the cache directory, as listed.

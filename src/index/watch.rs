@@ -26,28 +26,31 @@ pub(super) struct Dirty {
     pub(super) remote: AtomicBool,
 }
 
-/// A private directory of mark files (see the module docs), removed with the watcher.
+/// A private directory of mark files (see the module docs), removed with the watcher. It
+/// holds `lock`, locked by its owner for as long as the directory is in use: the OS lock dies
+/// with the process, so a directory whose lock can be taken belongs to a process that ended.
 pub(super) struct Marks {
     dir: PathBuf,
     next: AtomicU64,
+    /// `lock`, held (released before the directory is removed: Windows removes no open file).
+    lock: Option<std::fs::File>,
 }
+
+/// A marks directory younger than this without a lock file may be being created.
+const MARKS_GRACE: Duration = Duration::from_secs(10);
 
 impl Marks {
     /// Creates a new private directory under `base` (which must lie outside every root).
     fn create(base: &Path) -> std::io::Result<Marks> {
-        use std::os::unix::fs::DirBuilderExt;
         static N: AtomicU64 = AtomicU64::new(0);
         std::fs::create_dir_all(base)?;
         // Directories a process that ended left behind (it cannot remove its own at exit).
         for e in std::fs::read_dir(base)?.flatten() {
             let name = e.file_name();
-            let pid = name
+            if name
                 .to_str()
-                .and_then(|n| n.strip_prefix("mapgrep-marks-"))
-                .and_then(|n| n.split('-').next())
-                .and_then(|p| p.parse::<u32>().ok());
-            if let Some(pid) = pid
-                && !Path::new(&format!("/proc/{pid}")).exists()
+                .is_some_and(|n| n.starts_with("mapgrep-marks-"))
+                && Marks::abandoned(&e.path())
             {
                 let _ = std::fs::remove_dir_all(e.path());
             }
@@ -59,17 +62,44 @@ impl Marks {
                 std::process::id(),
                 N.fetch_add(1, Ordering::Relaxed)
             ));
-            match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            match crate::platform::private_dir(&dir, true) {
                 Ok(()) => {
-                    return Ok(Marks {
-                        dir,
-                        next: AtomicU64::new(0),
+                    let lock = crate::platform::private_file(&dir.join("lock")).and_then(|f| {
+                        match crate::platform::try_lock(&f)? {
+                            true => Ok(f),
+                            false => Err(std::io::Error::other("lock held by another process")),
+                        }
                     });
+                    match lock {
+                        Ok(f) => {
+                            return Ok(Marks {
+                                dir,
+                                next: AtomicU64::new(0),
+                                lock: Some(f),
+                            });
+                        }
+                        Err(e) => {
+                            let _ = std::fs::remove_dir_all(&dir);
+                            last = Some(e);
+                        }
+                    }
                 }
                 Err(e) => last = Some(e),
             }
         }
         Err(last.expect("tried"))
+    }
+
+    /// Whether the marks directory `dir` belongs to a process that ended: its lock file is
+    /// free, or there is none and the directory is not new.
+    fn abandoned(dir: &Path) -> bool {
+        let lock = dir.join("lock");
+        if lock.exists() {
+            return crate::platform::lock_is_free(&lock);
+        }
+        std::fs::symlink_metadata(dir)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > MARKS_GRACE))
     }
 
     /// The mark number of `p`, if it is one of ours.
@@ -92,6 +122,7 @@ impl Marks {
 
 impl Drop for Marks {
     fn drop(&mut self) {
+        drop(self.lock.take());
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -192,8 +223,9 @@ pub(super) fn watch(
     let (r, d) = (root.to_path_buf(), Arc::clone(dirty));
     // Changes only: no event for the opens and reads of searches (or of the build).
     let kinds = notify::EventKindMask::CORE | notify::EventKindMask::ACCESS_CLOSE;
-    // Links are never followed: only the root's own directories are watched (a link to
-    // `/`, or to `/proc/self/root`, would watch the system, or loop without end).
+    // Links are never followed: only the root's own directories are watched (a link to the
+    // filesystem's root, or to the process's view of it, would watch the system, or loop
+    // without end).
     let config = notify::Config::default()
         .with_event_kinds(kinds)
         .with_follow_symlinks(false);
@@ -326,4 +358,28 @@ pub(super) fn ask_watcher(dir: &Path, limit: Duration) -> Option<(u64, Vec<PathB
         i += 4 + len;
     }
     Some((generation, paths))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A marks directory whose lock file is free belongs to a process that ended and is
+    /// removed by the next server; one whose lock is held (a live server's) is kept.
+    #[test]
+    fn dead_marks_directories_are_known_by_their_free_lock() {
+        let base = tempfile::tempdir().unwrap();
+        let dead = base.path().join("mapgrep-marks-4000000000-0");
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::write(dead.join("lock"), "").unwrap();
+        let live = Marks::create(base.path()).unwrap();
+        assert!(!dead.exists(), "a dead server's marks directory is removed");
+        let other = Marks::create(base.path()).unwrap();
+        assert!(live.dir().exists(), "a live one is kept");
+        assert_ne!(live.dir(), other.dir());
+        let gone = live.dir().to_path_buf();
+        drop(live);
+        assert!(!gone.exists());
+        drop(other);
+    }
 }

@@ -1465,8 +1465,10 @@ fn index_paths_count_past_nine() {
 
 /// `doc_replace`'s engine on a file in a temporary root, with writes allowed.
 mod replace {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     use std::path::PathBuf;
+
+    #[cfg(unix)]
+    use crate::platform::test_support as sys;
 
     use crate::markdown::doc::{self, Document};
     use crate::markdown::edit::{self, ReplaceError, ReplaceRequest};
@@ -1622,38 +1624,40 @@ mod replace {
     /// needs only the directory's permission, so it would be, even for a user who is not
     /// root).
     #[test]
+    #[cfg(unix)]
     fn a_read_only_file_is_refused() {
         let (_dir, ws, path) = editable(TWO);
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
-        let ino = std::fs::metadata(&path).unwrap().ino();
+        sys::set_mode(&path, 0o444).unwrap();
+        let ino = sys::ino(&std::fs::metadata(&path).unwrap());
         let h = hash(&ws, "a");
         match edit::replace(&ws, "doc.md", &request("a", "New.", &h)) {
             Err(ReplaceError::ReadOnlyFile(reason)) => assert!(reason.contains("0444"), "{reason}"),
             other => panic!("expected a read-only refusal, got {other:?}"),
         }
         let md = std::fs::metadata(&path).unwrap();
-        assert_eq!((md.ino(), md.mode() & 0o7777), (ino, 0o444));
+        assert_eq!((sys::ino(&md), sys::mode(&md)), (ino, 0o444));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), TWO);
     }
 
     /// A replace keeps the mode bits, and the owner and group where the process may set them
     /// (running as root, the file is given to another user first).
     #[test]
+    #[cfg(unix)]
     fn mode_owner_and_group_are_kept() {
         let (_dir, ws, path) = editable(TWO);
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        sys::set_mode(&path, 0o640).unwrap();
         let md = std::fs::metadata(&path).unwrap();
-        let owner = if md.uid() == 0 {
-            std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+        let owner = if sys::owner(&md).0 == 0 {
+            sys::chown(&path, 65534, 65534).unwrap();
             (65534, 65534)
         } else {
-            (md.uid(), md.gid())
+            sys::owner(&md)
         };
         let h = hash(&ws, "a");
         edit::replace(&ws, "doc.md", &request("a", "New.", &h)).unwrap();
         let md = std::fs::metadata(&path).unwrap();
-        assert_eq!(md.mode() & 0o7777, 0o640);
-        assert_eq!((md.uid(), md.gid()), owner);
+        assert_eq!(sys::mode(&md), 0o640);
+        assert_eq!(sys::owner(&md), owner);
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             TWO.replace("Text of A.", "New.")

@@ -1,19 +1,20 @@
 //! `Source`: the bytes of one opened regular file, memory-mapped or read, behind one type.
 //!
-//! Its submodule `sys` holds all of mapgrep's `unsafe` code: the memory map, the `openat2`
-//! call that refuses symbolic links, and the system calls that replace a file (`write`:
-//! [`replace_file`], [`lock_file`]). Everything else sees a `&[u8]`. The module also
+//! The system calls behind it are the platform layer's ([`crate::platform`]: the open that
+//! refuses links out of the roots, the memory map and its fault guard, identities); `write`
+//! replaces a file safely ([`replace_file`], [`lock_file`]). Everything else sees a `&[u8]`. The module also
 //! classifies the bytes once, at open time: binary (a NUL byte in the first 64 KiB), UTF-8
 //! with a byte-order mark, or UTF-16 with a byte-order mark (transcoded to UTF-8 so that line
 //! indexing and searching work on one encoding).
 
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::error::{Error, Result};
+use crate::platform;
+pub use crate::platform::FileId;
 
 /// How many leading bytes are inspected for a NUL byte to call a file binary.
 pub const BINARY_PROBE_LEN: usize = 64 * 1024;
@@ -24,29 +25,10 @@ pub const RACY_WINDOW: std::time::Duration = std::time::Duration::from_secs(2);
 /// Files at least this large are memory-mapped by default; smaller ones are read.
 pub const DEFAULT_MMAP_THRESHOLD: u64 = 256 * 1024;
 
-/// The identity of a file's contents as `fstat` tells it. Two equal identities mean "the same
-/// bytes" for caching purposes; a changed length, modification or change time means a new
-/// identity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FileId {
-    pub dev: u64,
-    pub ino: u64,
-    pub len: u64,
-    pub mtime: Option<SystemTime>,
-    /// Inode change time (seconds, nanoseconds): unlike mtime it cannot be set back by a
-    /// writer (`touch -r`, `cp -p`), so a same-size rewrite is still a new identity.
-    pub ctime: (i64, i64),
-}
-
 impl FileId {
+    /// The identity of `md` (the metadata of an opened file, or of a path).
     pub fn from_metadata(md: &Metadata) -> FileId {
-        FileId {
-            dev: md.dev(),
-            ino: md.ino(),
-            len: md.len(),
-            mtime: md.modified().ok(),
-            ctime: (md.ctime(), md.ctime_nsec()),
-        }
+        platform::stamp(md)
     }
 
     /// Whether the file changed so recently (within [`RACY_WINDOW`] of `now`) that a later
@@ -79,7 +61,7 @@ pub enum Encoding {
 }
 
 enum Bytes {
-    Mapped(sys::Mapping),
+    Mapped(platform::Mapping),
     Owned(Vec<u8>),
 }
 
@@ -130,7 +112,7 @@ impl Source {
         let file = open_nonblocking(path)?;
         let id = regular_identity(&file, path)?;
         let bytes = if id.len >= opts.mmap_threshold && id.len > 0 {
-            match sys::map(&file) {
+            match platform::map(&file) {
                 Ok(m) => Bytes::Mapped(m),
                 Err(_) => Bytes::Owned(read_all(&file, id.len, path)?),
             }
@@ -261,7 +243,10 @@ pub fn guard_mapped<T>(mapped: bool, path: &Path, f: impl FnOnce() -> T) -> Resu
 /// fast path for the many small files of a tree walk). UTF-8 BOMs are skipped and UTF-16 files
 /// transcoded, as [`Source`] does.
 pub enum Haystack<'a> {
-    Mapped { map: sys::Mapping, start: usize },
+    Mapped {
+        map: platform::Mapping,
+        start: usize,
+    },
     Buffer(&'a [u8]),
 }
 
@@ -313,7 +298,7 @@ pub fn load<'a>(
     }
     let id = regular_identity(&file, path)?;
     if id.len >= opts.mmap_threshold
-        && let Ok(map) = sys::map(&file)
+        && let Ok(map) = platform::map(&file)
     {
         if map.starts_with(b"\xFF\xFE") || map.starts_with(b"\xFE\xFF") {
             *buf = transcode_utf16(&map);
@@ -333,18 +318,10 @@ pub fn load<'a>(
 /// Opens `path` for reading without ever blocking: a FIFO swapped in for a file opens at once
 /// (and is then refused by [`regular_identity`]).
 fn open_nonblocking(path: &Path) -> Result<File> {
-    let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY;
     // Every path the engine opens is canonical (resolved inside the roots), so a symbolic link
-    // anywhere in it was swapped in after the check: refuse it (openat2 RESOLVE_NO_SYMLINKS;
-    // on kernels without openat2, O_NOFOLLOW guards the last component).
-    let opened = match at::open_no_symlinks(path, flags) {
-        Some(r) => r,
-        None => std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(flags | libc::O_NOFOLLOW)
-            .open(path),
-    };
-    opened.map_err(|e| match std::fs::metadata(path) {
+    // in it was swapped in after the check: the platform's open refuses it (see
+    // `platform::open_read`).
+    platform::open_read(path).map_err(|e| match std::fs::metadata(path) {
         // Sockets cannot be opened at all (ENXIO): say what they are.
         Ok(md) if !md.is_file() => Error::NotAFile {
             path: path.to_path_buf(),
@@ -435,25 +412,7 @@ fn read_all(mut file: &File, len: u64, path: &Path) -> Result<Vec<u8>> {
 
 /// A short human name for a non-regular file type, used in error messages.
 pub fn file_kind(md: &Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let ft = md.file_type();
-    if ft.is_dir() {
-        "directory"
-    } else if ft.is_fifo() {
-        "FIFO"
-    } else if ft.is_socket() {
-        "socket"
-    } else if ft.is_char_device() {
-        "character device"
-    } else if ft.is_block_device() {
-        "block device"
-    } else if ft.is_symlink() {
-        "symbolic link"
-    } else if ft.is_file() {
-        "regular file"
-    } else {
-        "special file"
-    }
+    platform::file_kind(md)
 }
 
 fn transcode_utf16(raw: &[u8]) -> Vec<u8> {
@@ -473,19 +432,10 @@ fn transcode_utf16(raw: &[u8]) -> Vec<u8> {
     out.into_bytes()
 }
 
-mod at;
 mod write;
 pub use write::{FileLock, check_writable, lock_file, replace_file};
 
-/// The identity of `name` inside the opened directory `dir`, as [`FileId::from_metadata`]
-/// gives it for the `symlink_metadata` of its path (a cheaper look-up: one component).
-pub fn identity_at(dir: &File, name: &std::ffi::OsStr) -> io::Result<FileId> {
-    at::identity_at(dir, name)
-}
-
-#[allow(unsafe_code)]
-mod sys;
-pub use sys::{map_large_allocations, release_free_memory};
+pub use crate::platform::{map_large_allocations, release_free_memory};
 
 #[cfg(test)]
 mod tests {
@@ -495,6 +445,7 @@ mod tests {
     /// touch every page: the process survives (no SIGBUS death), and every read either saw
     /// only real bytes or reports the change.
     #[test]
+    #[cfg(unix)] // Windows refuses to truncate a mapped file.
     fn truncation_under_a_mapping_is_caught_not_fatal() {
         use std::io::Write;
         use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -564,11 +515,20 @@ mod tests {
         let base = dir.path().canonicalize().unwrap();
         std::fs::create_dir(base.join("real")).unwrap();
         std::fs::write(base.join("real/f.txt"), "x\n").unwrap();
-        std::os::unix::fs::symlink(base.join("real"), base.join("link")).unwrap();
-        std::os::unix::fs::symlink(base.join("real/f.txt"), base.join("flink")).unwrap();
+        let symlink = crate::platform::test_support::symlink;
+        symlink(base.join("real"), base.join("link")).unwrap();
+        symlink(base.join("real/f.txt"), base.join("flink")).unwrap();
         let opts = SourceOptions::default();
         assert!(Source::open(&base.join("real/f.txt"), &opts).is_ok());
-        for p in ["link/f.txt", "flink"] {
+        // Linux's `openat2(RESOLVE_NO_SYMLINKS)` refuses a link in any component; the portable
+        // sandbox (cap-std) refuses a link as the last component (and any that leaves a root:
+        // `roots::tests`, `tests/it/sandbox.rs`).
+        let refused: &[&str] = if crate::platform::SANDBOX == "linux" {
+            &["link/f.txt", "flink"]
+        } else {
+            &["flink"]
+        };
+        for &p in refused {
             match Source::open(&base.join(p), &opts) {
                 Err(Error::InvalidPath { .. }) => {}
                 other => panic!("{p}: expected a refusal, got {other:?}"),
@@ -577,6 +537,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn non_regular_files_are_refused_without_blocking() {
         let opts = SourceOptions::default();
         for p in ["/dev/zero", "/dev/null", "/"] {

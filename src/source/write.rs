@@ -3,15 +3,16 @@
 
 use std::fs::{File, Metadata};
 use std::io;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
-use super::{FileId, at, file_kind, open_nonblocking, regular_identity};
+use super::{FileId, file_kind, open_nonblocking, regular_identity};
 use crate::error::{Error, Result};
+use crate::platform::{self, OsError};
 
-/// An exclusive advisory lock (`flock(LOCK_EX)`) on one file, held until it is dropped (its
-/// descriptor closed). Every mapgrep process takes it before it reads a file it is about to
-/// replace; programs that do not ask for it are not stopped by it (see [`lock_file`]).
+/// An exclusive advisory lock (`flock(LOCK_EX)`; `LockFileEx` on Windows) on one file, held
+/// until it is dropped (its descriptor closed). Every mapgrep process takes it before it
+/// reads a file it is about to replace; programs that do not ask for it are not stopped by it
+/// (see [`lock_file`]).
 pub struct FileLock {
     _file: File,
     md: Metadata,
@@ -44,7 +45,7 @@ pub fn lock_file(path: &Path, wait: std::time::Duration) -> Result<Option<FileLo
     loop {
         let file = open_nonblocking(path)?;
         regular_identity(&file, path)?;
-        while !at::try_lock_exclusive(&file).map_err(|e| Error::io(path, e))? {
+        while !platform::try_lock(&file).map_err(|e| Error::io(path, e))? {
             let now = Instant::now();
             if now >= deadline {
                 return Ok(None);
@@ -66,27 +67,23 @@ pub fn lock_file(path: &Path, wait: std::time::Duration) -> Result<Option<FileLo
 /// ACLs, a read-only mount). Renaming a new file over `path` needs neither — only the
 /// directory's write permission — so without this check a read-only file would be replaced.
 pub fn check_writable(path: &Path, md: &Metadata) -> Result<()> {
-    let mode = md.mode() & 0o7777;
-    if mode & 0o200 == 0 {
-        return Err(Error::ReadOnly {
-            path: path.to_path_buf(),
-            reason: format!("its mode is {mode:04o}, which gives its owner no write permission"),
-        });
-    }
-    match at::access_write(path) {
+    let mode = platform::owner_write_bit(md).map_err(|mode| Error::ReadOnly {
+        path: path.to_path_buf(),
+        reason: format!("its mode is {mode:04o}, which gives its owner no write permission"),
+    })?;
+    match platform::may_write(path) {
         Ok(()) => Ok(()),
         Err(e)
             if matches!(
-                e.raw_os_error(),
-                Some(libc::EACCES | libc::EPERM | libc::EROFS | libc::ETXTBSY)
+                platform::os_error(&e),
+                Some(OsError::NotWritable | OsError::NotPermitted)
             ) =>
         {
+            let (uid, gid) = platform::owner_of(md);
             Err(Error::ReadOnly {
                 path: path.to_path_buf(),
                 reason: format!(
-                    "this server's user may not write it (mode {mode:04o}, owner uid {} gid {}): {e}",
-                    md.uid(),
-                    md.gid()
+                    "this server's user may not write it (mode {mode:04o}, owner uid {uid} gid {gid}): {e}"
                 ),
             })
         }
@@ -127,18 +124,9 @@ pub fn replace_file(
             reason: "not a file path".into(),
         });
     };
-    let dir_flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
-    let dir = match at::open_no_symlinks(dir_path, dir_flags) {
-        Some(r) => r,
-        None => std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(dir_flags | libc::O_NOFOLLOW)
-            .open(dir_path),
-    }
-    .map_err(io_err)?;
-    let read_flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    let dir = platform::open_dir(dir_path).map_err(io_err)?;
     // The file as it is now, opened through the directory: it must still be the one read.
-    let current = at::open_at(&dir, name, read_flags, 0).map_err(io_err)?;
+    let current = dir.open_read(name).map_err(io_err)?;
     let md = current.metadata().map_err(io_err)?;
     if !md.is_file() {
         return Err(Error::NotAFile {
@@ -154,7 +142,8 @@ pub fn replace_file(
     if !allow_read_only {
         check_writable(path, &md)?;
     }
-    let mode = md.mode() & 0o7777;
+    // The permission bits to keep (a read-only file's too, when it may be replaced).
+    let mode = platform::owner_write_bit(&md).unwrap_or_else(|mode| mode);
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);
     tmp_name.push(format!(
@@ -164,58 +153,42 @@ pub fn replace_file(
     ));
     let tmp_name = std::path::PathBuf::from(tmp_name);
     let tmp_name = tmp_name.as_os_str();
-    let mut tmp = at::open_at(
-        &dir,
-        tmp_name,
-        libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-        mode,
-    )
-    .map_err(io_err)?;
+    let mut tmp = dir.create_new(tmp_name, mode).map_err(io_err)?;
     let written = (|| -> Result<Metadata> {
         tmp.write_all(bytes).map_err(io_err)?;
         // The owner and group first: changing them clears set-user-ID and set-group-ID bits.
-        let made = tmp.metadata().map_err(io_err)?;
-        if (made.uid(), made.gid()) != (md.uid(), md.gid()) {
-            match at::fchown(&tmp, md.uid(), md.gid()) {
-                Ok(()) => {}
-                Err(e) if e.raw_os_error() == Some(libc::EPERM) => {
-                    return Err(Error::ReadOnly {
-                        path: path.to_path_buf(),
-                        reason: format!(
-                            "it belongs to uid {} gid {}, and this server's user (uid {} gid {}) cannot give a new file that owner and group: replacing it would change who owns it",
-                            md.uid(),
-                            md.gid(),
-                            made.uid(),
-                            made.gid()
-                        ),
-                    });
-                }
-                Err(e) => return Err(io_err(e)),
+        match platform::copy_owner(&tmp, &md) {
+            Ok(()) => {}
+            Err((e, why)) if platform::os_error(&e) == Some(OsError::NotPermitted) => {
+                return Err(Error::ReadOnly {
+                    path: path.to_path_buf(),
+                    reason: format!("{why}: replacing it would change who owns it"),
+                });
             }
+            Err((e, _)) => return Err(io_err(e)),
         }
         // The creation mode was filtered through the umask: set the original bits exactly.
-        tmp.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))
-            .map_err(io_err)?;
+        platform::set_mode(&tmp, mode).map_err(io_err)?;
         tmp.sync_all().map_err(io_err)?;
         // Last look before the rename: another writer that does not take the lock (an editor)
         // may have replaced the file since it was read.
-        let now = at::open_at(&dir, name, read_flags, 0).map_err(io_err)?;
+        let now = dir.open_read(name).map_err(io_err)?;
         if FileId::from_metadata(&now.metadata().map_err(io_err)?) != expected {
             return Err(Error::Changed {
                 path: path.to_path_buf(),
             });
         }
-        at::rename_at(&dir, tmp_name, name).map_err(io_err)?;
-        let _ = dir.sync_all();
+        dir.rename(tmp_name, name).map_err(io_err)?;
+        let _ = dir.sync();
         // The identity as it is now (a rename may touch the change time).
-        at::open_at(&dir, name, read_flags, 0)
+        dir.open_read(name)
             .and_then(|f| f.metadata())
             .map_err(io_err)
     })();
     match written {
         Ok(md) => Ok(FileId::from_metadata(&md)),
         Err(e) => {
-            let _ = at::unlink_at(&dir, tmp_name);
+            let _ = dir.remove(tmp_name);
             Err(e)
         }
     }

@@ -10,6 +10,7 @@
 //!
 //! Tests marked `#[ignore = "BUG: ..."]` assert the right behaviour where the server is wrong.
 
+use mapgrep::platform::test_support as sys;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -1675,8 +1676,8 @@ async fn fifos_sockets_devices_and_directories_never_hang() {
         .status()
         .expect("run mkfifo");
     assert!(status.success());
-    let _listener = std::os::unix::net::UnixListener::bind(fx.root.join("sock")).expect("bind");
-    std::os::unix::fs::symlink("/dev/zero", fx.root.join("zero")).expect("symlink");
+    let _listener = sys::bind_socket(fx.root.join("sock")).expect("bind");
+    sys::symlink("/dev/zero", fx.root.join("zero")).expect("symlink");
     let srv = fx.serve().await;
 
     /// How a path is refused.
@@ -1767,16 +1768,11 @@ async fn fifos_sockets_devices_and_directories_never_hang() {
 
 /// A root with `locked.md` (mode 000), `lockdir/` (mode 000) holding a file, and `ok.txt`.
 fn locked_fixture() -> Fixture {
-    use std::os::unix::fs::PermissionsExt;
     let fx = base_fixture();
     let locked = fx.write("locked.md", "# Locked\nneedle locked\n");
     fx.write("lockdir/in.txt", "needle in\n");
-    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
-    std::fs::set_permissions(
-        fx.root.join("lockdir"),
-        std::fs::Permissions::from_mode(0o000),
-    )
-    .unwrap();
+    sys::set_mode(&locked, 0o000).unwrap();
+    sys::set_mode(fx.root.join("lockdir"), 0o000).unwrap();
     fx
 }
 
@@ -1857,8 +1853,7 @@ async fn assert_permission_denied(client: &RunningService<RoleClient, ()>, fx: &
 #[tokio::test]
 async fn permission_denied_files() {
     let fx = locked_fixture();
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = sys::is_root();
     let srv = fx.serve().await;
     if root {
         // Tests may run as root, where mode 000 does not stop reads: the server reads the
@@ -1894,21 +1889,14 @@ async fn permission_denied_files() {
 /// Gives the locked directory its permissions back so that the temporary directory can be
 /// removed.
 fn unlock(fx: &Fixture) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(
-        fx.root.join("lockdir"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
+    sys::set_mode(fx.root.join("lockdir"), 0o755).unwrap();
 }
 
 /// As root, the same checks against a server that runs as `nobody` (via `setpriv`), where
 /// mode 000 does stop reads. Skipped (passes) when not root or without `setpriv`.
 #[tokio::test]
 async fn permission_denied_files_for_an_unprivileged_server() {
-    use std::os::unix::fs::PermissionsExt;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
+    if !sys::is_root() {
         return; // covered by `permission_denied_files`
     }
     let has_setpriv = std::process::Command::new("setpriv")
@@ -1923,7 +1911,7 @@ async fn permission_denied_files_for_an_unprivileged_server() {
     }
     let fx = locked_fixture();
     // The temporary directory is private to root: let `nobody` traverse it.
-    std::fs::set_permissions(fx.base(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    sys::set_mode(fx.base(), 0o755).unwrap();
     let root = fx.root.clone();
     let cmd = tokio::process::Command::new("setpriv").configure(|cmd| {
         cmd.args([
@@ -2064,7 +2052,7 @@ async fn file_uris_and_home_paths_are_understood_and_other_schemes_named() {
 #[tokio::test]
 async fn a_dangling_symlink_to_outside_is_the_same_error_in_every_tool() {
     let fx = base_fixture();
-    std::os::unix::fs::symlink(fx.base().join("gone/secret.md"), fx.root.join("link.md")).unwrap();
+    sys::symlink(fx.base().join("gone/secret.md"), fx.root.join("link.md")).unwrap();
     let srv = fx.serve().await;
     let from_read = srv
         .layout_err("read_files", json!({"files": [{"path": "link.md"}]}))

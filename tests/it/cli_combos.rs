@@ -164,7 +164,7 @@ fn tree() -> tempfile::TempDir {
     // A binary file (skipped by both) and a link to a directory (followed with -L only).
     std::fs::write(dir.path().join("notes/data.bin"), b"alpha\0beta\n").unwrap();
     #[cfg(unix)]
-    std::os::unix::fs::symlink("../src", dir.path().join("notes/linked")).unwrap();
+    mapgrep::platform::test_support::symlink("../src", dir.path().join("notes/linked")).unwrap();
     dir
 }
 

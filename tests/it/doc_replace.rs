@@ -5,7 +5,7 @@
 //! heading, every other section, and the file's mode, owner and group. Concurrent edits from
 //! one read, through one server or two, have exactly one winner.
 
-use std::os::unix::fs::MetadataExt;
+use mapgrep::platform::test_support as sys;
 
 use serde_json::{Value, json};
 
@@ -297,11 +297,10 @@ async fn outline_changes_only_when_asked() {
 
 #[tokio::test]
 async fn crlf_files_keep_crlf_and_permissions_are_kept() {
-    use std::os::unix::fs::PermissionsExt;
     let fx = Fixture::new();
     let crlf = DOC.replace('\n', "\r\n");
     let path = fx.write("doc.md", &crlf);
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    sys::set_mode(&path, 0o640).unwrap();
     let srv = fx.serve_with(&["--allow-write"]).await;
     let hash = hash_of(&srv, "usage", true).await;
     let (err, text, _) = replace(
@@ -319,7 +318,7 @@ async fn crlf_files_keep_crlf_and_permissions_are_kept() {
         .filter(|&(i, &b)| b == b'\n' && (i == 0 || after[i - 1] != b'\r'))
         .count();
     assert_eq!(lone_lf, 0, "every line ends with CRLF");
-    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    let mode = sys::mode(&std::fs::metadata(&path).unwrap());
     assert_eq!(mode, 0o640);
     no_temp_files(&fx);
 }
@@ -558,10 +557,9 @@ async fn content_with_a_nul_byte_is_refused_and_the_file_is_unchanged() {
 /// succeed: that needs only the directory's permission).
 #[tokio::test]
 async fn a_read_only_file_is_refused_and_unchanged() {
-    use std::os::unix::fs::PermissionsExt;
     let fx = Fixture::new();
     let path = fx.write("doc.md", DOC);
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    sys::set_mode(&path, 0o444).unwrap();
     let before = std::fs::metadata(&path).unwrap();
     let srv = fx.serve_with(&["--allow-write"]).await;
     let hash = hash_of(&srv, "usage", true).await;
@@ -578,8 +576,8 @@ async fn a_read_only_file_is_refused_and_unchanged() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), DOC);
     let after = std::fs::metadata(&path).unwrap();
     assert_eq!(
-        (after.ino(), after.uid(), after.mode() & 0o7777),
-        (before.ino(), before.uid(), 0o444),
+        (sys::ino(&after), sys::owner(&after), sys::mode(&after)),
+        (sys::ino(&before), sys::owner(&before), 0o444),
         "the same file, owner and mode"
     );
     no_temp_files(&fx);
@@ -591,10 +589,10 @@ async fn a_read_only_file_is_refused_and_unchanged() {
     .await;
     assert!(!err, "{text}");
     assert!(std::fs::read_to_string(&path).unwrap().contains("Asked."));
-    assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o7777, 0o444);
+    assert_eq!(sys::mode(&std::fs::metadata(&path).unwrap()), 0o444);
     let hash = hash_of(&srv, "usage", true).await;
     // Made writable, the same edit (same hash) goes through.
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    sys::set_mode(&path, 0o644).unwrap();
     let (err, text, _) = replace(
         &srv,
         json!({"path": "doc.md", "section": "usage", "content": "New.", "expected_hash": hash}),
@@ -607,18 +605,17 @@ async fn a_read_only_file_is_refused_and_unchanged() {
 /// group (when the tests run as root: a file given to another user stays that user's).
 #[tokio::test]
 async fn mode_owner_and_group_are_kept() {
-    use std::os::unix::fs::PermissionsExt;
     let fx = Fixture::new();
     let path = fx.write("doc.md", DOC);
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    sys::set_mode(&path, 0o640).unwrap();
     // A file the tests created is owned by the tests' user.
-    let root = std::fs::metadata(&path).unwrap().uid() == 0;
+    let root = sys::owner(&std::fs::metadata(&path).unwrap()).0 == 0;
     let owner = if root {
-        std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+        sys::chown(&path, 65534, 65534).unwrap();
         (65534, 65534)
     } else {
         let md = std::fs::metadata(&path).unwrap();
-        (md.uid(), md.gid())
+        sys::owner(&md)
     };
     let srv = fx.serve_with(&["--allow-write"]).await;
     let hash = hash_of(&srv, "usage", true).await;
@@ -633,7 +630,7 @@ async fn mode_owner_and_group_are_kept() {
         DOC.replace("Use it.\n", "Kept.\n")
     );
     let md = std::fs::metadata(&path).unwrap();
-    assert_eq!(md.mode() & 0o7777, 0o640);
-    assert_eq!((md.uid(), md.gid()), owner, "owner and group kept");
+    assert_eq!(sys::mode(&md), 0o640);
+    assert_eq!(sys::owner(&md), owner, "owner and group kept");
     no_temp_files(&fx);
 }

@@ -2,7 +2,7 @@
 //! left in the index directory (outside the root, private), finds the files changed while
 //! it was down and those written since, and writes nothing into the root.
 
-use std::os::unix::fs::PermissionsExt;
+use mapgrep::platform::test_support as sys;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -64,7 +64,7 @@ async fn a_restarted_server_uses_its_persisted_index() {
         .collect();
     assert_eq!(stores.len(), 1, "{stores:?}");
     let store = stores[0].path();
-    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let mode = |p: &Path| sys::mode(&std::fs::metadata(p).unwrap());
     assert_eq!(mode(&idx), 0o700);
     assert_eq!(mode(&store), 0o700);
     let names: Vec<String> = std::fs::read_dir(&store)

@@ -6,6 +6,7 @@
 //! moment of its writes leaves an index that the next one uses (or rebuilds) without a
 //! stale answer.
 
+use mapgrep::platform::test_support as sys;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -78,8 +79,8 @@ fn links_out_of_the_root_are_never_watched() {
     for i in 0..5 {
         fx.write(&format!("d{i}/f.c"), "int x;\n");
     }
-    std::os::unix::fs::symlink("/", fx.root.join("link")).unwrap();
-    std::os::unix::fs::symlink("/proc/self/root", fx.root.join("lnproc")).unwrap();
+    sys::symlink("/", fx.root.join("link")).unwrap();
+    sys::symlink("/proc/self/root", fx.root.join("lnproc")).unwrap();
     let idx = fx.base().join("index");
     let log = fx.base().join("log");
     let (mut c, init) = raw_server(&fx.root, &["--index-dir", idx.to_str().unwrap()], &log);

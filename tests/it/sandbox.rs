@@ -1,6 +1,7 @@
 //! The roots sandbox through both read tools: every escape is refused promptly with a clear
 //! error, nothing outside the root leaks, and the server keeps answering afterwards.
 
+use mapgrep::platform::test_support as sys;
 use std::path::Path;
 use std::time::Instant;
 
@@ -21,15 +22,14 @@ fn sandbox_fixture() -> Fixture {
     fx.write("sub/inner.md", "inner\n");
     fx.write_outside("outside/secret.txt", SECRET);
     fx.write_outside("repo-evil/secret.txt", SECRET);
-    std::os::unix::fs::symlink(
+    sys::symlink(
         fx.base().join("outside/secret.txt"),
         fx.root.join("link.txt"),
     )
     .expect("symlink to a file");
-    std::os::unix::fs::symlink(fx.base().join("outside"), fx.root.join("outdir"))
+    sys::symlink(fx.base().join("outside"), fx.root.join("outdir"))
         .expect("symlink to a directory");
-    std::os::unix::fs::symlink(fx.root.join("good.md"), fx.root.join("inlink.md"))
-        .expect("symlink inside");
+    sys::symlink(fx.root.join("good.md"), fx.root.join("inlink.md")).expect("symlink inside");
     let status = std::process::Command::new("mkfifo")
         .arg(fx.root.join("pipe"))
         .status()

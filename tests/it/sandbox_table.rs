@@ -4,6 +4,7 @@
 //! target). Each must be refused (or, for the controls, allowed) promptly, leak nothing from
 //! outside the root, write nothing, and leave the server answering.
 
+use mapgrep::platform::test_support as sys;
 use std::path::Path;
 use std::time::Instant;
 
@@ -59,7 +60,7 @@ fn fixture() -> Fixture {
     fx.write_outside("outside/secret.txt", format!("# {SECRET}\n"));
     fx.write_outside("repo-evil/secret.txt", format!("# {SECRET}\n"));
     let link = |target: &Path, name: &str| {
-        std::os::unix::fs::symlink(target, root.join(name)).expect("symlink");
+        sys::symlink(target, root.join(name)).expect("symlink");
     };
     link(&base.join("outside/secret.txt"), "file-out");
     link(&base.join("outside"), "dir-out");
@@ -78,7 +79,7 @@ fn fixture() -> Fixture {
         .expect("mkfifo")
         .success();
     assert!(ok);
-    let sock = std::os::unix::net::UnixListener::bind(root.join("sock")).expect("socket");
+    let sock = sys::bind_socket(root.join("sock")).expect("socket");
     std::mem::forget(sock);
     fx
 }

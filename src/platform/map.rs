@@ -1,19 +1,29 @@
 //! System calls that need `unsafe`: the memory map, the SIGBUS guard that keeps a
-//! truncated mapping from killing the process, and glibc's allocator tunables that hand
-//! freed heap back to the system. The crate's only `unsafe` code (the other system calls go
-//! through rustix's safe bindings, in `at.rs`).
+//! truncated mapping from killing the process (Unix), and glibc's allocator tunables that
+//! hand freed heap back to the system. The crate's only `unsafe` code (the other system calls
+//! go through safe bindings: rustix, std, cap-std).
+//!
+//! Windows needs no guard: it refuses to truncate a file while a view of it is mapped
+//! (`ERROR_USER_MAPPED_FILE`), so a mapping there never loses its pages; the identity check
+//! of [`Mapping::faulted`] still sees a rewrite in place.
 
 use std::fs::File;
 use std::io;
 
+#[cfg(unix)]
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+#[cfg(unix)]
 use std::sync::{Once, OnceLock};
 
-use memmap2::{Advice, Mmap};
+use memmap2::Mmap;
 
+use super::{FileId, stamp};
+
+#[cfg(unix)]
 /// How many mappings may be alive at once; beyond that files are read instead.
 const SLOTS: usize = 1024;
 
+#[cfg(unix)]
 /// One live mapping's address range, and whether a truncation hit it.
 struct Slot {
     start: AtomicUsize,
@@ -21,6 +31,7 @@ struct Slot {
     faulted: AtomicBool,
 }
 
+#[cfg(unix)]
 #[allow(clippy::declare_interior_mutable_const)]
 const EMPTY: Slot = Slot {
     start: AtomicUsize::new(0),
@@ -28,10 +39,14 @@ const EMPTY: Slot = Slot {
     faulted: AtomicBool::new(false),
 };
 
+#[cfg(unix)]
 /// The live mappings, read by the SIGBUS handler (atomics only: async-signal-safe).
 static MAPPINGS: [Slot; SLOTS] = [EMPTY; SLOTS];
+#[cfg(unix)]
 static PAGE: AtomicUsize = AtomicUsize::new(4096);
+#[cfg(unix)]
 static INSTALL: Once = Once::new();
+#[cfg(unix)]
 /// The SIGBUS disposition before ours, to hand faults that are not ours to: set once, before
 /// the handler is installed; the handler only reads it (an atomic load, async-signal-safe).
 static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
@@ -47,14 +62,17 @@ static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
 pub struct Mapping {
     // Field order matters: the map is unmapped before its slot is released.
     map: Mmap,
+    #[cfg(unix)]
     slot: SlotGuard,
     /// The mapped file and its identity when mapped, to see whether it changed.
     file: File,
-    id: super::FileId,
+    id: FileId,
 }
 
+#[cfg(unix)]
 struct SlotGuard(usize);
 
+#[cfg(unix)]
 impl Drop for SlotGuard {
     fn drop(&mut self) {
         let slot = &MAPPINGS[self.0];
@@ -70,11 +88,13 @@ impl Mapping {
     /// change time) is no longer the one it had when mapped — a shrink that did not fault
     /// shows up as zeros in the tail of the last page.
     pub fn faulted(&self) -> bool {
-        MAPPINGS[self.slot.0].faulted.load(Ordering::Acquire)
-            || self
-                .file
-                .metadata()
-                .map_or(true, |md| super::FileId::from_metadata(&md) != self.id)
+        #[cfg(unix)]
+        if MAPPINGS[self.slot.0].faulted.load(Ordering::Acquire) {
+            return true;
+        }
+        self.file
+            .metadata()
+            .map_or(true, |md| stamp(&md) != self.id)
     }
 
     /// Whether the bytes of a file that is only ever replaced, never rewritten, changed
@@ -82,17 +102,21 @@ impl Mapping {
     /// link or an unlink of the file moves too (a reader of the index's segments keeps
     /// those the writer unlinked mapped until it has moved on).
     pub fn cut_or_rewritten(&self) -> bool {
-        MAPPINGS[self.slot.0].faulted.load(Ordering::Acquire)
-            || self.file.metadata().map_or(true, |md| {
-                let now = super::FileId::from_metadata(&md);
-                (now.len, now.mtime) != (self.id.len, self.id.mtime)
-            })
+        #[cfg(unix)]
+        if MAPPINGS[self.slot.0].faulted.load(Ordering::Acquire) {
+            return true;
+        }
+        self.file.metadata().map_or(true, |md| {
+            let now = stamp(&md);
+            (now.len, now.mtime) != (self.id.len, self.id.mtime)
+        })
     }
 
-    /// Populates the page tables of the whole mapping in one call (see
-    /// [`super::Source::prefault`]).
+    /// Populates the page tables of the whole mapping in one call, before a pass that reads
+    /// all of it (Linux 5.14 and later; nothing elsewhere).
     pub fn populate(&self) {
-        let _ = self.map.advise(Advice::PopulateRead);
+        #[cfg(target_os = "linux")]
+        let _ = self.map.advise(memmap2::Advice::PopulateRead);
     }
 }
 
@@ -103,6 +127,7 @@ impl std::ops::Deref for Mapping {
     }
 }
 
+#[cfg(unix)]
 extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo for a handler installed with SA_SIGINFO.
     let addr = unsafe { (*info).si_addr() } as usize;
@@ -160,6 +185,7 @@ extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut 
     }
 }
 
+#[cfg(unix)]
 /// Installs [`on_sigbus`] once, keeping the disposition it replaces in [`PREVIOUS`].
 ///
 /// Not through a registry crate (signal-hook-registry): a registry runs the previous handler
@@ -208,9 +234,10 @@ fn install() -> bool {
 /// end raise SIGBUS. mapgrep accepts the first (every reader re-checks the file identity
 /// and tolerates arbitrary bytes) and turns the second into zeros plus a "changed" flag
 /// with the guard; it maps only regular files, for the duration of one call.
-pub(super) fn map(file: &File) -> io::Result<Mapping> {
+pub fn map(file: &File) -> io::Result<Mapping> {
     let file = file.try_clone()?;
-    let id = super::FileId::from_metadata(&file.metadata()?);
+    let id = stamp(&file.metadata()?);
+    #[cfg(unix)]
     if !install() {
         return Err(io::Error::other("no SIGBUS guard"));
     }
@@ -218,7 +245,17 @@ pub(super) fn map(file: &File) -> io::Result<Mapping> {
     // map is read-only and private to this process; see the function docs for the
     // concurrent-modification contract.
     let map = unsafe { Mmap::map(&file)? };
-    let _ = map.advise(Advice::Sequential);
+    #[cfg(unix)]
+    let _ = map.advise(memmap2::Advice::Sequential);
+    #[cfg(not(unix))]
+    return Ok(Mapping { map, file, id });
+    #[cfg(unix)]
+    register(map, file, id)
+}
+
+/// Claims a slot of the guard for `map` (see [`map`]).
+#[cfg(unix)]
+fn register(map: Mmap, file: File, id: FileId) -> io::Result<Mapping> {
     let start = map.as_ptr() as usize;
     let end = start + map.len();
     for (i, slot) in MAPPINGS.iter().enumerate() {
@@ -244,7 +281,8 @@ pub(super) fn map(file: &File) -> io::Result<Mapping> {
 
 /// Hands the allocator's free memory back to the system. glibc keeps the heap a finished
 /// index build (or a large search) freed, and a long-lived server would otherwise hold it
-/// for good; other allocators return memory on their own.
+/// for good; other allocators (musl builds use mimalloc, see `main.rs`) return memory on
+/// their own.
 pub fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `malloc_trim` takes no pointer and only rearranges glibc's own free lists; it
@@ -258,6 +296,8 @@ pub fn release_free_memory() {
 /// the system when freed (glibc otherwise raises that threshold as large blocks are freed,
 /// and a long-lived server keeps the heap an index build fragmented).
 pub fn map_large_allocations(bytes: usize) {
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = bytes;
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `mallopt` takes no pointer; it sets one of glibc's tunables, and is called
     // before the server starts its threads.

@@ -1,0 +1,154 @@
+//! Every operating-system call of mapgrep, behind one small API: the rest of the crate is
+//! portable Rust and names no `std::os::unix`, `std::os::windows`, `libc`, `rustix` or `/proc`
+//! (`scripts/check_platform.py`, in CI, holds it to that). The crate's `unsafe` code is here
+//! too, and only here (`map.rs`): the memory map, its fault guard and glibc's allocator
+//! tunables.
+//!
+//! The API, by what it is for:
+//!
+//! - **Opening inside the roots** — [`open_read`] opens a canonical path (already checked to
+//!   lie inside a root by `roots`) for reading, never blocking on a FIFO and never following
+//!   a link swapped in after the check; [`register_root`] gives the sandbox a root's handle
+//!   (held by `Roots`); [`Dir`] is an opened directory whose `*at` steps make the atomic
+//!   replace ([`Dir::create_new`], [`Dir::rename`]) and the cheap one-component stat
+//!   ([`Dir::stamp_at`]).
+//! - **File identity** — [`FileId`] and [`stamp`]: device, inode (Windows: volume and file
+//!   index where the system gives them), size, modification and change times.
+//! - **The memory map** — [`map`] and its [`Mapping`]: a read-only map registered with a
+//!   fault guard, so a file truncated under it reads as zeros plus a "changed" flag, not a
+//!   crash.
+//! - **Owners and modes** — [`owner_write_bit`], [`may_write`], [`copy_owner`],
+//!   [`set_mode`]: what the atomic replace keeps of the file it replaces.
+//! - **Private directories** — [`private_dir`], [`private_file`], [`create_private`],
+//!   [`check_private`]: the cache directory's "owned by this user and closed to others, or
+//!   refused" rule.
+//! - **Locks** — [`try_lock`]: an OS file lock that dies with its process (std's
+//!   `File::try_lock`: `flock` on Unix, `LockFileEx` on Windows).
+//! - **Memory** — [`release_free_memory`], [`map_large_allocations`]: glibc's `malloc_trim`
+//!   and `mallopt` (nothing on other allocators).
+//! - **Errors** — [`os_error`]: a system error code as the kind the engine words its
+//!   message by (a link refused, a name too long, a directory, not writable).
+//! - **The rest** — [`stdin_has_input`], [`os_str_from_bytes`], [`cache_dir`],
+//!   [`file_kind`]; [`test_support`] for tests (links, modes, owners).
+//!
+//! Two implementations of the sandbox: `linux.rs` (Linux's fast paths: `openat2` with
+//! `RESOLVE_NO_SYMLINKS`, `O_NOFOLLOW` before 5.6) and `portable.rs` (cap-std, for every other
+//! system, and for Linux built with `RUSTFLAGS="--cfg mapgrep_portable"`, which is how CI
+//! runs the portable code here). The calls that differ only between Unix and Windows are in
+//! `unix.rs` and `windows.rs`. SECURITY.md has the table of what each guarantees where.
+
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+#[allow(unsafe_code)]
+mod map;
+pub use map::{Mapping, map, map_large_allocations, release_free_memory};
+
+#[cfg(all(target_os = "linux", not(mapgrep_portable)))]
+#[path = "linux.rs"]
+mod sandbox;
+#[cfg(any(not(target_os = "linux"), mapgrep_portable))]
+#[path = "portable.rs"]
+mod sandbox;
+pub use sandbox::{Dir, RootHandle, open_dir, open_read, register_root};
+
+#[cfg(unix)]
+#[path = "unix.rs"]
+mod os;
+#[cfg(windows)]
+#[path = "windows.rs"]
+mod os;
+pub use os::{
+    check_private, copy_owner, create_private, file_kind, may_write, os_error, os_str_from_bytes,
+    owner_of, owner_write_bit, private_dir, private_file, set_mode, stamp, stdin_has_input,
+};
+
+#[doc(hidden)]
+pub mod test_support;
+
+/// Which build this is: `"linux"` (Linux's own calls) or `"portable"` (cap-std), for logs
+/// and tests.
+pub const SANDBOX: &str = sandbox::NAME;
+
+/// The identity of a file's contents as the system tells it (`fstat`). Two equal identities
+/// mean "the same bytes" for caching purposes; a changed length, modification or change time
+/// means a new identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileId {
+    pub dev: u64,
+    pub ino: u64,
+    pub len: u64,
+    pub mtime: Option<SystemTime>,
+    /// Inode change time (seconds, nanoseconds): unlike mtime it cannot be set back by a
+    /// writer (`touch -r`, `cp -p`), so a same-size rewrite is still a new identity.
+    pub ctime: (i64, i64),
+}
+
+/// A system error, as the engine words it (see [`os_error`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OsError {
+    /// A symbolic link where none may be (a loop, or a link swapped in after the check; the
+    /// portable sandbox's "led outside the root" is this too).
+    Link,
+    /// A name longer than the filesystem allows.
+    NameTooLong,
+    /// A directory where a file was asked for.
+    IsDirectory,
+    /// This process may not write the file (permissions, a read-only filesystem, a running
+    /// executable).
+    NotWritable,
+    /// The operation needs privileges this process lacks (e.g. giving a file another owner).
+    NotPermitted,
+}
+
+/// The error the sandbox answers for a link it refuses (what Linux's `ELOOP` is).
+pub fn link_refused() -> io::Error {
+    os::link_refused()
+}
+
+/// The cache directory of this user (`$XDG_CACHE_HOME`, else `~/.cache`, on Linux and other
+/// Unix systems; `~/Library/Caches` on macOS; `%LOCALAPPDATA%` on Windows). An absolute
+/// `XDG_CACHE_HOME` is honoured on every system (how tests and users redirect it).
+pub fn cache_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            directories::BaseDirs::new()
+                .map(|b| b.cache_dir().to_path_buf())
+                .filter(|p| p.is_absolute())
+        })
+}
+
+/// The home directory (`~`): `HOME` where it is set, else what the system says.
+pub fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .or_else(|| directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf()))
+}
+
+/// Takes an exclusive lock on `file` if no other open file description holds one: `Ok(true)`
+/// when held now, `Ok(false)` when another holds it. The lock is the system's (`flock`,
+/// `LockFileEx`): it is released when the file is closed, and so when its process dies.
+pub fn try_lock(file: &File) -> io::Result<bool> {
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(false),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+    }
+}
+
+/// Whether the lock file at `path` is held by no live process (its owner died): the liveness
+/// test of directories owned by processes (a server's marks directory). A file that cannot
+/// be opened is not taken for free.
+pub fn lock_is_free(path: &Path) -> bool {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .is_ok_and(|f| matches!(try_lock(&f), Ok(true)))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,163 @@
+//! The Windows side of the calls that differ between Unix and Windows. Windows has no mode
+//! bits, owners as numbers or `stat` identities in std's stable API, so:
+//!
+//! - **identity**: size and last-write time (`FileId::dev`, `ino` and `ctime` are 0: std's
+//!   metadata gives no volume serial or file index on stable Rust). A rewrite that keeps the
+//!   size within one tick of the write time (100 ns) goes unnoticed, as on Unix within one
+//!   tick of the filesystem clock.
+//! - **writable**: the read-only attribute ([`owner_write_bit`], [`may_write`]); access
+//!   control lists are what the system enforces when the file is opened.
+//! - **private**: the cache directory is under `%LOCALAPPDATA%`, whose access control list
+//!   (inherited by what mapgrep creates there) admits only its user, administrators and
+//!   SYSTEM; mapgrep neither sets nor reads ACLs, so [`check_private`] accepts what it finds
+//!   and refuses only a link in place of a directory.
+//! - **owner**: a new file gets the directory's inherited ACL; [`copy_owner`] changes nothing.
+
+use std::ffi::OsStr;
+use std::fs::{File, Metadata};
+use std::io;
+use std::path::Path;
+
+use super::{FileId, OsError};
+
+// Windows system error codes (winerror.h).
+const ERROR_ACCESS_DENIED: i32 = 5;
+const ERROR_WRITE_PROTECT: i32 = 19;
+const ERROR_SHARING_VIOLATION: i32 = 32;
+const ERROR_LOCK_VIOLATION: i32 = 33;
+const ERROR_DIRECTORY: i32 = 267;
+const ERROR_FILENAME_EXCED_RANGE: i32 = 206;
+const ERROR_PRIVILEGE_NOT_HELD: i32 = 1314;
+const ERROR_CANT_RESOLVE_FILENAME: i32 = 1921;
+const ERROR_STOPPED_ON_SYMLINK: i32 = 681;
+
+/// The identity of `md` (see the module docs).
+pub fn stamp(md: &Metadata) -> FileId {
+    FileId {
+        dev: 0,
+        ino: 0,
+        len: md.len(),
+        mtime: md.modified().ok(),
+        ctime: (0, 0),
+    }
+}
+
+/// A short human name for a file's type, used in error messages.
+pub fn file_kind(md: &Metadata) -> &'static str {
+    let ft = md.file_type();
+    if ft.is_dir() {
+        "directory"
+    } else if ft.is_symlink() {
+        "symbolic link"
+    } else if ft.is_file() {
+        "regular file"
+    } else {
+        "special file"
+    }
+}
+
+/// What a system error means to the engine (`None`: nothing it words specially).
+pub fn os_error(e: &io::Error) -> Option<OsError> {
+    match e.raw_os_error()? {
+        ERROR_CANT_RESOLVE_FILENAME | ERROR_STOPPED_ON_SYMLINK => Some(OsError::Link),
+        ERROR_FILENAME_EXCED_RANGE => Some(OsError::NameTooLong),
+        ERROR_DIRECTORY => Some(OsError::IsDirectory),
+        ERROR_PRIVILEGE_NOT_HELD => Some(OsError::NotPermitted),
+        ERROR_ACCESS_DENIED
+        | ERROR_WRITE_PROTECT
+        | ERROR_SHARING_VIOLATION
+        | ERROR_LOCK_VIOLATION => Some(OsError::NotWritable),
+        _ => None,
+    }
+}
+
+pub(super) fn link_refused() -> io::Error {
+    io::Error::from_raw_os_error(ERROR_CANT_RESOLVE_FILENAME)
+}
+
+/// `Err(0o444)` for a read-only file, `Ok(0o666)` otherwise (the modes Unix would show).
+pub fn owner_write_bit(md: &Metadata) -> Result<u32, u32> {
+    if md.permissions().readonly() {
+        Err(0o444)
+    } else {
+        Ok(0o666)
+    }
+}
+
+/// Whether the file at `path` may be written: not read-only (ACLs are checked at open).
+pub fn may_write(path: &Path) -> io::Result<()> {
+    if std::fs::metadata(path)?.permissions().readonly() {
+        return Err(io::Error::from_raw_os_error(ERROR_ACCESS_DENIED));
+    }
+    Ok(())
+}
+
+/// Nothing to copy: the new file has its directory's inherited ACL (see the module docs).
+pub fn copy_owner(_new: &File, _old: &Metadata) -> Result<(), (io::Error, String)> {
+    Ok(())
+}
+
+/// Sets the read-only attribute when `mode` gives the owner no write permission.
+pub fn set_mode(file: &File, mode: u32) -> io::Result<()> {
+    let mut p = file.metadata()?.permissions();
+    p.set_readonly(mode & 0o200 == 0);
+    file.set_permissions(p)
+}
+
+/// Owner and group, for messages: unknown (0, 0).
+pub fn owner_of(_md: &Metadata) -> (u32, u32) {
+    (0, 0)
+}
+
+/// Accepts what it finds (see the module docs: privacy is the profile's ACL).
+pub fn check_private(_md: &Metadata) -> Result<(), &'static str> {
+    Ok(())
+}
+
+/// Creates `dir` (and its parents; with `new`, exactly `dir`, which must not exist), and
+/// checks that it is a directory, not a link or junction.
+pub fn private_dir(dir: &Path, new: bool) -> io::Result<()> {
+    if new {
+        std::fs::create_dir(dir)?;
+    } else {
+        std::fs::create_dir_all(dir)?;
+    }
+    let md = std::fs::symlink_metadata(dir)?;
+    if !md.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("{} is not a directory", dir.display()),
+        ));
+    }
+    Ok(())
+}
+
+/// Opens `path` for writing, created if missing, never truncated (a lock file, a stamp).
+pub fn private_file(path: &Path) -> io::Result<File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+}
+
+/// Creates `path` exclusively (it must not exist) for writing.
+pub fn create_private(path: &Path) -> io::Result<File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+/// Whether standard input is redirected (not a console).
+pub fn stdin_has_input() -> bool {
+    use std::io::IsTerminal;
+    !std::io::stdin().is_terminal()
+}
+
+/// Bytes read from an index file (a path as `as_encoded_bytes` wrote it) as an `OsStr`:
+/// UTF-8 names as they are; a name that is not (an unpaired surrogate) as a name no file has,
+/// so the index entry only ever counts as changed.
+pub fn os_str_from_bytes(b: &[u8]) -> &OsStr {
+    OsStr::new(std::str::from_utf8(b).unwrap_or("\u{FFFD}\u{FFFD}mapgrep-unreadable-name"))
+}
