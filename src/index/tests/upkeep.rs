@@ -219,3 +219,70 @@ fn a_forged_absolute_or_parent_path_in_a_segment_is_refused() {
         assert!(persist::inside(good), "{good:?}");
     }
 }
+
+/// A reader keeps searching through the index while it still maps segments the writer
+/// merged and unlinked (an unlink moves a file's change time, not its bytes): it once took
+/// them for changed and scanned the whole tree after every merge.
+#[test]
+fn a_reader_searches_through_segments_the_writer_merged_away() {
+    let mut r = Rng(21);
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().canonicalize().unwrap();
+    write_tree(&root, &mut r, 60);
+    // Past the racy window, so that the reader is left with no dirty path of its own.
+    let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                dirs.push(e.path());
+            } else {
+                let f = std::fs::File::options().write(true).open(e.path()).unwrap();
+                f.set_modified(hour_ago).unwrap();
+            }
+        }
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let opts = IndexOptions {
+        // Upkeep rounds only when the test asks (the background thread would otherwise
+        // pick up the merged generation before the reader's search).
+        rebuild_after: Duration::from_secs(3600),
+        ..options(&cache.path().join("index"))
+    };
+    let writer = open_ws(&root, &opts);
+    let reader = open_ws(&root, &opts);
+    let q = GrepQuery::new("PM_RESUME_more");
+    for i in 0..3 {
+        std::fs::write(root.join(format!("src/more{i}.c")), "int PM_RESUME_more;\n").unwrap();
+        let f = std::fs::File::options()
+            .write(true)
+            .open(root.join(format!("src/more{i}.c")))
+            .unwrap();
+        f.set_modified(hour_ago).unwrap();
+        search(&writer, &q, &Progress::default()).unwrap();
+        upkeep_now(&writer, &opts, false);
+        upkeep_now(&reader, &opts, false);
+    }
+    let segments = |ws: &Workspace| match status(ws)[0].1 {
+        IndexStatus::Ready { segments, .. } => segments,
+        ref s => panic!("{s:?}"),
+    };
+    assert!(segments(&reader) > 1, "the reader maps several segments");
+    let before = segments(&reader);
+    // Past the clock's tick, so that the unlinks move the change time.
+    std::thread::sleep(Duration::from_millis(50));
+    upkeep_now(&writer, &opts, true);
+    assert_eq!(segments(&writer), 1);
+    // The reader still holds the generation whose segments are unlinked now.
+    assert_eq!(segments(&reader), before);
+    let scan = Workspace::new(Roots::new([&root]).unwrap());
+    let found = search(&reader, &q, &Progress::default()).unwrap();
+    let used = found
+        .index
+        .as_ref()
+        .expect("the reader's search went through its index");
+    assert!(used.searched < used.in_scope, "{used:?}");
+    let want = search(&scan, &q, &Progress::default()).unwrap();
+    assert_eq!(found.matches.len(), 3);
+    assert_eq!(want.matches.len(), 3);
+}
