@@ -1667,7 +1667,9 @@ async fn read_tools_and_grep_agree_whether_a_file_is_binary() {
 
 // ---- non-regular files -------------------------------------------------------------------------
 
+/// Unix: FIFOs, sockets and `/dev/zero`.
 #[tokio::test]
+#[cfg(unix)]
 async fn fifos_sockets_devices_and_directories_never_hang() {
     let fx = base_fixture();
     fx.write("sub/inner.txt", "needle inner\n");
@@ -1850,7 +1852,9 @@ async fn assert_permission_denied(client: &RunningService<RoleClient, ()>, fx: &
     );
 }
 
+/// Unix: mode 000 (Windows has only a read-only attribute, which does not stop reads).
 #[tokio::test]
+#[cfg(unix)]
 async fn permission_denied_files() {
     let fx = locked_fixture();
     let root = sys::is_root();

@@ -6,6 +6,7 @@
 //! moment of its writes leaves an index that the next one uses (or rebuilds) without a
 //! stale answer.
 
+#[cfg(target_os = "linux")]
 use mapgrep::platform::test_support as sys;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -46,7 +47,8 @@ fn raw_server(root: &Path, args: &[&str], log: &Path) -> (Child, Duration) {
     (c, t.elapsed())
 }
 
-/// How many inotify watches process `pid` holds.
+/// How many inotify watches process `pid` holds (Linux: from `/proc/PID/fdinfo`).
+#[cfg(target_os = "linux")]
 fn watches(pid: u32) -> usize {
     let mut n = 0;
     for e in std::fs::read_dir(format!("/proc/{pid}/fdinfo"))
@@ -73,7 +75,9 @@ fn wait_exit(c: &mut Child, limit: Duration) -> bool {
     false
 }
 
+/// Linux only: it counts inotify watches and reads the memory in `/proc/PID`.
 #[test]
+#[cfg(target_os = "linux")]
 fn links_out_of_the_root_are_never_watched() {
     let fx = Fixture::new();
     for i in 0..5 {

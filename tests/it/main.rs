@@ -7,6 +7,8 @@ mod budgets;
 mod cli;
 mod cli_combos;
 mod cli_rg;
+// `mapgrep serve` on a terminal through util-linux's `script` (Linux only).
+#[cfg(target_os = "linux")]
 mod cli_serve;
 mod common;
 mod doc_read;
