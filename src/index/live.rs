@@ -631,12 +631,9 @@ impl RootState {
     }
 }
 
-/// By default, the whole tree is compared with the index by the sweep within this long
-/// (see the module docs).
+/// By default, the whole tree is compared with the index by the sweep within this long; a
+/// tree of more than SWEEP_PACE_FILES at the same pace, in a longer window (module docs).
 pub const SWEEP_WINDOW: Duration = Duration::from_secs(30);
-
-/// The sweep compares at most this many files per window: a larger tree is swept at the
-/// same pace, within `window * files / SWEEP_PACE_FILES` (see SECURITY.md).
 pub const SWEEP_PACE_FILES: usize = 100_000;
 
 /// What an upkeep round left to a later one.
@@ -716,8 +713,7 @@ fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
                 && let Some(window) = opts.sweep
                 && let Some(ix) = st.current()
             {
-                // The pace of a tree of SWEEP_PACE_FILES: a larger tree takes longer, at the
-                // same CPU per second (the cost grows with the edits, not with the tree).
+                // A larger tree takes longer at the same CPU per second.
                 let len = ix.len().min(SWEEP_PACE_FILES) as u128;
                 let n = len * ticks * TICK.as_millis() / window.as_millis().max(1);
                 st.sweep(&ix, &mut sweep_pos, (n as usize).max(1));
