@@ -17,9 +17,6 @@ use crate::index::{Ident, Known, Span};
 use crate::source::{self, FileId, SourceOptions};
 use crate::workspace::Workspace;
 
-/// Bytes checked for a NUL before a file is searched.
-pub(super) const BINARY_PROBE: usize = source::BINARY_PROBE_LEN;
-
 /// A worker's read buffer is dropped after a file that grew it past this.
 pub(super) const SCRATCH_KEEP: usize = 4 << 20;
 
@@ -52,7 +49,7 @@ pub(super) fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
             // One large file: chunks searched in parallel, numbered through the line index
             // (cached in a server, so paging with a cursor jumps straight to its line).
             let found = search_loaded(path, &hay, || {
-                if memchr::memchr(0, &hay[..BINARY_PROBE]).is_some() {
+                if source::looks_binary(&hay) {
                     return FileResult::Binary;
                 }
                 let index = match id {
@@ -235,7 +232,7 @@ impl Ctx<'_> {
                     let spans = id.as_ref().and_then(spans_for);
                     if let Some(id) = id
                         && admit
-                        && memchr::memchr(0, &hay[..hay.len().min(BINARY_PROBE)]).is_none()
+                        && !source::looks_binary(&hay)
                     {
                         ws.cache_content(path, id, &hay, self.admit == Admit::Evict);
                     }
@@ -298,8 +295,7 @@ pub(super) fn search_bytes(
 ) -> FileResult {
     let (c, q) = (ctx.compiled, ctx.q);
     // Binary: a NUL in the first 64 KiB, as `source` classifies files for the read tools.
-    let head = &bytes[..bytes.len().min(BINARY_PROBE)];
-    if at.mode != Mode::CachedText && memchr::memchr(0, head).is_some() {
+    if at.mode != Mode::CachedText && source::looks_binary(bytes) {
         return FileResult::Binary;
     }
     let from_line = cursor_line(q, name);

@@ -86,8 +86,7 @@ pub fn visit_files(
             buf,
         ) {
             Ok((_, hay)) => {
-                let probe = &hay[..hay.len().min(source::BINARY_PROBE_LEN)];
-                if memchr::memchr(0, probe).is_some() {
+                if source::looks_binary(&hay) {
                     binary.fetch_add(1, Ordering::Relaxed);
                     return;
                 }

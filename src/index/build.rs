@@ -326,7 +326,7 @@ pub(super) fn read_file(
             let mut flags = if id.is_racy(now) { FLAG_RACY } else { 0 };
             let mut found = (Vec::new(), Vec::new());
             let intact = source::guard_mapped(hay.is_mapped(), path, || {
-                if memchr::memchr(0, &hay[..hay.len().min(source::BINARY_PROBE_LEN)]).is_some() {
+                if source::looks_binary(&hay) {
                     flags |= FLAG_BINARY;
                     found.1.push(Default::default());
                     return;

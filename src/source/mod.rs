@@ -19,6 +19,13 @@ pub use crate::platform::FileId;
 /// How many leading bytes are inspected for a NUL byte to call a file binary.
 pub const BINARY_PROBE_LEN: usize = 64 * 1024;
 
+/// Whether a file whose bytes are `bytes` is binary: a NUL byte in its first
+/// [`BINARY_PROBE_LEN`] bytes. The one test of every tool (reads, grep, the index).
+#[inline]
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    memchr::memchr(0, &bytes[..bytes.len().min(BINARY_PROBE_LEN)]).is_some()
+}
+
 /// How recent a modification makes a file's identity unreliable for caching.
 pub const RACY_WINDOW: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -143,8 +150,7 @@ impl Source {
             self.encoding = Encoding::Utf16;
             self.start = 0;
         } else {
-            let probe = &raw[..raw.len().min(BINARY_PROBE_LEN)];
-            if memchr::memchr(0, probe).is_some() {
+            if looks_binary(raw) {
                 self.encoding = Encoding::Binary;
             }
         }
