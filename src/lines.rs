@@ -184,6 +184,19 @@ impl LineIndex {
     }
 }
 
+/// The offset of the newline that ends the line holding `start` (or the end of `bytes`).
+#[inline]
+pub fn line_end(bytes: &[u8], start: usize) -> usize {
+    memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i)
+}
+
+/// The offset just past the first newline at or after `want` (or the end of `bytes`): where
+/// a cut of `bytes` into pieces of about `want` bytes falls on a line boundary.
+#[inline]
+pub fn cut_after_newline(bytes: &[u8], want: usize) -> usize {
+    memchr::memchr(b'\n', &bytes[want..]).map_or(bytes.len(), |i| want + i + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -244,7 +244,7 @@ pub fn next_line_match(
         if start >= bytes.len() {
             return None;
         }
-        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        let end = crate::lines::line_end(bytes, start);
         // Re-check a match that ran past the line against the line alone; the range keeps
         // the surrounding bytes visible to `^`/`$`, so anchors behave as in the whole buffer.
         if m.end() <= end
@@ -449,8 +449,7 @@ impl<'a> MatchingLines<'a> {
                     }
                     let start = memchr::memrchr(b'\n', &window[..p]).map_or(0, |i| i + 1);
                     let start = start.max(self.at);
-                    let stop =
-                        memchr::memchr(b'\n', &window[start..]).map_or(window.len(), |i| start + i);
+                    let stop = crate::lines::line_end(window, start);
                     return Ok(Some(LineMatch { start, end: stop }));
                 }
                 Step::NoMatch => return Ok(None),
@@ -487,7 +486,7 @@ impl Iterator for MatchingLines<'_> {
                 len
             } else {
                 let want = self.at + self.window;
-                memchr::memchr(b'\n', &self.bytes[want..]).map_or(len, |i| want + i + 1)
+                crate::lines::cut_after_newline(self.bytes, want)
             };
             let found = match self.find_in(end) {
                 Ok(found) => found,

@@ -76,7 +76,7 @@ impl Printer<'_> {
                 && self.max_count.is_some_and(|m| sels.len() as u64 >= m)
                 && !self.invert;
             while left > 0 && printed + 1 < stop && pos < bytes.len() {
-                let e = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+                let e = crate::lines::line_end(bytes, pos);
                 let re = &*self.matcher.re;
                 let subs: Vec<(usize, usize)> = if stopped {
                     re.find_iter(Input::new(&bytes[pos..e]))

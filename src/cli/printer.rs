@@ -270,7 +270,7 @@ impl Printer<'_> {
             } else {
                 m.start()
             };
-            let le = memchr::memchr(b'\n', &bytes[last..]).map_or(bytes.len(), |i| last + i);
+            let le = crate::lines::line_end(bytes, last);
             let mut line = counter.line_at(bytes, ls);
             let mut s = ls;
             // A match over several lines (-U) selects each of them.
@@ -346,7 +346,7 @@ impl Printer<'_> {
                 let mut n = n;
                 let mut pos = end;
                 while after_left > 0 && n + 1 < sel.line && pos < bytes.len() {
-                    let e = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+                    let e = crate::lines::line_end(bytes, pos);
                     self.line(&mut f.out, &name, n + 1, &bytes[pos..e], &[], b'-');
                     n += 1;
                     pos = e + 1;
@@ -384,7 +384,7 @@ impl Printer<'_> {
         // context that matches is shown as a match, as ripgrep shows it.
         if let Some((mut n, mut pos)) = last {
             while after_left > 0 && pos < bytes.len() {
-                let e = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+                let e = crate::lines::line_end(bytes, pos);
                 let text = &bytes[pos..e];
                 let re = &*self.matcher.re;
                 if !self.invert && re.is_match(Input::new(text)) {
@@ -635,7 +635,7 @@ fn line_ranges(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
         if pos >= bytes.len() {
             return None;
         }
-        let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+        let end = crate::lines::line_end(bytes, pos);
         let r = (pos, end);
         pos = end + 1;
         Some(r)

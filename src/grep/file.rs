@@ -377,7 +377,7 @@ pub(super) fn search_chunks(
             break;
         }
         let want = (last + target).min(bytes.len());
-        let cut = memchr::memchr(b'\n', &bytes[want..]).map_or(bytes.len(), |i| want + i + 1);
+        let cut = crate::lines::cut_after_newline(bytes, want);
         bounds.push(cut);
     }
     let results: Vec<Vec<Hit>> = bounds
@@ -446,8 +446,7 @@ pub(super) fn context(
         if next_start >= bytes.len() {
             break;
         }
-        let next_end =
-            memchr::memchr(b'\n', &bytes[next_start..]).map_or(bytes.len(), |i| next_start + i);
+        let next_end = crate::lines::line_end(bytes, next_start);
         a.push(ContextLine {
             line: line + k as u64,
             text: line_text(&bytes[next_start..next_end]).0,

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use regex_automata::Input;
 use regex_automata::meta::Regex;
 
+use crate::lines::line_end;
 use crate::matcher::{count_newlines, next_line_match};
 
 /// The default patterns, in the order they are credited: level-2 heading, level-1 heading,
@@ -122,11 +123,6 @@ fn first_matching<'p>(
         .unwrap_or(&patterns[0])
         .0
         .as_str()
-}
-
-/// The offset of the newline ending the line that starts at `start` (or the end of `bytes`).
-fn line_end(bytes: &[u8], start: usize) -> usize {
-    memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i)
 }
 
 /// The line number of the line starting at `pos`, from a known `(offset, line)` anchor.

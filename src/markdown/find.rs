@@ -63,7 +63,7 @@ fn find_in<'o>(doc: &'o Document, query: &FindQuery) -> Vec<FindHit<'o>> {
             let line =
                 s.line_start + memchr::memchr_iter(b'\n', &bytes[own.start..at]).count() as u64;
             let line_start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
-            let line_end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+            let line_end = crate::lines::line_end(bytes, at);
             let text = String::from_utf8_lossy(&bytes[line_start..line_end]);
             Some(FindHit {
                 section: s,

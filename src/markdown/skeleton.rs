@@ -118,7 +118,7 @@ fn lines(bytes: &[u8], from: usize) -> impl Iterator<Item = (usize, usize)> + '_
             return None;
         }
         let start = pos;
-        let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+        let end = crate::lines::line_end(bytes, pos);
         pos = end + 1;
         Some((start, end))
     })
