@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use mapgrep::grep::{self, GrepQuery, Progress};
-use mapgrep::index::{self, BuildProgress, Index, IndexOptions};
+use mapgrep::index::{self, BuildProgress, IndexOptions, TrigramIndex};
 use mapgrep::{Roots, Workspace, WorkspaceBuilder};
 
 /// (row name, pattern, case-insensitive).
@@ -84,7 +84,7 @@ fn main() {
             b.iter(|| {
                 let p = BuildProgress::default();
                 black_box(
-                    Index::build(
+                    TrigramIndex::build(
                         &root,
                         Some(&store),
                         index::DEFAULT_BUILD_BUDGET,

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 
 use anyhow::Context;
 
-use crate::index::{self, BuildProgress, Index, IndexOptions};
+use crate::index::{self, BuildProgress, IndexOptions, TrigramIndex};
 use crate::workspace::Workspace;
 
 #[derive(Debug, clap::Args)]
@@ -230,7 +230,7 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
                 );
             }
         });
-        let r = Index::build(
+        let r = TrigramIndex::build(
             &root,
             Some(&store),
             args.index_budget_bytes,

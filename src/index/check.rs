@@ -8,12 +8,12 @@ use std::sync::Mutex;
 use super::build::{error_path, rel_bytes, walker};
 use super::live::RootState;
 use super::persist::os_str;
-use super::{FLAG_RACY, FLAG_UNREAD, Ident, Index};
+use super::{FLAG_RACY, FLAG_UNREAD, Ident, TrigramIndex};
 
 impl RootState {
     /// Marks dirty every file whose identity differs from `ix`'s record, every new file
     /// and every deleted one. Returns (changed, files, what the walk could not read).
-    pub(super) fn validate(&self, ix: &Index) -> (usize, usize, Vec<PathBuf>) {
+    pub(super) fn validate(&self, ix: &TrigramIndex) -> (usize, usize, Vec<PathBuf>) {
         let seen = Mutex::new(Vec::new());
         let unreadable = Mutex::new(Vec::new());
         walker(&self.root).build_parallel().run(|| {
@@ -73,7 +73,7 @@ impl RootState {
 
     /// Compares the identity of `n` indexed files from `*pos` with their files now, and
     /// marks dirty those that differ (changes no watcher reports: see the module docs).
-    pub(super) fn sweep(&self, ix: &Index, pos: &mut usize, n: usize) {
+    pub(super) fn sweep(&self, ix: &TrigramIndex, pos: &mut usize, n: usize) {
         let len = ix.len();
         if len == 0 {
             return;

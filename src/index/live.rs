@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use super::Index;
+use super::TrigramIndex;
 use super::build::BuildProgress;
 use super::store::Store;
 use super::upkeep;
@@ -135,7 +135,7 @@ pub fn searching(ws: &Workspace) -> Searching {
 
 pub(super) struct RootState {
     pub(super) root: PathBuf,
-    pub(super) index: RwLock<Option<Arc<Index>>>,
+    pub(super) index: RwLock<Option<Arc<TrigramIndex>>>,
     pub(super) building: Mutex<Option<Arc<BuildProgress>>>,
     /// The workspace's running searches ([`Indexes::searches`]).
     pub(super) searches: Arc<AtomicUsize>,
@@ -282,7 +282,7 @@ pub fn load_persisted(
                 break;
             }
             let store = Arc::new(store);
-            match Index::open(&store, None) {
+            match TrigramIndex::open(&store, None) {
                 Ok(Some(ix)) => {
                     store.touch_used();
                     let ix = trust_watcher(&store, ix);
@@ -325,7 +325,7 @@ const ASK_LIMIT: Duration = Duration::from_millis(200);
 
 /// The index for a one-shot search, and the dirty paths a server watching the root gives
 /// for it (`None`: no watching server answered for this generation; validate by metadata).
-fn trust_watcher(store: &Arc<Store>, ix: Index) -> (Index, Option<Vec<PathBuf>>) {
+fn trust_watcher(store: &Arc<Store>, ix: TrigramIndex) -> (TrigramIndex, Option<Vec<PathBuf>>) {
     let mut ix = ix;
     // An ignore file outside the root changed since the index was published: a server
     // notices that only at its next search, so its word does not cover it.
@@ -343,7 +343,7 @@ fn trust_watcher(store: &Arc<Store>, ix: Index) -> (Index, Option<Vec<PathBuf>>)
         };
         if generation != ix.generation() {
             // A newer generation than the one loaded: load it and ask again.
-            match Index::open(store, Some(&ix)) {
+            match TrigramIndex::open(store, Some(&ix)) {
                 Ok(Some(next)) if next.generation() == generation => ix = next,
                 _ => continue,
             }
@@ -402,14 +402,14 @@ impl RootState {
     }
 
     /// The current index.
-    pub(super) fn current(&self) -> Option<Arc<Index>> {
+    pub(super) fn current(&self) -> Option<Arc<TrigramIndex>> {
         self.index.read().expect("index").clone()
     }
 
     /// Installs `ix`; then drops the dirty paths of `clean` whose mark is still the one
     /// given (no change came since), both under the dirty set's lock, so that a search
     /// never pairs an index with dirty paths that belong to another.
-    fn install(&self, ix: Arc<Index>, clean: &[(PathBuf, u64)]) {
+    fn install(&self, ix: Arc<TrigramIndex>, clean: &[(PathBuf, u64)]) {
         let mut d = self.dirty.inner.lock().expect("dirty");
         self.dirty
             .generation
@@ -427,12 +427,12 @@ impl RootState {
 
     /// An index to start from: the persisted one (validated against the tree, its
     /// changes marked dirty), or a new build. `None` when none could be had (said why).
-    fn first(&self, opts: &IndexOptions, alive: impl Fn() -> bool) -> Option<Arc<Index>> {
+    fn first(&self, opts: &IndexOptions, alive: impl Fn() -> bool) -> Option<Arc<TrigramIndex>> {
         let mut waited = false;
         while alive() {
             if let Some(store) = &self.store {
                 let t = Instant::now();
-                match Index::open(store, None) {
+                match TrigramIndex::open(store, None) {
                     Ok(Some(mut ix)) => {
                         let (changed, total, unreadable) = self.validate(&ix);
                         ix.unreadable = unreadable;
@@ -485,12 +485,12 @@ impl RootState {
 
     /// Builds the whole index (written to the store, which this process holds); the dirty
     /// paths seen before it began are taken in by it.
-    fn build(&self, opts: &IndexOptions) -> Option<Arc<Index>> {
+    fn build(&self, opts: &IndexOptions) -> Option<Arc<TrigramIndex>> {
         let seq = self.dirty.inner.lock().expect("dirty").seq;
         let progress = Arc::new(BuildProgress::yielding_to(Arc::clone(&self.searches)));
         *self.building.lock().expect("building") = Some(Arc::clone(&progress));
         let t = Instant::now();
-        let built = Index::build(
+        let built = TrigramIndex::build(
             &self.root,
             self.store.as_ref(),
             opts.budget,
@@ -540,12 +540,12 @@ impl RootState {
     }
 
     /// A newer generation in the store, written by another process (none for the writer).
-    fn newer(&self, ix: &Arc<Index>) -> Option<Arc<Index>> {
+    fn newer(&self, ix: &Arc<TrigramIndex>) -> Option<Arc<TrigramIndex>> {
         let store = self.store.as_ref()?;
         if store.is_writer() || ix.store().is_none() {
             return None;
         }
-        let mut next = Index::open(store, Some(ix)).ok()??;
+        let mut next = TrigramIndex::open(store, Some(ix)).ok()??;
         if next.generation() == ix.generation() {
             return None;
         }
@@ -580,7 +580,7 @@ impl RootState {
             if let Some(next) = self
                 .store
                 .as_ref()
-                .and_then(|s| Index::open(s, Some(&ix)).ok().flatten())
+                .and_then(|s| TrigramIndex::open(s, Some(&ix)).ok().flatten())
                 .filter(|n| n.generation() != ix.generation())
             {
                 let mut next = next;

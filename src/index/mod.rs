@@ -1,7 +1,7 @@
 //! A trigram index of the roots: which files hold which 3-byte sequences, so that a search
 //! reads only the files that can match.
 //!
-//! An [`Index`] covers one root: the files the scan's default walk finds (ignore files
+//! A [`TrigramIndex`] covers one root: the files the scan's default walk finds (ignore files
 //! honoured, hidden files skipped), each with its identity (device, inode, size, times) and
 //! flags (binary by the scan's rule, unreadable), and posting lists of document ids (files,
 //! or pieces of large ones) per trigram, with next masks for large documents ([`trigram`]),
@@ -184,7 +184,7 @@ pub(crate) struct Block {
 /// The index of one root: the view of its segments (see the module docs), oldest first, in
 /// which a path's entry in a later segment replaces the earlier ones. Files are numbered in
 /// path order over the view (ids valid for this view only).
-pub struct Index {
+pub struct TrigramIndex {
     root: PathBuf,
     segs: Vec<Arc<Segment>>,
     /// The live files in path order: (segment, local id).
@@ -200,9 +200,9 @@ pub struct Index {
     pub(crate) unreadable: Vec<PathBuf>,
 }
 
-impl std::fmt::Debug for Index {
+impl std::fmt::Debug for TrigramIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Index")
+        f.debug_struct("TrigramIndex")
             .field("root", &self.root)
             .field("files", &self.order.len())
             .field("segments", &self.segs.len())
@@ -211,7 +211,7 @@ impl std::fmt::Debug for Index {
     }
 }
 
-impl Index {
+impl TrigramIndex {
     /// Builds the index of `root` (canonical) as one segment, written to `store` (and
     /// published as its new generation) if given, else held in memory. `None` if
     /// `progress.stop` was set.
@@ -221,7 +221,7 @@ impl Index {
         budget: usize,
         shape: Shape,
         progress: &BuildProgress,
-    ) -> std::io::Result<Option<Index>> {
+    ) -> std::io::Result<Option<TrigramIndex>> {
         let mut walked = build::walk(root, progress);
         let unreadable = std::mem::take(&mut walked.unreadable);
         let generation = match store {
@@ -237,7 +237,7 @@ impl Index {
         // The build's lists go before the index is installed, so that the heap it keeps
         // is not interleaved with them.
         drop(walked);
-        let mut ix = Index::of(root, vec![Arc::new(seg)], generation, store.cloned());
+        let mut ix = TrigramIndex::of(root, vec![Arc::new(seg)], generation, store.cloned());
         upkeep::publish(&ix)?;
         ix.unreadable = unreadable;
         Ok(Some(ix))
@@ -248,8 +248,8 @@ impl Index {
     /// older view of the same store) are kept rather than opened again.
     pub fn open(
         store: &Arc<Store>,
-        reuse: Option<&Index>,
-    ) -> Result<Option<Index>, IndexFileError> {
+        reuse: Option<&TrigramIndex>,
+    ) -> Result<Option<TrigramIndex>, IndexFileError> {
         // A writer may replace the manifest and remove merged segments between our reads:
         // then the manifest is read again.
         let mut last = None;
@@ -279,7 +279,7 @@ impl Index {
             }
             match failed {
                 None => {
-                    return Ok(Some(Index::of(
+                    return Ok(Some(TrigramIndex::of(
                         store.root(),
                         segs,
                         m.generation,
@@ -300,7 +300,7 @@ impl Index {
         segs: Vec<Arc<Segment>>,
         generation: u64,
         store: Option<Arc<Store>>,
-    ) -> Index {
+    ) -> TrigramIndex {
         let mut view_of: Vec<Vec<u32>> = segs.iter().map(|s| vec![0; s.files.len()]).collect();
         // An entry is replaced when a later segment has one for the same path.
         for j in 1..segs.len() {
@@ -358,7 +358,7 @@ impl Index {
         if let Some(seg) = segs.get(big) {
             take_big(seg.files.len(), &mut order, &mut view_of);
         }
-        Index {
+        TrigramIndex {
             root: root.to_path_buf(),
             segs,
             order,
@@ -370,8 +370,8 @@ impl Index {
     }
 
     /// The view of these segments followed by `seg` (newer), as generation `generation`.
-    pub(crate) fn with_segments(&self, segs: Vec<Arc<Segment>>, generation: u64) -> Index {
-        let mut ix = Index::of(&self.root, segs, generation, self.store.clone());
+    pub(crate) fn with_segments(&self, segs: Vec<Arc<Segment>>, generation: u64) -> TrigramIndex {
+        let mut ix = TrigramIndex::of(&self.root, segs, generation, self.store.clone());
         ix.unreadable = self.unreadable.clone();
         ix
     }

@@ -4,7 +4,7 @@
 //!
 //! A segment's entries replace those of older segments for the same paths: a file entry
 //! (present, or "gone" for a path that no longer holds an indexed file) and a directory
-//! entry (walked, or gone). An [`super::Index`] is the view of a list of segments.
+//! entry (walked, or gone). A [`super::TrigramIndex`] is the view of a list of segments.
 
 use std::path::Path;
 

@@ -10,8 +10,8 @@ use super::live::{IndexStatus, IndexUse, Indexes, RootState, outside_ignores};
 use super::persist::os_str;
 use super::watch::MAX_DIRTY;
 use super::{
-    Candidate, FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, Ident, Index, Known, Span, TriQuery, line_hir,
-    plan,
+    Candidate, FLAG_BINARY, FLAG_RACY, FLAG_UNREAD, Ident, Known, Span, TriQuery, TrigramIndex,
+    line_hir, plan,
 };
 use crate::workspace::Workspace;
 
@@ -98,7 +98,7 @@ fn too_big(q: &SelectQuery<'_>, len: u64) -> bool {
 #[allow(clippy::too_many_arguments)]
 fn watched(
     st: &RootState,
-    ix: &Index,
+    ix: &TrigramIndex,
     dir: &Path,
     rel: &[u8],
     ids: &[Candidate],
@@ -208,7 +208,12 @@ fn watched(
     }
 }
 
-fn validated(ix: &Index, ids: &[Candidate], root: &Path, wb: &ignore::WalkBuilder) -> Selection {
+fn validated(
+    ix: &TrigramIndex,
+    ids: &[Candidate],
+    root: &Path,
+    wb: &ignore::WalkBuilder,
+) -> Selection {
     let mut cand: Vec<Option<Option<&[Span]>>> = vec![None; ix.len()];
     for (i, spans) in ids {
         cand[*i as usize] = Some(spans.as_deref());

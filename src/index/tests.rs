@@ -21,7 +21,7 @@ fn tree(dir: &Path) {
     w(".hidden/h.c", b"PM_RESUME hidden\n");
 }
 
-fn ids_for(ix: &Index, p: &str) -> Vec<String> {
+fn ids_for(ix: &TrigramIndex, p: &str) -> Vec<String> {
     let hir = line_hir(p, false).unwrap();
     let q = plan(&hir);
     ix.candidates(&q)
@@ -40,11 +40,11 @@ fn built_in_memory_and_on_disk_the_index_answers_alike() {
     let cache = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open(cache.path(), &root).unwrap());
     let p = BuildProgress::default();
-    let mem = Index::build(&root, None, 1 << 20, Shape::default(), &p)
+    let mem = TrigramIndex::build(&root, None, 1 << 20, Shape::default(), &p)
         .unwrap()
         .unwrap();
     // A tiny budget: one block per file or so.
-    let disk = Index::build(&root, Some(&store), 64, Shape::default(), &p)
+    let disk = TrigramIndex::build(&root, Some(&store), 64, Shape::default(), &p)
         .unwrap()
         .unwrap();
     assert!(disk.segments()[0].blocks.len() > 1);
@@ -73,7 +73,7 @@ fn built_in_memory_and_on_disk_the_index_answers_alike() {
         }
         assert_eq!(mode(store.dir()), 0o700);
     }
-    let again = Index::open(&store, None).unwrap().unwrap();
+    let again = TrigramIndex::open(&store, None).unwrap().unwrap();
     assert_eq!(ids_for(&again, "PM_SUSPEND"), ["sub/b.c"]);
 }
 
@@ -84,7 +84,7 @@ fn a_damaged_foreign_or_open_index_file_is_refused() {
     tree(&root);
     let cache = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open(cache.path(), &root).unwrap());
-    let ix = Index::build(
+    let ix = TrigramIndex::build(
         &root,
         Some(&store),
         1 << 20,
@@ -95,13 +95,13 @@ fn a_damaged_foreign_or_open_index_file_is_refused() {
     .unwrap();
     let file = store.segment_path(ix.segments()[0].number);
     drop(ix);
-    let open = || Index::open(&store, None).map(|ix| ix.unwrap().len());
+    let open = || TrigramIndex::open(&store, None).map(|ix| ix.unwrap().len());
     // Another root's index.
     let other = tempfile::tempdir().unwrap();
     let theirs =
         Arc::new(Store::open(cache.path(), &other.path().canonicalize().unwrap()).unwrap());
     std::fs::copy(store.dir().join("MANIFEST"), theirs.dir().join("MANIFEST")).unwrap();
-    let e = Index::open(&theirs, None).unwrap_err();
+    let e = TrigramIndex::open(&theirs, None).unwrap_err();
     assert!(e.to_string().contains("indexes"), "{e}");
     // One flipped byte.
     let mut bytes = std::fs::read(&file).unwrap();
@@ -668,7 +668,7 @@ fn a_search_reads_only_the_pieces_of_a_large_file_that_can_match() {
         piece: 4096,
         ..Shape::default()
     };
-    let ix = Index::build(&root, None, 1 << 20, shape, &BuildProgress::default())
+    let ix = TrigramIndex::build(&root, None, 1 << 20, shape, &BuildProgress::default())
         .unwrap()
         .unwrap();
     assert!(ix.file(0).pieces.len() > 10);
@@ -724,7 +724,7 @@ fn a_large_document_holding_a_literals_trigrams_apart_is_ruled_out_by_its_next_m
         masks_min_file: 16,
         masks_min_list: 1,
     };
-    let ix = Index::build(&root, None, 1 << 20, shape, &BuildProgress::default())
+    let ix = TrigramIndex::build(&root, None, 1 << 20, shape, &BuildProgress::default())
         .unwrap()
         .unwrap();
     // large_apart (0) and large_match (1) have masks, small_apart (2) has none.

@@ -13,7 +13,7 @@ use super::persist::{Writer, os_str};
 use super::segment::Segment;
 use super::store::{Manifest, SegRef, Store};
 use super::trigram::{Trigram, encode_list};
-use super::{Block, FLAG_GONE, FLAG_RACY, FileEntry, Ident, Index, Shape, mapped};
+use super::{Block, FLAG_GONE, FLAG_RACY, FileEntry, Ident, Shape, TrigramIndex, mapped};
 
 /// Where a segment is written: its file (buffered) or memory.
 pub(super) enum Sink {
@@ -109,7 +109,7 @@ impl Changes {
 /// what is there with `ix`: a file is changed unless its entry has its identity (and was not
 /// read within the racy window); an entry at or under a dirty path that the walk did not
 /// find is gone; likewise directories.
-pub(super) fn changes(ix: &Index, dirty: &[PathBuf]) -> Changes {
+pub(super) fn changes(ix: &TrigramIndex, dirty: &[PathBuf]) -> Changes {
     let root = ix.root().to_path_buf();
     let dirty: Arc<HashSet<PathBuf>> = Arc::new(
         dirty
@@ -260,7 +260,7 @@ impl Changes {
     /// with something to do, those over deferred files and over files read within the racy
     /// window (a later round reads them again). Found without walking the paths again: a
     /// change made since the walk came with a newer mark, which keeps its path dirty.
-    pub(super) fn taken_in(&self, ix: &Index) -> HashSet<PathBuf> {
+    pub(super) fn taken_in(&self, ix: &TrigramIndex) -> HashSet<PathBuf> {
         let root = ix.root();
         let racy = self.walked.files.iter().filter(|p| {
             ix.find(rel_bytes(root, p))
@@ -281,12 +281,12 @@ fn racy(id: &Ident, now: std::time::SystemTime) -> bool {
 /// Writes `c` as a new segment after `ix`'s (into its store, as the next generation, when
 /// it has one) and returns the view with it. `None` if stopped.
 pub(super) fn delta(
-    ix: &Index,
+    ix: &TrigramIndex,
     c: &Changes,
     budget: usize,
     shape: Shape,
     progress: &BuildProgress,
-) -> std::io::Result<Option<Index>> {
+) -> std::io::Result<Option<TrigramIndex>> {
     let root = ix.root();
     let generation = ix.generation() + 1;
     let Some(seg) = write_segment(root, ix.store(), generation, &c.walked.dirs, |w| {
@@ -303,7 +303,7 @@ pub(super) fn delta(
 }
 
 /// Publishes `ix` as its store's current generation (nothing without a store).
-pub(super) fn publish(ix: &Index) -> std::io::Result<()> {
+pub(super) fn publish(ix: &TrigramIndex) -> std::io::Result<()> {
     let Some(store) = ix.store() else {
         return Ok(());
     };
@@ -369,10 +369,10 @@ pub(super) fn plan_merge(sizes: &[usize]) -> Option<std::ops::Range<usize>> {
 /// a later segment replaces are dropped, and so are "gone" entries when the range starts at
 /// the oldest segment (nothing older is left for them to hide).
 pub(super) fn merge(
-    ix: &Index,
+    ix: &TrigramIndex,
     range: std::ops::Range<usize>,
     shape: Shape,
-) -> std::io::Result<Index> {
+) -> std::io::Result<TrigramIndex> {
     let segs = ix.segments();
     let from_base = range.start == 0;
     let replaced = |s: usize, path: &[u8]| segs[s + 1..].iter().any(|x| x.find(path).is_some());
