@@ -29,6 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from mcp_client import Client  # noqa: E402
+from scaling import copies  # noqa: E402
 
 
 class Server(Client):
@@ -39,22 +40,6 @@ class Server(Client):
         args = {"pattern": pattern, "max_results": 1000, "section_patterns": []}
         dt, r, _ = self.request("tools/call", {"name": "grep_content", "arguments": args})
         return dt, r["result"]["content"][0]["text"]
-
-
-def copies(tree, n):
-    """A root holding n real copies of the tree (c0 .. c{n-1}), made once and kept."""
-    base = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        "corpora", "generated", f"edit-x{n}")
-    parts = []
-    for i in range(n):
-        dst = os.path.join(base, f"c{i}")
-        if not os.path.isdir(dst):
-            print(f"copying the tree to {os.path.relpath(dst)} ...", flush=True)
-            os.makedirs(base, exist_ok=True)
-            subprocess.run(["cp", "-r", tree, dst + ".part"], check=True)
-            os.rename(dst + ".part", dst)
-        parts.append(dst)
-    return base, parts
 
 
 def main():
@@ -73,7 +58,8 @@ def main():
     tree = os.path.realpath(a.tree)
     parts = [tree]
     if a.copies > 1:
-        tree, parts = copies(tree, a.copies)
+        tree = copies(tree, a.copies, real=True)
+        parts = [os.path.join(tree, f"c{i}") for i in range(a.copies)]
     mg = os.path.realpath(a.mapgrep)
     work = tempfile.mkdtemp(prefix="mapgrep-edit-cost-")
     idx = os.path.join(work, "index")

@@ -34,17 +34,20 @@ QUERIES = [
 ]
 
 
-def copies(tree, n):
-    """A root holding n copies of the tree (c0 .. c{n-1}), hard-linked: the files are
-    distinct paths to the walk, the index and the caches, and cost no disk."""
+def copies(tree, n, real=False):
+    """A root holding n copies of the tree (c0 .. c{n-1}), made once and kept. Hard-linked:
+    the files are distinct paths to the walk, the index and the caches, and cost no disk.
+    Real copies (real=True, under edit-xN/) for runs that edit files: an edit through one
+    hard link would change every copy."""
+    where = f"edit-x{n}" if real else os.path.join("scaling", f"x{n}")
     base = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        "corpora", "generated", "scaling", f"x{n}")
+                        "corpora", "generated", where)
     for i in range(n):
         dst = os.path.join(base, f"c{i}")
         if not os.path.isdir(dst):
-            print(f"linking a copy of the tree at {os.path.relpath(dst)} ...", flush=True)
+            print(f"copying the tree to {os.path.relpath(dst)} ...", flush=True)
             os.makedirs(base, exist_ok=True)
-            subprocess.run(["cp", "-al", tree, dst + ".part"], check=True)
+            subprocess.run(["cp", "-r" if real else "-al", tree, dst + ".part"], check=True)
             os.rename(dst + ".part", dst)
     return base
 
