@@ -88,13 +88,7 @@ impl Mapping {
     /// change time) is no longer the one it had when mapped — a shrink that did not fault
     /// shows up as zeros in the tail of the last page.
     pub fn faulted(&self) -> bool {
-        #[cfg(unix)]
-        if MAPPINGS[self.slot.0].faulted.load(Ordering::Acquire) {
-            return true;
-        }
-        self.file
-            .metadata()
-            .map_or(true, |md| stamp(&md) != self.id)
+        self.changed_unless(|now, then| now == then)
     }
 
     /// Whether the bytes of a file that is only ever replaced, never rewritten, changed
@@ -102,14 +96,19 @@ impl Mapping {
     /// link or an unlink of the file moves too (a reader of the index's segments keeps
     /// those the writer unlinked mapped until it has moved on).
     pub fn cut_or_rewritten(&self) -> bool {
+        self.changed_unless(|now, then| (now.len, now.mtime) == (then.len, then.mtime))
+    }
+
+    /// A fault caught by the guard, or an identity now that `same` does not take for the
+    /// one the mapping was made with.
+    fn changed_unless(&self, same: impl Fn(&FileId, &FileId) -> bool) -> bool {
         #[cfg(unix)]
         if MAPPINGS[self.slot.0].faulted.load(Ordering::Acquire) {
             return true;
         }
-        self.file.metadata().map_or(true, |md| {
-            let now = stamp(&md);
-            (now.len, now.mtime) != (self.id.len, self.id.mtime)
-        })
+        self.file
+            .metadata()
+            .map_or(true, |md| !same(&stamp(&md), &self.id))
     }
 
     /// Populates the page tables of the whole mapping in one call, before a pass that reads

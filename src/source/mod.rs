@@ -201,21 +201,18 @@ impl Source {
     /// the new end read as zeros (instead of killing the process with SIGBUS), so whatever was
     /// computed from these bytes must be thrown away. Check after a pass over the bytes.
     pub fn check_intact(&self) -> Result<()> {
-        match &self.bytes {
-            Bytes::Mapped(m) if m.faulted() => Err(Error::Changed {
-                path: self.path.clone(),
-            }),
-            _ => Ok(()),
-        }
+        self.intact_unless(platform::Mapping::faulted)
     }
-}
 
-impl Source {
     /// [`Source::check_intact`] for a file that is only ever replaced, never rewritten (an
     /// index segment): an unlink or a new link of the file is no change of its bytes.
     pub fn check_intact_immutable(&self) -> Result<()> {
+        self.intact_unless(platform::Mapping::cut_or_rewritten)
+    }
+
+    fn intact_unless(&self, changed: fn(&platform::Mapping) -> bool) -> Result<()> {
         match &self.bytes {
-            Bytes::Mapped(m) if m.cut_or_rewritten() => Err(Error::Changed {
+            Bytes::Mapped(m) if changed(m) => Err(Error::Changed {
                 path: self.path.clone(),
             }),
             _ => Ok(()),
