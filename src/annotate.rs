@@ -13,11 +13,63 @@ use rayon::prelude::*;
 
 use crate::code::Lang;
 use crate::grep::{
-    DEFAULT_SECTION_PATTERNS, EnclosingSection, EnclosingSymbol, GrepMatch, GrepReport,
-    SectionHint, section_hints,
+    DEFAULT_SECTION_PATTERNS, EnclosingSection, EnclosingSymbol, GrepError, GrepMatch, GrepQuery,
+    GrepReport, SectionHint, SectionPatterns,
 };
 use crate::markdown::doc::Document;
 use crate::workspace::Workspace;
+
+/// What one hit sits in: the one hint rule every front-end shows (`grep_content`, and the
+/// command line's `--hints` and `--json`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hint {
+    /// Where its section starts and ends (by the section patterns; in markdown under the
+    /// default patterns, by heading level too).
+    pub section_end_hint: Option<SectionHint>,
+    /// Markdown: the section by heading, with its slug.
+    pub section: Option<EnclosingSection>,
+    /// Code in a parsed language: the innermost symbol.
+    pub symbol: Option<EnclosingSymbol>,
+}
+
+/// A query's section patterns, compiled once: computes the [`Hint`]s of one file's hits.
+pub struct Hinter {
+    patterns: SectionPatterns,
+    default_sections: bool,
+}
+
+impl Hinter {
+    /// The hinter of `q` (its section patterns, or the default ones), with the engine's
+    /// errors for a bad pattern.
+    pub fn new(ws: &Workspace, q: &GrepQuery) -> Result<Hinter, GrepError> {
+        Ok(Hinter {
+            patterns: crate::grep::section_patterns(ws, q)?,
+            default_sections: q.section_patterns.is_none(),
+        })
+    }
+
+    /// The hints of the hits `lines` (sorted `(line, start, end)`) of the file `name` whose
+    /// bytes are `bytes`.
+    pub fn file(
+        &self,
+        ws: &Workspace,
+        name: &str,
+        bytes: &[u8],
+        lines: &[(u64, usize, usize)],
+    ) -> Vec<Hint> {
+        let by_pattern = self.patterns.hints(bytes, lines);
+        let mut hints: Vec<Hint> = by_pattern
+            .into_iter()
+            .map(|h| Hint {
+                section_end_hint: h,
+                ..Hint::default()
+            })
+            .collect();
+        let numbers: Vec<u64> = lines.iter().map(|l| l.0).collect();
+        fill(ws, name, &numbers, &mut hints, self.default_sections);
+        hints
+    }
+}
 
 /// Fills `symbol` for hits in parsed languages and, in markdown files, `section` (and, when
 /// `default_sections`, the section hints by heading level). Files are handled in parallel; a
@@ -28,13 +80,33 @@ pub fn annotate(ws: &Workspace, report: &mut GrepReport, default_sections: bool)
         .chunk_by_mut(|a, b| a.path == b.path)
         .collect();
     groups.into_par_iter().for_each(|group| {
-        let path = Path::new(&group[0].path);
-        if Lang::from_path(path).is_some() {
-            symbols(ws, group);
-        } else if is_markdown(path) {
-            sections(ws, group, default_sections);
+        let numbers: Vec<u64> = group.iter().map(|m| m.line).collect();
+        let mut hints: Vec<Hint> = group
+            .iter()
+            .map(|m| Hint {
+                section_end_hint: m.section_end_hint.clone(),
+                ..Hint::default()
+            })
+            .collect();
+        fill(ws, &group[0].path, &numbers, &mut hints, default_sections);
+        for (m, h) in group.iter_mut().zip(hints) {
+            m.section_end_hint = h.section_end_hint;
+            m.section = h.section;
+            m.symbol = h.symbol;
         }
     });
+}
+
+/// The one rule, for the hits at `lines` (sorted) of the file `name`, whose pattern hints are
+/// already in `hints`: the enclosing symbol in a parsed language; in markdown the section, and
+/// under the default patterns its bounds by heading level.
+fn fill(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint], default_sections: bool) {
+    let path = Path::new(name);
+    if Lang::from_path(path).is_some() {
+        symbols(ws, name, lines, hints);
+    } else if is_markdown(path) {
+        sections(ws, name, lines, hints, default_sections);
+    }
 }
 
 /// Markdown by its extension.
@@ -47,8 +119,8 @@ pub fn is_markdown(path: &Path) -> bool {
 }
 
 /// The innermost symbol around each hit of one file.
-fn symbols(ws: &Workspace, group: &mut [GrepMatch]) {
-    let Ok(source) = ws.open_source(&group[0].path) else {
+fn symbols(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint]) {
+    let Ok(source) = ws.open_source(name) else {
         return;
     };
     let Some(lang) = Lang::from_path(source.path()) else {
@@ -60,8 +132,8 @@ fn symbols(ws: &Workspace, group: &mut [GrepMatch]) {
     if source.check_intact().is_err() {
         return;
     }
-    for m in group.iter_mut() {
-        m.symbol = u32::try_from(m.line)
+    for (&line, h) in lines.iter().zip(hints.iter_mut()) {
+        h.symbol = u32::try_from(line)
             .ok()
             .and_then(|line| s.innermost_at(line))
             .map(|i| {
@@ -78,44 +150,37 @@ fn symbols(ws: &Workspace, group: &mut [GrepMatch]) {
 
 /// The innermost section around each hit of one markdown file and, under the default
 /// patterns, hints by heading level.
-fn sections(ws: &Workspace, group: &mut [GrepMatch], default_sections: bool) {
-    let Ok(doc) = Document::open(ws, &group[0].path) else {
+fn sections(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint], default_sections: bool) {
+    let Ok(doc) = Document::open(ws, name) else {
         return;
     };
     let outline = doc.outline();
     // The non-heading default boundaries ([LOG-), rescanned over the document.
-    let mut log_hints: Vec<Option<SectionHint>> = vec![None; group.len()];
+    let mut log_hints: Vec<Option<SectionHint>> = vec![None; lines.len()];
     if default_sections {
         let bytes = doc.bytes();
         let index = ws.index(doc.source());
-        let patterns: Vec<_> = DEFAULT_SECTION_PATTERNS
+        let ranges: Vec<(u64, usize, usize)> = lines
             .iter()
-            .filter(|p| !p.starts_with("^#"))
-            .filter_map(|p| ws.regex(p, false).ok().map(|re| (p.to_string(), re)))
-            .collect();
-        let lines: Vec<(u64, usize, usize)> = group
-            .iter()
-            .map(|m| {
-                let r = index.line_range(bytes, m.line, m.line);
-                (m.line, r.start, r.end)
+            .map(|&line| {
+                let r = index.line_range(bytes, line, line);
+                (line, r.start, r.end)
             })
             .collect();
-        let list: Vec<String> = patterns.iter().map(|(p, _)| p.clone()).collect();
-        let any = ws.regex_any(&list, false).ok();
-        log_hints = section_hints(bytes, &patterns, any.as_deref(), &lines);
+        log_hints = log_patterns(ws).hints(bytes, &ranges);
     }
     if doc.check_intact().is_err() {
         return;
     }
-    for (m, log) in group.iter_mut().zip(log_hints) {
-        let Some(s) = outline.innermost_at(m.line) else {
+    for ((&line, h), log) in lines.iter().zip(hints.iter_mut()).zip(log_hints) {
+        let Some(s) = outline.innermost_at(line) else {
             // Before the first heading: the log boundaries alone.
             if default_sections {
-                m.section_end_hint = log;
+                h.section_end_hint = log;
             }
             continue;
         };
-        m.section = Some(EnclosingSection {
+        h.section = Some(EnclosingSection {
             slug: s.slug.clone(),
             start_line: s.line_start,
             end_line: s.line_end,
@@ -128,7 +193,7 @@ fn sections(ws: &Workspace, group: &mut [GrepMatch], default_sections: bool) {
             next: (s.line_end < outline.total_lines()).then(|| heading_pattern(s.level)),
             start_line: Some(s.line_start),
         };
-        m.section_end_hint = Some(match log {
+        h.section_end_hint = Some(match log {
             // The nearer end and the later start of the two.
             Some(l) => SectionHint {
                 start_line: l.start_line.max(by_heading.start_line),
@@ -141,6 +206,16 @@ fn sections(ws: &Workspace, group: &mut [GrepMatch], default_sections: bool) {
             None => by_heading,
         });
     }
+}
+
+/// The default boundaries that are not headings (`^\[LOG-`), compiled.
+fn log_patterns(ws: &Workspace) -> SectionPatterns {
+    let list: Vec<String> = DEFAULT_SECTION_PATTERNS
+        .iter()
+        .filter(|p| !p.starts_with("^#"))
+        .map(|p| p.to_string())
+        .collect();
+    SectionPatterns::compile(ws, &list).unwrap_or_default()
 }
 
 /// The boundary of a section of `level`: a heading of that level or higher.

@@ -3,17 +3,16 @@
 //! rules, globs, types and binary rule as the server) and hands each file's bytes over; the
 //! matching and printing are [`super::printer`]'s.
 
-use std::collections::HashMap;
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use clap::ValueEnum;
 
-use super::printer::{Extras, FileOut, Matcher, Printer, Stats};
-use crate::grep::{self, GrepError, GrepQuery, Progress, VisitedFile};
+use super::output::{Collect, Output};
+use super::printer::{FileOut, Matcher, Printer, Stats};
+use crate::annotate::Hinter;
+use crate::grep::{self, Flow, GrepError, GrepQuery, Progress, VisitedFile};
 use crate::roots::Roots;
 use crate::workspace::Workspace;
 
@@ -290,8 +289,6 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
     if q.use_index && !args.files {
         super::index::use_persisted(&ws, &paths);
     }
-    let stdout = std::io::stdout();
-    let tty = stdout.is_terminal();
     if args.files {
         return list_files(&ws, &q, &args);
     }
@@ -299,23 +296,45 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
         Ok(m) => m,
         Err(e) => return Ok(error_exit(&e)),
     };
+    let hinter = match args.hints.then(|| Hinter::new(&ws, &q)).transpose() {
+        Ok(h) => h,
+        Err(e) => return Ok(error_exit(&e)),
+    };
     let single = use_stdin && paths.is_empty()
         || paths.len() == 1 && std::path::Path::new(&paths[0]).is_file() && !use_stdin;
+    let printer = printer(&args, &matcher, single, hinter.as_ref().map(|h| (&ws, h)));
+    let search = Search {
+        ws: &ws,
+        q: &q,
+        args: &args,
+        printer: &printer,
+        stdin_at,
+        use_stdin,
+        walk: !paths.is_empty() || !use_stdin,
+        started,
+    };
+    let (total, visited) = match search.run()? {
+        Ok(done) => done,
+        Err(e) => return Ok(error_exit(&e)),
+    };
+    Ok(finish(&args, &total, &visited, started))
+}
+
+/// How to print, from the flags and whether the output is a terminal.
+fn printer<'a>(
+    args: &GrepArgs,
+    matcher: &'a Matcher,
+    single: bool,
+    hints: Option<(&'a Workspace, &'a Hinter)>,
+) -> Printer<'a> {
+    let tty = std::io::stdout().is_terminal();
     let color = match args.color {
         ColorChoice::Always | ColorChoice::Ansi => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
-    let extras = if args.hints {
-        match hints(&ws, &q) {
-            Ok(e) => e,
-            Err(e) => return Ok(error_exit(&e)),
-        }
-    } else {
-        HashMap::new()
-    };
-    let printer = Printer {
-        matcher: &matcher,
+    Printer {
+        matcher,
         invert: args.invert_match,
         only_matching: args.only_matching,
         count: args.count,
@@ -335,85 +354,124 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
         vimgrep: args.vimgrep,
         max_columns: args.max_columns,
         json: args.json,
-        extras: &extras,
-    };
-    let progress = Progress::default();
-    let outs: Mutex<Vec<FileOut>> = Mutex::new(Vec::new());
-    let quiet_bytes = AtomicU64::new(0);
-    let visit = |f: VisitedFile<'_>| {
+        hints,
+    }
+}
+
+/// One search: the walk's files and standard input rendered by the printer, and written in
+/// order as they come (or, for an order by file time, all at the end).
+struct Search<'a> {
+    ws: &'a Workspace,
+    q: &'a GrepQuery,
+    args: &'a GrepArgs,
+    printer: &'a Printer<'a>,
+    stdin_at: Option<usize>,
+    use_stdin: bool,
+    /// The paths are searched (else standard input alone).
+    walk: bool,
+    started: Instant,
+}
+
+/// The totals and what the walk went through; a path or query error; a failed write.
+type Searched = std::io::Result<Result<(Stats, grep::Visited), GrepError>>;
+
+impl Search<'_> {
+    fn run(&self) -> Searched {
+        let progress = Progress::default();
+        let stdout = std::io::stdout();
+        let buffered = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+        let mut output = Output::new(self.printer, buffered, self.args.max_results);
+        let mut visited = grep::Visited::default();
+        if self.use_stdin {
+            let mut bytes = Vec::new();
+            std::io::stdin().lock().read_to_end(&mut bytes)?;
+            visited.files += 1;
+            output.hold_stdin(self.render(
+                &progress,
+                self.stdin_at.unwrap_or(0),
+                "<stdin>",
+                &bytes,
+            ));
+        }
+        let render = |f: VisitedFile<'_>| self.render(&progress, f.given, f.name, f.bytes);
+        if self.walk {
+            let by = self.args.sort.or(self.args.sortr);
+            let needs_all = self.args.sortr.is_some()
+                || matches!(
+                    by,
+                    Some(SortBy::Modified | SortBy::Accessed | SortBy::Created)
+                );
+            let v = if needs_all {
+                let mut all = Collect::default();
+                let v = grep::visit_in_order(self.ws, self.q, &progress, false, &render, &mut all);
+                sort(&mut all.0, by, self.args.sortr.is_some());
+                for f in all.0 {
+                    if output.push(f) == Flow::Stop {
+                        break;
+                    }
+                }
+                v
+            } else {
+                grep::visit_in_order(self.ws, self.q, &progress, false, &render, &mut output)
+            };
+            match v {
+                Ok(v) => visited.add(v),
+                Err(e) => return Ok(Err(e)),
+            }
+        }
+        let (total, mut out, failed) = output.finish();
+        if self.args.json && failed.is_none() {
+            let searched = visited.files + visited.binary_skipped;
+            self.printer
+                .summary(&mut out, &total, searched, self.started)?;
+            out.flush()?;
+        }
+        drop(out);
+        match failed {
+            Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e),
+            _ => {}
+        }
+        if let Some(u) = &visited.index {
+            eprintln!(
+                "mapgrep: used the trigram index: read {} of {} indexed files{}",
+                u.searched,
+                u.in_scope,
+                if u.validated {
+                    " (validated by metadata)"
+                } else {
+                    " (kept fresh by a server watching the root)"
+                }
+            );
+        }
+        Ok(Ok((total, visited)))
+    }
+
+    /// Renders one file (decompressed with -z); with -q, the first match ends the search.
+    fn render(&self, progress: &Progress, given: usize, name: &str, bytes: &[u8]) -> FileOut {
         let decompressed;
-        let bytes = if args.search_zip
-            && let Some(d) = super::printer::decompress(f.name, f.bytes)
+        let bytes = if self.args.search_zip
+            && let Some(d) = super::zip::decompress(name, bytes)
         {
             decompressed = d;
             &decompressed[..]
         } else {
-            f.bytes
+            bytes
         };
         // Files print in the order of the paths given (standard input at its `-`).
-        let order = match stdin_at {
-            Some(at) if f.given >= at && f.name != "<stdin>" => f.given + 1,
-            _ => f.given,
+        let order = match self.stdin_at {
+            Some(at) if given >= at && name != "<stdin>" => given + 1,
+            _ => given,
         };
-        let out = printer.file(order, f.name, bytes);
-        if args.quiet && out.stats.matched_lines > 0 {
+        let out = self.printer.file(order, name, bytes);
+        if self.args.quiet && out.stats.matched_lines > 0 {
             progress.cancel();
         }
-        // Files with nothing to print only add to the byte count.
-        if out.out.is_empty() && out.stats.matched_lines == 0 {
-            quiet_bytes.fetch_add(out.stats.bytes_searched, Ordering::Relaxed);
-        } else {
-            outs.lock().expect("outputs").push(out);
-        }
-    };
-    let mut visited = grep::Visited::default();
-    if use_stdin {
-        let mut bytes = Vec::new();
-        std::io::stdin().lock().read_to_end(&mut bytes)?;
-        visited.files += 1;
-        visit(VisitedFile {
-            given: stdin_at.unwrap_or(0),
-            name: "<stdin>",
-            bytes: &bytes,
-        });
+        out
     }
-    if !paths.is_empty() || !use_stdin {
-        match grep::visit_files(&ws, &q, &progress, false, &visit) {
-            Ok(v) => {
-                if let Some(u) = &v.index {
-                    eprintln!(
-                        "mapgrep: used the trigram index: read {} of {} indexed files{}",
-                        u.searched,
-                        u.in_scope,
-                        if u.validated {
-                            " (validated by metadata)"
-                        } else {
-                            " (kept fresh by a server watching the root)"
-                        }
-                    );
-                }
-                visited.files += v.files;
-                visited.binary_skipped += v.binary_skipped;
-                visited.errors.extend(v.errors);
-            }
-            Err(e) => return Ok(error_exit(&e)),
-        }
-    }
-    let mut outs = outs.into_inner().expect("outputs");
-    sort(&mut outs, args.sort.or(args.sortr), args.sortr.is_some());
-    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
-    let mut total = printer.write_all(&mut out, &outs, args.max_results)?;
-    total.bytes_searched += quiet_bytes.into_inner();
-    if args.json {
-        printer.summary(
-            &mut out,
-            &total,
-            visited.files + visited.binary_skipped,
-            started,
-        )?;
-    }
-    out.flush()?;
-    drop(out);
+}
+
+/// After the output: the errors, `--stats`, and the exit code.
+fn finish(args: &GrepArgs, total: &Stats, visited: &grep::Visited, started: Instant) -> ExitCode {
     for e in &visited.errors {
         eprintln!("mapgrep: {e}");
     }
@@ -423,7 +481,7 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
             args.count || args.count_matches || args.files_with_matches || args.files_without_match;
         let total = Stats {
             bytes_printed: if counted { 0 } else { total.bytes_printed },
-            ..total
+            ..total.clone()
         };
         print_stats(&total, visited.files + visited.binary_skipped, started);
     }
@@ -434,13 +492,13 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
     } else {
         total.matched_lines > 0
     };
-    Ok(if !visited.errors.is_empty() && (!args.quiet || !found) {
+    if !visited.errors.is_empty() && (!args.quiet || !found) {
         ExitCode::from(2)
     } else if found {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    })
+    }
 }
 
 /// An engine error (the query's parameters, or a path), worded for the command line.
@@ -452,39 +510,71 @@ fn error_exit(e: &GrepError) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// `--files`: the files a search would read, in path order.
+/// `--files`: the files a search would read, in path order, written as they are found.
 fn list_files(ws: &Workspace, q: &GrepQuery, args: &GrepArgs) -> anyhow::Result<ExitCode> {
-    let names = Mutex::new(Vec::new());
-    let visited = match grep::visit_files(ws, q, &Progress::default(), true, &|f| {
-        names.lock().expect("names").push(f.name.to_string())
-    }) {
+    /// Writes each name as it comes (or keeps them all for `--sortr`).
+    struct Names<W: Write> {
+        out: W,
+        keep: Option<Vec<String>>,
+        any: bool,
+        failed: Option<std::io::Error>,
+    }
+    impl<W: Write> grep::Sink<String> for Names<W> {
+        fn file(&mut self, name: String) -> Flow {
+            self.any = true;
+            if let Some(all) = &mut self.keep {
+                all.push(name);
+                return Flow::Continue;
+            }
+            match writeln!(self.out, "{name}") {
+                Ok(()) => Flow::Continue,
+                Err(e) => {
+                    self.failed = Some(e);
+                    Flow::Stop
+                }
+            }
+        }
+    }
+    let stdout = std::io::stdout();
+    let mut names = Names {
+        out: std::io::BufWriter::new(stdout.lock()),
+        keep: args.sortr.is_some().then(Vec::new),
+        any: false,
+        failed: None,
+    };
+    let visited = match grep::visit_in_order(
+        ws,
+        q,
+        &Progress::default(),
+        true,
+        &|f| f.name.to_string(),
+        &mut names,
+    ) {
         Ok(v) => v,
         Err(e) => return Ok(error_exit(&e)),
     };
-    let mut names = names.into_inner().expect("names");
-    names.sort();
-    if args.sortr.is_some() {
-        names.reverse();
+    if let Some(all) = names.keep.take() {
+        for n in all.iter().rev() {
+            writeln!(names.out, "{n}")?;
+        }
     }
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    for n in &names {
-        writeln!(out, "{n}")?;
+    match names.failed.take().map_or_else(|| names.out.flush(), Err) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+        _ => {}
     }
-    out.flush()?;
     for e in &visited.errors {
         eprintln!("mapgrep: {e}");
     }
     Ok(if !visited.errors.is_empty() {
         ExitCode::from(2)
-    } else if names.is_empty() {
+    } else if !names.any {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
 }
 
-/// Orders the files' outputs: by path (the default), or by a file time.
+/// Orders the files' outputs (which come in path order) by a file time, or reversed.
 fn sort(outs: &mut [FileOut], by: Option<SortBy>, reverse: bool) {
     let time = |name: &str, by: SortBy| {
         let md = std::fs::metadata(name).ok()?;
@@ -495,43 +585,12 @@ fn sort(outs: &mut [FileOut], by: Option<SortBy>, reverse: bool) {
             _ => None,
         }
     };
-    match by {
-        Some(by @ (SortBy::Modified | SortBy::Accessed | SortBy::Created)) => {
-            outs.sort_by_cached_key(|o| (o.order, time(&o.name, by), o.name.clone()))
-        }
-        _ => outs.sort_by(|a, b| (a.order, &a.name).cmp(&(b.order, &b.name))),
+    if let Some(by @ (SortBy::Modified | SortBy::Accessed | SortBy::Created)) = by {
+        outs.sort_by_cached_key(|o| (o.order, time(&o.name, by), o.name.clone()));
     }
     if reverse {
         outs.reverse();
     }
-}
-
-/// `--hints`: the engine's own search, for each hit's section and enclosing symbol.
-fn hints(ws: &Workspace, q: &GrepQuery) -> Result<HashMap<(String, u64), Extras>, GrepError> {
-    let mut report = grep::search(ws, q, &Progress::default())?;
-    crate::annotate::annotate(ws, &mut report, true);
-    Ok(report
-        .matches
-        .into_iter()
-        .map(|m| {
-            let extras = Extras {
-                section_end: m
-                    .section_end_hint
-                    .as_ref()
-                    .map(|h| (h.end_line, h.next.clone())),
-                section_start: m.section_end_hint.as_ref().and_then(|h| h.start_line),
-                section: m
-                    .section
-                    .as_ref()
-                    .map(|s| (s.slug.clone(), s.start_line, s.end_line)),
-                symbol: m
-                    .symbol
-                    .as_ref()
-                    .map(|s| (s.name.clone(), s.kind.clone(), s.start_line, s.end_line)),
-            };
-            ((m.path, m.line), extras)
-        })
-        .collect())
 }
 
 /// `--stats`, after the results (as ripgrep prints them).

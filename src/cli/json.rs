@@ -8,11 +8,12 @@ use std::time::Instant;
 
 use regex_automata::Input;
 
-use super::printer::{Extras, FileOut, Printer, Sel, Stats};
+use super::printer::{FileOut, Printer, Sel, Stats};
+use crate::annotate::Hint;
 
 impl Printer<'_> {
     /// ripgrep's JSON events for one file: begin, match and context, end.
-    pub(super) fn json_file(&self, f: &mut FileOut, bytes: &[u8], sels: &[Sel]) {
+    pub(super) fn json_file(&self, f: &mut FileOut, bytes: &[u8], sels: &[Sel], hints: &[Hint]) {
         if sels.is_empty() {
             return;
         }
@@ -26,30 +27,33 @@ impl Printer<'_> {
             &mut out,
             serde_json::json!({"type": "begin", "data": {"path": data(name.as_bytes())}}),
         );
-        let line_event =
-            |out: &mut Vec<u8>, kind: &str, n: u64, s: usize, e: usize, subs: &[(usize, usize)]| {
-                let end = if e < bytes.len() { e + 1 } else { e };
-                let text = &bytes[s..e];
-                let subs: Vec<serde_json::Value> = subs
+        let line_event = |out: &mut Vec<u8>,
+                          kind: &str,
+                          n: u64,
+                          s: usize,
+                          e: usize,
+                          subs: &[(usize, usize)],
+                          hint: Option<&Hint>| {
+            let end = if e < bytes.len() { e + 1 } else { e };
+            let text = &bytes[s..e];
+            let subs: Vec<serde_json::Value> = subs
                 .iter()
                 .map(
                     |&(a, b)| serde_json::json!({"match": data(&text[a..b]), "start": a, "end": b}),
                 )
                 .collect();
-                let mut d = serde_json::json!({
-                    "path": data(name.as_bytes()),
-                    "lines": data(&bytes[s..end]),
-                    "line_number": n,
-                    "absolute_offset": s,
-                    "submatches": subs,
-                });
-                if kind == "match"
-                    && let Some(x) = self.extras.get(&(name.clone(), n))
-                {
-                    d["mapgrep"] = extras_json(x);
-                }
-                event(out, serde_json::json!({"type": kind, "data": d}));
-            };
+            let mut d = serde_json::json!({
+                "path": data(name.as_bytes()),
+                "lines": data(&bytes[s..end]),
+                "line_number": n,
+                "absolute_offset": s,
+                "submatches": subs,
+            });
+            if let Some(h) = hint {
+                d["mapgrep"] = hint_json(h);
+            }
+            event(out, serde_json::json!({"type": kind, "data": d}));
+        };
         let mut printed: u64 = 0;
         for (k, sel) in sels.iter().enumerate() {
             // Leading context, after what is printed.
@@ -62,9 +66,17 @@ impl Printer<'_> {
                 n -= 1;
             }
             for &(n, s, e) in starts.iter().rev() {
-                line_event(&mut out, "context", n, s, e, &[]);
+                line_event(&mut out, "context", n, s, e, &[], None);
             }
-            line_event(&mut out, "match", sel.line, sel.start, sel.end, &sel.subs);
+            line_event(
+                &mut out,
+                "match",
+                sel.line,
+                sel.start,
+                sel.end,
+                &sel.subs,
+                hints.get(k),
+            );
             printed = sel.line;
             // Trailing context, up to the next selected line.
             let stop = sels.get(k + 1).map_or(u64::MAX, |x| x.line);
@@ -86,9 +98,9 @@ impl Printer<'_> {
                     Vec::new()
                 };
                 if subs.is_empty() {
-                    line_event(&mut out, "context", printed + 1, pos, e, &[]);
+                    line_event(&mut out, "context", printed + 1, pos, e, &[], None);
                 } else {
-                    line_event(&mut out, "match", printed + 1, pos, e, &subs);
+                    line_event(&mut out, "match", printed + 1, pos, e, &subs, None);
                     f.stats.matched_lines += 1;
                     f.stats.matches += subs.len() as u64;
                     f.stats.bytes_searched = (e + 1).min(bytes.len()) as u64;
@@ -133,13 +145,15 @@ impl Printer<'_> {
     }
 }
 
-fn extras_json(x: &Extras) -> serde_json::Value {
+/// mapgrep's `mapgrep` field of a match event: the hit's hint.
+fn hint_json(h: &Hint) -> serde_json::Value {
+    let end = h.section_end_hint.as_ref();
     serde_json::json!({
-        "section_end_line": x.section_end.as_ref().map(|e| e.0),
-        "section_next": x.section_end.as_ref().and_then(|e| e.1.clone()),
-        "section_start_line": x.section_start,
-        "section": x.section.as_ref().map(|(slug, a, b)| serde_json::json!({"slug": slug, "start_line": a, "end_line": b})),
-        "symbol": x.symbol.as_ref().map(|(n, k, a, b)| serde_json::json!({"name": n, "kind": k, "start_line": a, "end_line": b})),
+        "section_end_line": end.map(|e| e.end_line),
+        "section_next": end.and_then(|e| e.next.clone()),
+        "section_start_line": end.and_then(|e| e.start_line),
+        "section": h.section.as_ref().map(|s| serde_json::json!({"slug": s.slug, "start_line": s.start_line, "end_line": s.end_line})),
+        "symbol": h.symbol.as_ref().map(|s| serde_json::json!({"name": s.name, "kind": s.kind, "start_line": s.start_line, "end_line": s.end_line})),
     })
 }
 

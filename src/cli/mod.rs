@@ -7,8 +7,11 @@ mod errors;
 mod grep;
 mod index;
 mod json;
+mod output;
 mod printer;
 mod read;
+mod select;
+mod zip;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -10,9 +10,7 @@ use bstr::ByteSlice;
 use rayon::prelude::*;
 
 use super::collect::{Collector, Display, FileResult, Stats, record};
-use super::{
-    Caches, Compiled, ContextLine, GrepMatch, GrepQuery, Hit, MAX_LINE_BYTES, Progress, hints,
-};
+use super::{Caches, Compiled, ContextLine, GrepMatch, GrepQuery, Hit, MAX_LINE_BYTES, Progress};
 use crate::index::{Ident, Known, Span};
 use crate::source::{self, FileId, SourceOptions};
 use crate::workspace::Workspace;
@@ -336,7 +334,7 @@ pub(super) fn cursor_line(q: &GrepQuery, name: &str) -> u64 {
 /// Turns a file's matching lines into matches: text, context and section hints.
 pub(super) fn finish(bytes: &[u8], lines: Vec<Hit>, ctx: &Ctx<'_>, name: &str) -> FileResult {
     let (c, q) = (ctx.compiled, ctx.q);
-    let hints = hints::compute(bytes, &c.hints, c.hints_any.as_deref(), &lines);
+    let hints = c.hints.hints(bytes, &lines);
     let matches = lines
         .iter()
         .zip(hints)

@@ -32,11 +32,46 @@ pub struct SectionHint {
     pub start_line: Option<u64>,
 }
 
+/// Section patterns compiled once for a search: each alone (to name the one that ends a
+/// section) and their alternation (to find the boundaries in one pass).
+#[derive(Clone, Default)]
+pub struct SectionPatterns {
+    patterns: Vec<(String, Arc<Regex>)>,
+    any: Option<Arc<Regex>>,
+}
+
+impl SectionPatterns {
+    /// Compiles `list` with the workspace's regex cache; the first pattern that does not
+    /// compile comes back with its error.
+    pub fn compile(
+        ws: &crate::workspace::Workspace,
+        list: &[String],
+    ) -> Result<SectionPatterns, (String, Box<regex_automata::meta::BuildError>)> {
+        let mut patterns = Vec::new();
+        for p in list {
+            let re = ws.regex(p, false).map_err(|e| (p.clone(), e))?;
+            patterns.push((p.clone(), re));
+        }
+        // Each pattern compiled alone, so their alternation does too (else no hints).
+        let any = if list.is_empty() {
+            None
+        } else {
+            ws.regex_any(list, false).ok()
+        };
+        Ok(SectionPatterns { patterns, any })
+    }
+
+    /// The hints of one file's matches (`lines`: sorted `(line, start, end)`).
+    pub fn hints(&self, bytes: &[u8], lines: &[(u64, usize, usize)]) -> Vec<Option<SectionHint>> {
+        compute(bytes, &self.patterns, self.any.as_deref(), lines)
+    }
+}
+
 /// Hints for `lines` (sorted `(line, start, end)` of the matches) of one file. `any` matches a
 /// line when any of `patterns` does ([`crate::matcher::build_line_regex_any`]): the file is
 /// walked once, boundary by boundary, for all the patterns, and the patterns are tried one by
 /// one only on the boundary lines that end a section, to name the first that matches.
-pub fn compute(
+fn compute(
     bytes: &[u8],
     patterns: &[(String, Arc<Regex>)],
     any: Option<&Regex>,

@@ -39,9 +39,9 @@ use crate::words::Term;
 use crate::workspace::Workspace;
 
 pub use collect::MAX_NAMED;
-pub use hints::{DEFAULT_SECTION_PATTERNS, SectionHint, compute as section_hints};
+pub use hints::{DEFAULT_SECTION_PATTERNS, SectionHint, SectionPatterns};
 pub use query::{Cursor, GrepQuery};
-pub use visit::{Visited, VisitedFile, visit_files};
+pub use visit::{Flow, Sink, Visited, VisitedFile, visit_in_order};
 pub use walklist::{WalkCache, WalkKey, WalkList};
 
 use collect::{Collector, Display, Stats};
@@ -160,9 +160,7 @@ struct Compiled {
     pattern: String,
     re: std::sync::Arc<Regex>,
     sliced: Option<crate::matcher::Sliced>,
-    hints: Vec<(String, std::sync::Arc<Regex>)>,
-    /// The alternation of the section patterns (`None` without any).
-    hints_any: Option<std::sync::Arc<Regex>>,
+    hints: SectionPatterns,
 }
 
 /// Runs `query` in `ws`.
@@ -235,8 +233,22 @@ fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {
     if !crate::matcher::can_match_within_a_line(&pattern, q.case_insensitive) {
         return Err(GrepError::Param(q.multiline_error(w)));
     }
-    let mut hints = Vec::new();
-    for p in q.section_patterns() {
+    let hints = section_patterns(ws, q)?;
+    let sliced = crate::matcher::Sliced::for_pattern(&pattern, q.case_insensitive, &re);
+    Ok(Compiled {
+        pattern,
+        re,
+        sliced,
+        hints,
+    })
+}
+
+/// The query's section patterns (or the default ones), compiled, with the parameter errors of
+/// an empty or a bad pattern.
+pub fn section_patterns(ws: &Workspace, q: &GrepQuery) -> Result<SectionPatterns, GrepError> {
+    let w = ws.words();
+    let list = q.section_patterns();
+    for p in &list {
         if p.is_empty() {
             return Err(GrepError::Param(ParamError::new(
                 &format!("Empty pattern in {}", w.name(Term::SectionPatterns)),
@@ -246,26 +258,9 @@ fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {
                 "Remove the empty entry; pass [] to disable Section-End-Hint.",
             )));
         }
-        let r = ws
-            .regex(&p, false)
-            .map_err(|e| GrepError::Param(q.regex_error(w, Term::SectionPatterns, &p, &e)))?;
-        hints.push((p, r));
     }
-    let hints_any = if hints.is_empty() {
-        None
-    } else {
-        // Each pattern compiled alone, so their alternation does too (else no hints).
-        let list: Vec<String> = hints.iter().map(|(p, _)| p.clone()).collect();
-        ws.regex_any(&list, false).ok()
-    };
-    let sliced = crate::matcher::Sliced::for_pattern(&pattern, q.case_insensitive, &re);
-    Ok(Compiled {
-        pattern,
-        re,
-        sliced,
-        hints,
-        hints_any,
-    })
+    SectionPatterns::compile(ws, &list)
+        .map_err(|(p, e)| GrepError::Param(q.regex_error(w, Term::SectionPatterns, &p, &e)))
 }
 
 /// A matching line: its number and the byte range of its text.

@@ -454,14 +454,17 @@ fn files_read_and_files_mapped_are_searched_alike() {
     let mut q = GrepQuery::new("PM_RESUME=true");
     q.max_results = 1_000_000;
     assert_eq!(keys(&run(&ws, &q)), naive(p, "PM_RESUME=true"));
-    let seen = std::sync::Mutex::new(Vec::new());
-    visit_files(&ws, &q, &Progress::default(), false, &|f| {
-        seen.lock()
-            .unwrap()
-            .push((f.name.to_string(), f.bytes.to_vec()));
-    })
+    let mut seen = Collected::default();
+    visit_in_order(
+        &ws,
+        &q,
+        &Progress::default(),
+        false,
+        &|f| (f.name.to_string(), f.bytes.to_vec()),
+        &mut seen,
+    )
     .unwrap();
-    let mut seen = seen.into_inner().unwrap();
+    let mut seen = seen.0;
     seen.sort();
     let mut want: Vec<(String, Vec<u8>)> = files
         .into_iter()
@@ -548,4 +551,105 @@ fn the_content_cache_admits_a_file_read_twice_and_only_an_indexed_pick_evicts() 
     put(&b, true);
     assert!(ws.cached_version(&b).is_some());
     assert!(ws.cached_version(&a).is_none());
+}
+
+/// A sink that keeps what it is given, and stops after `stop_after` items if set.
+#[derive(Default)]
+struct Collected<T>(Vec<T>, Option<usize>);
+
+impl<T> Sink<T> for Collected<T> {
+    fn file(&mut self, t: T) -> Flow {
+        self.0.push(t);
+        if self.1.is_some_and(|n| self.0.len() >= n) {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    }
+}
+
+/// A tree whose path order differs from a plain string sort: `a.c` sorts before `a/b` as a
+/// string, after it by path components (as ripgrep's `--sort path` walks).
+fn ordered_tree(p: &std::path::Path) -> Vec<String> {
+    let mut names = vec![
+        "a/b.txt".to_string(),
+        "a.c".to_string(),
+        "a-b/x.txt".to_string(),
+        "z.txt".to_string(),
+        "m/n/o.txt".to_string(),
+        "m/n.txt".to_string(),
+    ];
+    for i in 0..700 {
+        names.push(format!("many/f{i:04}.txt"));
+    }
+    for n in &names {
+        let f = p.join(n);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, format!("line of {n}\n")).unwrap();
+    }
+    let mut paths: Vec<std::path::PathBuf> = names.iter().map(std::path::PathBuf::from).collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn the_ordered_visit_hands_files_over_in_path_order_whatever_the_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let want = ordered_tree(dir.path());
+    let ws = ws(dir.path());
+    for threads in [1, 2, 8] {
+        let mut q = GrepQuery::new("line");
+        q.threads = Some(threads);
+        let mut seen = Collected::default();
+        let v = visit_in_order(
+            &ws,
+            &q,
+            &Progress::default(),
+            false,
+            &|f| {
+                // Uneven work, so files finish out of order.
+                if f.name.ends_with('3') || f.name.len() % 7 == 0 {
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                }
+                f.name.to_string()
+            },
+            &mut seen,
+        )
+        .unwrap();
+        assert_eq!(seen.0, want, "{threads} threads");
+        assert_eq!(v.files, want.len() as u64);
+    }
+}
+
+#[test]
+fn a_sink_that_stops_stops_the_walk() {
+    let dir = tempfile::tempdir().unwrap();
+    let want = ordered_tree(dir.path());
+    let ws = ws(dir.path());
+    let q = GrepQuery::new("line");
+    let worked = std::sync::atomic::AtomicUsize::new(0);
+    let mut seen = Collected(Vec::new(), Some(3));
+    let progress = Progress::default();
+    visit_in_order(
+        &ws,
+        &q,
+        &progress,
+        false,
+        &|f| {
+            worked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            f.name.to_string()
+        },
+        &mut seen,
+    )
+    .unwrap();
+    assert_eq!(seen.0, want[..3]);
+    // The walk ran at most its window ahead of the sink.
+    let worked = worked.into_inner() as u64;
+    assert!(
+        worked <= 3 + super::visit::WINDOW,
+        "{worked} files processed"
+    );
 }

@@ -1,13 +1,19 @@
-//! The files a search would read, handed to a visitor: for a front-end that matches and prints
-//! by itself (the command line's ripgrep-compatible modes: inverted, counted, only-matching,
-//! JSON with byte offsets). The same paths, walk, ignore rules, globs, types, size limit and
-//! binary rule as [`super::search`].
+//! The files a search would read, handed in path order to a front-end that matches and prints
+//! by itself (the command line: every ripgrep mode). The same paths, ignore rules, globs,
+//! types, size limit and binary rule as [`super::search`].
+//!
+//! The pipeline streams: one thread walks each directory in path order (`ignore`'s sorted
+//! walk, or the sorted files a ready trigram index cannot rule out) and numbers the files;
+//! worker threads load and process them in parallel (`work`); the calling thread hands the
+//! results to the sink in that numbering. The walk stays at most [`WINDOW`] files ahead of
+//! the sink, so memory holds a bounded number of results whatever the tree's size, and a sink
+//! that stops (a closed pipe, a cap reached) stops the walk and the workers at once.
 
-use std::path::Path;
-use std::sync::Mutex;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-
-use ignore::WalkState;
+use std::sync::mpsc;
+use std::sync::{Condvar, Mutex};
 
 use super::collect::Display;
 use super::walk::walk_builder;
@@ -15,6 +21,12 @@ use super::{GrepError, GrepQuery, Progress};
 use crate::error::Error;
 use crate::source::{self, SourceOptions};
 use crate::workspace::Workspace;
+
+/// How many files the walk may run ahead of the sink.
+pub const WINDOW: u64 = 256;
+
+/// How long the sink waits for the next result before it is told it is idle.
+const IDLE: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// What a visit went through.
 #[derive(Clone, Debug, Default)]
@@ -29,6 +41,16 @@ pub struct Visited {
     pub index: Option<crate::index::IndexUse>,
 }
 
+impl Visited {
+    /// Adds another visit's counts and errors to these.
+    pub fn add(&mut self, v: Visited) {
+        self.files += v.files;
+        self.binary_skipped += v.binary_skipped;
+        self.errors.extend(v.errors);
+        self.index = self.index.take().or(v.index);
+    }
+}
+
 /// One text file: its display name and bytes (a UTF-8 BOM skipped, UTF-16 transcoded).
 pub struct VisitedFile<'a> {
     /// Which of the query's paths it was found under (0-based).
@@ -37,78 +59,122 @@ pub struct VisitedFile<'a> {
     pub bytes: &'a [u8],
 }
 
-/// Calls `visit` for every text file the query's paths name or contain, from several threads
-/// at once, in no particular order. With `names_only` the files are not read (nor tested
-/// for binary content) and `visit` gets empty bytes.
-pub fn visit_files(
+/// Whether a sink wants more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Stop,
+}
+
+/// Where the processed files go, one at a time, in path order, on the calling thread.
+pub trait Sink<T> {
+    /// The next file's result.
+    fn file(&mut self, result: T) -> Flow;
+    /// No result is ready yet: a moment to flush what is buffered.
+    fn idle(&mut self) -> Flow {
+        Flow::Continue
+    }
+}
+
+/// A file to visit: its number in path order, the query path it was found under, its path and
+/// display name.
+struct Job {
+    seq: u64,
+    given: usize,
+    path: PathBuf,
+    name: String,
+}
+
+/// A query path, resolved: one file, or a directory and its walk.
+enum Target {
+    File(PathBuf, String),
+    Dir(PathBuf, Display, Box<ignore::WalkBuilder>),
+}
+
+/// What the sink has taken so far; the walk waits on it when it is [`WINDOW`] files ahead.
+struct Window {
+    taken: Mutex<u64>,
+    moved: Condvar,
+}
+
+/// Counts shared by the threads of a visit.
+#[derive(Default)]
+struct Tally {
+    files: AtomicU64,
+    binary: AtomicU64,
+    errors: Mutex<Vec<String>>,
+    index: Mutex<Option<crate::index::IndexUse>>,
+}
+
+impl Tally {
+    fn error(&self, e: impl ToString) {
+        self.errors.lock().expect("errors").push(e.to_string());
+    }
+}
+
+/// Processes every text file the query's paths name or contain with `work` (on several
+/// threads) and hands the results to `sink` in path order: the query's paths in turn, each
+/// directory in the order of its sorted walk. With `names_only` the files are not read (nor
+/// tested for binary content) and `work` gets empty bytes. Path errors come back before any
+/// file is visited.
+pub fn visit_in_order<T: Send>(
     ws: &Workspace,
     q: &GrepQuery,
     progress: &Progress,
     names_only: bool,
-    visit: &(dyn Fn(VisitedFile<'_>) + Sync),
+    work: &(dyn Fn(VisitedFile<'_>) -> T + Sync),
+    sink: &mut dyn Sink<T>,
 ) -> Result<Visited, GrepError> {
-    let w = ws.words();
-    let files = AtomicU64::new(0);
-    let binary = AtomicU64::new(0);
-    let errors = Mutex::new(Vec::new());
-    let mut index_use: Option<crate::index::IndexUse> = None;
-    let one = |given: usize, path: &Path, name: &str, buf: &mut Vec<u8>| {
-        if names_only {
-            files.fetch_add(1, Ordering::Relaxed);
-            visit(VisitedFile {
-                given,
-                name,
-                bytes: &[],
-            });
-            return;
-        }
-        // Files are opened by canonical path (no link in it); a walk that follows links
-        // reaches them through links, so it opens what the link leads to.
-        let canonical;
-        let open = if q.follow_links {
-            match std::fs::canonicalize(path) {
-                Ok(p) => {
-                    canonical = p;
-                    canonical.as_path()
-                }
-                Err(e) => {
-                    let e = Error::io(path, e);
-                    errors.lock().expect("errors").push(e.to_string());
-                    return;
-                }
-            }
-        } else {
-            path
-        };
-        match source::load(
-            open,
-            &SourceOptions::for_search(super::file::WALK_MMAP_MIN, false),
-            buf,
-        ) {
-            Ok((_, hay)) => {
-                if source::looks_binary(&hay) {
-                    binary.fetch_add(1, Ordering::Relaxed);
-                    return;
-                }
-                let done = source::guard_mapped(hay.is_mapped(), path, || {
-                    visit(VisitedFile {
-                        given,
-                        name,
-                        bytes: &hay,
-                    })
-                });
-                if done.is_err() || !hay.intact() {
-                    let e = Error::Changed {
-                        path: path.to_path_buf(),
-                    };
-                    errors.lock().expect("errors").push(e.to_string());
-                }
-                files.fetch_add(1, Ordering::Relaxed);
-                progress.files_searched.fetch_add(1, Ordering::Relaxed);
-            }
-            Err(e) => errors.lock().expect("errors").push(e.to_string()),
-        }
+    let targets = resolve(ws, q)?;
+    let tally = Tally::default();
+    let window = Window {
+        taken: Mutex::new(0),
+        moved: Condvar::new(),
     };
+    let (job_tx, job_rx) = mpsc::channel::<Job>();
+    let job_rx = Mutex::new(job_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(u64, Option<T>)>();
+    let workers = q.threads.unwrap_or_else(rayon::current_num_threads).max(1);
+    std::thread::scope(|s| {
+        let (tally, window, job_rx) = (&tally, &window, &job_rx);
+        s.spawn(move || produce(ws, q, targets, names_only, progress, tally, window, job_tx));
+        for _ in 0..workers {
+            let done_tx = done_tx.clone();
+            s.spawn(move || {
+                let mut buf = Vec::new();
+                loop {
+                    let Ok(job) = job_rx.lock().expect("jobs").recv() else {
+                        return;
+                    };
+                    let out = if progress.cancelled.load(Ordering::Relaxed) {
+                        None
+                    } else {
+                        one(q, &job, names_only, progress, tally, &mut buf, work)
+                    };
+                    if done_tx.send((job.seq, out)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        consume(done_rx, window, progress, sink);
+    });
+    let mut errors = tally.errors.into_inner().expect("errors");
+    errors.sort();
+    Ok(Visited {
+        files: tally.files.into_inner(),
+        binary_skipped: tally.binary.into_inner(),
+        errors,
+        index: tally.index.into_inner().expect("index"),
+    })
+}
+
+/// The query's paths, resolved and checked, with each directory's walk built (a bad glob or
+/// type is reported here, before anything is visited).
+fn resolve(ws: &Workspace, q: &GrepQuery) -> Result<Vec<(usize, Target)>, GrepError> {
+    let w = ws.words();
+    let mut targets = Vec::new();
     for (index, given) in q.paths().into_iter().enumerate() {
         let resolved = ws
             .resolve(&given)
@@ -117,53 +183,211 @@ pub fn visit_files(
             GrepError::Param(q.path_error(w, &given, &Error::io(Path::new(&given), e)))
         })?;
         let display = Display::new(ws, q, &given, &resolved);
-        if !md.is_dir() {
-            one(index, &resolved, &display.of(&resolved), &mut Vec::new());
-            continue;
-        }
-        let wb = walk_builder(q, &resolved, w)?;
-        if let Some(sel) = indexed(ws, q, &resolved, &wb, names_only) {
-            binary.fetch_add(sel.binary.len() as u64, Ordering::Relaxed);
-            files.fetch_add(sel.used.ruled_out, Ordering::Relaxed);
-            let u = index_use.get_or_insert_with(Default::default);
-            u.in_scope += sel.used.in_scope;
-            u.searched += sel.used.searched;
-            u.validated |= sel.used.validated;
-            let mut buf = Vec::new();
-            for f in &sel.search {
-                one(index, f, &display.of(f), &mut buf);
-            }
-            continue;
-        }
-        wb.build_parallel().run(|| {
-            let mut buf = Vec::new();
-            let (one, display, errors) = (&one, &display, &errors);
-            Box::new(move |entry| {
-                if progress.cancelled.load(Ordering::Relaxed) {
-                    return WalkState::Quit;
-                }
-                match entry {
-                    Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                        one(index, e.path(), &display.of(e.path()), &mut buf);
-                    }
-                    Ok(_) => {}
-                    Err(e) => errors.lock().expect("errors").push(e.to_string()),
-                }
-                WalkState::Continue
-            })
-        });
+        let target = if md.is_dir() {
+            let mut wb = walk_builder(q, &resolved, w)?;
+            wb.sort_by_file_name(|a, b| a.cmp(b));
+            Target::Dir(resolved, display, Box::new(wb))
+        } else {
+            let name = display.of(&resolved);
+            Target::File(resolved, name)
+        };
+        targets.push((index, target));
     }
-    let mut errors = errors.into_inner().expect("errors");
-    errors.sort();
-    Ok(Visited {
-        files: files.into_inner(),
-        binary_skipped: binary.into_inner(),
-        errors,
-        index: index_use,
-    })
+    Ok(targets)
 }
 
-/// The files of `dir` a ready trigram index cannot rule out, if the query may use one.
+/// The walk: numbers every file in path order and queues it, staying at most [`WINDOW`]
+/// files ahead of the sink; stops when the visit is cancelled.
+#[allow(clippy::too_many_arguments)]
+fn produce(
+    ws: &Workspace,
+    q: &GrepQuery,
+    targets: Vec<(usize, Target)>,
+    names_only: bool,
+    progress: &Progress,
+    tally: &Tally,
+    window: &Window,
+    jobs: mpsc::Sender<Job>,
+) {
+    let mut seq = 0;
+    let mut queue = |given: usize, path: PathBuf, name: String| -> bool {
+        let mut taken = window.taken.lock().expect("window");
+        while seq >= *taken + WINDOW && !progress.cancelled.load(Ordering::Relaxed) {
+            taken = window.moved.wait(taken).expect("window");
+        }
+        drop(taken);
+        if progress.cancelled.load(Ordering::Relaxed) {
+            return false;
+        }
+        let job = Job {
+            seq,
+            given,
+            path,
+            name,
+        };
+        seq += 1;
+        jobs.send(job).is_ok()
+    };
+    for (given, target) in targets {
+        match target {
+            Target::File(path, name) => {
+                if !queue(given, path, name) {
+                    return;
+                }
+            }
+            Target::Dir(dir, display, wb) => {
+                if let Some(sel) = indexed(ws, q, &dir, &wb, names_only) {
+                    tally
+                        .binary
+                        .fetch_add(sel.binary.len() as u64, Ordering::Relaxed);
+                    tally.files.fetch_add(sel.used.ruled_out, Ordering::Relaxed);
+                    let mut used = tally.index.lock().expect("index");
+                    let u = used.get_or_insert_with(Default::default);
+                    u.in_scope += sel.used.in_scope;
+                    u.searched += sel.used.searched;
+                    u.validated |= sel.used.validated;
+                    drop(used);
+                    for f in sel.search {
+                        let name = display.of(&f);
+                        if !queue(given, f, name) {
+                            return;
+                        }
+                    }
+                    continue;
+                }
+                for entry in wb.build() {
+                    match entry {
+                        Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
+                            let name = display.of(e.path());
+                            if !queue(given, e.into_path(), name) {
+                                return;
+                            }
+                        }
+                        Ok(_) => {}
+                        Err(e) => tally.error(e),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Hands the results to the sink in their numbering; tells the walk how far the sink is.
+fn consume<T>(
+    done: mpsc::Receiver<(u64, Option<T>)>,
+    window: &Window,
+    progress: &Progress,
+    sink: &mut dyn Sink<T>,
+) {
+    let mut next = 0;
+    let mut early: HashMap<u64, Option<T>> = HashMap::new();
+    let stop = || {
+        progress.cancel();
+        // Under the lock: the walk checks the flag and waits under it, so it cannot miss this.
+        let _taken = window.taken.lock().expect("window");
+        window.moved.notify_all();
+    };
+    loop {
+        let (seq, out) = match done.try_recv() {
+            Ok(r) => r,
+            Err(mpsc::TryRecvError::Empty) => match done.recv_timeout(IDLE) {
+                Ok(r) => r,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if sink.idle() == Flow::Stop {
+                        return stop();
+                    }
+                    match done.recv() {
+                        Ok(r) => r,
+                        Err(_) => return,
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            },
+            Err(mpsc::TryRecvError::Disconnected) => return,
+        };
+        early.insert(seq, out);
+        let before = next;
+        while let Some(out) = early.remove(&next) {
+            next += 1;
+            if let Some(t) = out
+                && sink.file(t) == Flow::Stop
+            {
+                return stop();
+            }
+        }
+        if next != before {
+            *window.taken.lock().expect("window") = next;
+            window.moved.notify_all();
+        }
+    }
+}
+
+/// Loads one file and processes it with `work`: `None` when it is binary or unreadable
+/// (counted or reported).
+fn one<T>(
+    q: &GrepQuery,
+    job: &Job,
+    names_only: bool,
+    progress: &Progress,
+    tally: &Tally,
+    buf: &mut Vec<u8>,
+    work: &(dyn Fn(VisitedFile<'_>) -> T + Sync),
+) -> Option<T> {
+    let file = |bytes| VisitedFile {
+        given: job.given,
+        name: &job.name,
+        bytes,
+    };
+    if names_only {
+        tally.files.fetch_add(1, Ordering::Relaxed);
+        return Some(work(file(&[][..])));
+    }
+    // Files are opened by canonical path (no link in it); a walk that follows links reaches
+    // them through links, so it opens what the link leads to.
+    let path = job.path.as_path();
+    let canonical;
+    let open = if q.follow_links {
+        match std::fs::canonicalize(path) {
+            Ok(p) => {
+                canonical = p;
+                canonical.as_path()
+            }
+            Err(e) => {
+                tally.error(Error::io(path, e));
+                return None;
+            }
+        }
+    } else {
+        path
+    };
+    let opts = SourceOptions::for_search(super::file::WALK_MMAP_MIN, false);
+    let hay = match source::load(open, &opts, buf) {
+        Ok((_, hay)) => hay,
+        Err(e) => {
+            tally.error(e);
+            return None;
+        }
+    };
+    if source::looks_binary(&hay) {
+        tally.binary.fetch_add(1, Ordering::Relaxed);
+        return None;
+    }
+    let done = source::guard_mapped(hay.is_mapped(), path, || work(file(&hay)));
+    tally.files.fetch_add(1, Ordering::Relaxed);
+    progress.files_searched.fetch_add(1, Ordering::Relaxed);
+    match done {
+        Ok(t) if hay.intact() => Some(t),
+        _ => {
+            tally.error(Error::Changed {
+                path: path.to_path_buf(),
+            });
+            None
+        }
+    }
+}
+
+/// The files of `dir` a ready trigram index cannot rule out (sorted by path), if the query
+/// may use one.
 fn indexed(
     ws: &Workspace,
     q: &GrepQuery,

@@ -305,7 +305,9 @@ fn hints_show_the_section_and_the_symbol() {
     let out = String::from_utf8_lossy(&o.stdout);
     // A markdown hit: its section by slug and lines.
     assert!(
-        out.contains("notes/guide.md:7:Run foo.\n    ↳ section #install (lines 5-9)\n"),
+        out.contains(
+            "notes/guide.md:7:Run foo.\n    ↳ section lines 5-9 (next ^#{1,2} ); #install (lines 5-9)\n"
+        ),
         "{out}"
     );
     // A code hit: the function around it.

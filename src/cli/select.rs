@@ -1,0 +1,280 @@
+//! The command line's selection of lines: the compiled patterns and, for one file, the lines
+//! to print with their matches. A pattern within a line goes through the engine's own line
+//! search ([`crate::matcher::MatchingLines`], as `grep_content` does); only what the engine
+//! has no use for is here: inverted selection (-v) and matches over several lines (-U).
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use regex_automata::Input;
+use regex_automata::meta::Regex;
+
+use crate::grep::{GrepError, GrepQuery};
+use crate::workspace::Workspace;
+
+/// The compiled patterns: a line regex, or with `-U` a regex that may match `\n`.
+pub struct Matcher {
+    pub(super) re: Arc<Regex>,
+    multiline: bool,
+}
+
+impl Matcher {
+    /// Compiles the query's pattern; errors (a bad regex, a pattern that needs a line break
+    /// without `-U`) come worded by the engine in the command line's words.
+    pub fn new(
+        ws: &Workspace,
+        q: &GrepQuery,
+        pattern: &str,
+        ci: bool,
+        multiline: bool,
+        crlf: bool,
+    ) -> Result<Matcher, GrepError> {
+        if !multiline {
+            let re = crate::grep::compile_check(ws, q)?;
+            if crlf {
+                return Ok(Matcher { re, multiline });
+            }
+            // Without --crlf, `\n` alone ends a line, as in ripgrep (the engine's own line
+            // regex, which compiled above, treats `\r\n` as one terminator).
+            return match crate::matcher::build_lf_line_regex(pattern, ci) {
+                Ok(re) => Ok(Matcher {
+                    re: Arc::new(re),
+                    multiline,
+                }),
+                Err(_) => Ok(Matcher { re, multiline }),
+            };
+        }
+        let re = Regex::builder()
+            .syntax(
+                regex_automata::util::syntax::Config::new()
+                    .multi_line(true)
+                    .crlf(crlf)
+                    .case_insensitive(ci),
+            )
+            .build(pattern);
+        match re {
+            Ok(re) => Ok(Matcher {
+                re: Arc::new(re),
+                multiline,
+            }),
+            // The engine words a syntax error; its line-break complaint does not apply here.
+            Err(_) => crate::grep::compile_check(ws, q).map(|re| Matcher { re, multiline }),
+        }
+    }
+
+    /// The matches in one line's text (empty ones only where they are not at its end).
+    pub(super) fn subs(&self, line: &[u8]) -> Vec<(usize, usize)> {
+        self.re
+            .find_iter(Input::new(line))
+            .filter(|m| !m.is_empty() || line.is_empty() || m.start() < line.len())
+            .map(|m| (m.start(), m.end()))
+            .collect()
+    }
+
+    /// The selected lines of `bytes`, up to `max` of them: the lines that match (or with
+    /// `invert` those that do not).
+    pub(super) fn select(&self, bytes: &[u8], invert: bool, max: Option<u64>) -> Vec<Sel> {
+        let limit = max.unwrap_or(u64::MAX);
+        if limit == 0 {
+            return Vec::new();
+        }
+        if invert {
+            return self.inverted(bytes, limit);
+        }
+        // A large file is searched in chunks (cut after a `\n`) on all cores, as the engine
+        // searches one; a pattern that may span lines (-U) or a search that stops early (-m)
+        // reads it in one pass.
+        if bytes.len() >= CHUNKED && !self.multiline && max.is_none() {
+            let bounds = chunk_bounds(bytes, CHUNK);
+            let parts: Vec<(Vec<Sel>, u64)> = bounds
+                .par_windows(2)
+                .map(|w| {
+                    let sels = self.lines(bytes, w[0], w[1], u64::MAX);
+                    let lines = memchr::memchr_iter(b'\n', &bytes[w[0]..w[1]]).count() as u64;
+                    (sels, lines)
+                })
+                .collect();
+            let mut out = Vec::new();
+            let mut before = 0;
+            for (sels, lines) in parts {
+                out.extend(sels.into_iter().map(|mut s| {
+                    s.line += before;
+                    s
+                }));
+                before += lines;
+            }
+            return out;
+        }
+        if self.multiline {
+            return self.spanning(bytes, limit);
+        }
+        self.lines(bytes, 0, bytes.len(), limit)
+    }
+
+    /// The lines that do not match, up to `limit`.
+    fn inverted(&self, bytes: &[u8], limit: u64) -> Vec<Sel> {
+        let mut out = Vec::new();
+        for (n, (start, end)) in (1..).zip(line_ranges(bytes)) {
+            if !self.re.is_match(Input::new(&bytes[start..end])) {
+                out.push(Sel {
+                    line: n,
+                    start,
+                    end,
+                    subs: Vec::new(),
+                });
+                if out.len() as u64 >= limit {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// The matching lines of `bytes[from..to]` (`from` starts a line, `to` ends one or the
+    /// text), up to `limit`; line numbers count from 1 at `from`.
+    fn lines(&self, bytes: &[u8], from: usize, to: usize, limit: u64) -> Vec<Sel> {
+        let mut cache = self.re.create_cache();
+        crate::matcher::MatchingLines::new(&self.re, &mut cache, &bytes[..to], from, 1)
+            .take(usize::try_from(limit).unwrap_or(usize::MAX))
+            .map(|(line, m)| Sel {
+                line,
+                start: m.start,
+                end: m.end,
+                subs: self.subs(&bytes[m.start..m.end]),
+            })
+            .collect()
+    }
+
+    /// -U: the lines each match covers (a match over several lines selects each of them),
+    /// up to `limit`.
+    fn spanning(&self, bytes: &[u8], limit: u64) -> Vec<Sel> {
+        let mut out = Vec::new();
+        let mut counter = LineCounter::default();
+        let mut pos = 0;
+        while pos < bytes.len() {
+            let Some(m) = self.re.search(&Input::new(bytes).range(pos..)) else {
+                break;
+            };
+            // The empty text after the last `\n` is no line.
+            if m.start() == bytes.len() && bytes.ends_with(b"\n") {
+                break;
+            }
+            let ls = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |i| i + 1);
+            let last = if m.end() > m.start() {
+                m.end() - 1
+            } else {
+                m.start()
+            };
+            let le = crate::lines::line_end(bytes, last);
+            let mut line = counter.line_at(bytes, ls);
+            let mut s = ls;
+            loop {
+                let e = memchr::memchr(b'\n', &bytes[s..le]).map_or(le, |i| s + i);
+                out.push(Sel {
+                    line,
+                    start: s,
+                    end: e,
+                    subs: clip(m.start(), m.end(), s, e),
+                });
+                if out.len() as u64 >= limit {
+                    return out;
+                }
+                if e >= le {
+                    break;
+                }
+                s = e + 1;
+                line += 1;
+            }
+            pos = le + 1;
+        }
+        out
+    }
+}
+
+/// A selected line: its number, byte range (without `\n`), and its matches in it.
+pub(super) struct Sel {
+    pub(super) line: u64,
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) subs: Vec<(usize, usize)>,
+}
+
+/// The part of the match `[ms, me)` inside the line `[ls, le)`, relative to the line.
+fn clip(ms: usize, me: usize, ls: usize, le: usize) -> Vec<(usize, usize)> {
+    let (s, e) = (ms.max(ls), me.min(le));
+    if s <= e {
+        vec![(s - ls, e - ls)]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Files at least this large are searched in chunks on all cores.
+const CHUNKED: usize = 16 << 20;
+/// The size of one chunk (cut at the next `\n`).
+const CHUNK: usize = 8 << 20;
+
+/// `0`, the offsets just after the first `\n` at or past each multiple of `size`, and the
+/// length: consecutive pairs bound whole lines.
+fn chunk_bounds(bytes: &[u8], size: usize) -> Vec<usize> {
+    let mut bounds = vec![0];
+    let mut at = size;
+    while at < bytes.len() {
+        match memchr::memchr(b'\n', &bytes[at..]) {
+            Some(i) if at + i + 1 < bytes.len() => {
+                bounds.push(at + i + 1);
+                at += i + 1 + size;
+            }
+            _ => break,
+        }
+    }
+    bounds.push(bytes.len());
+    bounds
+}
+
+/// `(start, end)` of every line (without its `\n`); a final line without `\n` counts, an
+/// empty text after the last `\n` does not.
+pub(super) fn line_ranges(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        if pos >= bytes.len() {
+            return None;
+        }
+        let end = crate::lines::line_end(bytes, pos);
+        let r = (pos, end);
+        pos = end + 1;
+        Some(r)
+    })
+}
+
+/// Line numbers of increasing offsets, counted incrementally.
+#[derive(Default)]
+struct LineCounter {
+    pos: usize,
+    line: u64,
+}
+
+impl LineCounter {
+    /// The line number of the line starting at `at` (offsets only grow).
+    fn line_at(&mut self, bytes: &[u8], at: usize) -> u64 {
+        if at < self.pos {
+            self.pos = 0;
+            self.line = 0;
+        }
+        self.line += memchr::memchr_iter(b'\n', &bytes[self.pos..at]).count() as u64;
+        self.pos = at;
+        self.line + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_ranges_skip_the_empty_text_after_the_last_newline() {
+        let r: Vec<_> = line_ranges(b"a\n\nb").collect();
+        assert_eq!(r, vec![(0, 1), (2, 2), (3, 4)]);
+        assert_eq!(line_ranges(b"a\n").count(), 1);
+    }
+}
