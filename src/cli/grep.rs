@@ -290,7 +290,7 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
         super::index::use_persisted(&ws, &paths);
     }
     if args.files {
-        return list_files(&ws, &q, &args);
+        return super::output::list_files(&ws, &q, args.sortr.is_some());
     }
     let matcher = match Matcher::new(&ws, &q, &regex, ci, args.multiline, args.crlf) {
         Ok(m) => m,
@@ -502,76 +502,12 @@ fn finish(args: &GrepArgs, total: &Stats, visited: &grep::Visited, started: Inst
 }
 
 /// An engine error (the query's parameters, or a path), worded for the command line.
-fn error_exit(e: &GrepError) -> ExitCode {
+pub(super) fn error_exit(e: &GrepError) -> ExitCode {
     match e {
         GrepError::Param(p) => eprintln!("{p}"),
         GrepError::File(e) => eprintln!("mapgrep: {e}"),
     }
     ExitCode::from(2)
-}
-
-/// `--files`: the files a search would read, in path order, written as they are found.
-fn list_files(ws: &Workspace, q: &GrepQuery, args: &GrepArgs) -> anyhow::Result<ExitCode> {
-    /// Writes each name as it comes (or keeps them all for `--sortr`).
-    struct Names<W: Write> {
-        out: W,
-        keep: Option<Vec<String>>,
-        any: bool,
-        failed: Option<std::io::Error>,
-    }
-    impl<W: Write> grep::Sink<String> for Names<W> {
-        fn file(&mut self, name: String) -> Flow {
-            self.any = true;
-            if let Some(all) = &mut self.keep {
-                all.push(name);
-                return Flow::Continue;
-            }
-            match writeln!(self.out, "{name}") {
-                Ok(()) => Flow::Continue,
-                Err(e) => {
-                    self.failed = Some(e);
-                    Flow::Stop
-                }
-            }
-        }
-    }
-    let stdout = std::io::stdout();
-    let mut names = Names {
-        out: std::io::BufWriter::new(stdout.lock()),
-        keep: args.sortr.is_some().then(Vec::new),
-        any: false,
-        failed: None,
-    };
-    let visited = match grep::visit_in_order(
-        ws,
-        q,
-        &Progress::default(),
-        true,
-        &|f| f.name.to_string(),
-        &mut names,
-    ) {
-        Ok(v) => v,
-        Err(e) => return Ok(error_exit(&e)),
-    };
-    if let Some(all) = names.keep.take() {
-        for n in all.iter().rev() {
-            writeln!(names.out, "{n}")?;
-        }
-    }
-    match names.failed.take().map_or_else(|| names.out.flush(), Err) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
-        _ => {}
-    }
-    for e in &visited.errors {
-        eprintln!("mapgrep: {e}");
-    }
-    Ok(if !visited.errors.is_empty() {
-        ExitCode::from(2)
-    } else if !names.any {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
 }
 
 /// Orders the files' outputs (which come in path order) by a file time, or reversed.
@@ -605,83 +541,4 @@ fn print_stats(total: &Stats, searched: u64, started: Instant) {
     println!("{} bytes searched", total.bytes_searched);
     println!("{secs:.6} seconds spent searching");
     println!("{secs:.6} seconds total");
-}
-
-/// `mapgrep bench-grep`: the same search repeated inside one process with one workspace, as a
-/// long-lived server runs it; prints the median wall time in seconds.
-#[derive(Debug, clap::Args)]
-pub struct BenchGrepArgs {
-    /// How many timed runs (after one warm-up).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    pub runs: u64,
-    /// Content-cache budget of the simulated server (as `serve --content-cache-bytes`).
-    #[arg(long, default_value_t = super::DEFAULT_SERVER_CONTENT_CACHE)]
-    pub content_cache_bytes: usize,
-    /// The regex to search for.
-    pub pattern: String,
-    /// Files or directories to search.
-    pub paths: Vec<String>,
-    /// Case-insensitive search.
-    #[arg(short = 'i', long)]
-    pub ignore_case: bool,
-    /// Only whole-word matches.
-    #[arg(short = 'w', long)]
-    pub word_regexp: bool,
-    /// Line numbers (accepted for the benchmark script's argument lists; no effect).
-    #[arg(short = 'n', long = "line-number")]
-    pub line_number: bool,
-    /// Use the trigram index kept in DIR (loaded and validated, or built there, with the
-    /// watcher on), as a server does once its index is ready.
-    #[arg(long, value_name = "DIR")]
-    pub index_dir: Option<std::path::PathBuf>,
-}
-
-pub fn bench(args: BenchGrepArgs) -> anyhow::Result<ExitCode> {
-    crate::source::map_large_allocations(super::LARGE_ALLOCATION);
-    let cwd = std::env::current_dir()?;
-    let ws = super::errors::builder()
-        .content_budget(args.content_cache_bytes)
-        .build(Roots::new([cwd.as_path(), std::path::Path::new("/")])?);
-    let q = GrepQuery {
-        relative_to_root: args.paths.is_empty(),
-        search_paths: args.paths.clone(),
-        case_insensitive: args.ignore_case,
-        word: args.word_regexp,
-        section_patterns: Some(Vec::new()),
-        max_results: u32::MAX as usize,
-        ..GrepQuery::new(args.pattern.clone())
-    };
-    if let Some(dir) = &args.index_dir {
-        let opts = crate::index::IndexOptions {
-            dir: Some(dir.clone()),
-            ..Default::default()
-        };
-        let dirs: Vec<std::path::PathBuf> = args
-            .paths
-            .iter()
-            .filter_map(|p| std::fs::canonicalize(p).ok())
-            .filter(|p| p.is_dir())
-            .collect();
-        crate::index::start_for(&ws, &dirs, &opts);
-        crate::index::wait_ready(&ws, std::time::Duration::from_secs(600));
-    }
-    let mut times = Vec::new();
-    let mut found = 0;
-    for i in 0..=args.runs {
-        let t = Instant::now();
-        let r = grep::search(&ws, &q, &Progress::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
-        if i > 0 {
-            times.push(t.elapsed().as_secs_f64());
-        } else {
-            // The warm-up is a fresh server's first search (caches empty).
-            eprintln!("first run: {:.6} s", t.elapsed().as_secs_f64());
-        }
-        found = r.matches.len();
-    }
-    times.sort_by(f64::total_cmp);
-    for (root, st) in crate::index::status(&ws) {
-        eprintln!("index of {}: {st:?}", root.display());
-    }
-    println!("matches {found} median_s {:.6}", times[times.len() / 2]);
-    Ok(ExitCode::SUCCESS)
 }

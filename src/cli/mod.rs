@@ -1,6 +1,7 @@
 //! The command line: `mapgrep serve` (the MCP server), and `read`, `grep`, `toc` and
 //! `section` for people. Parsing and rendering only; the work is the engine's.
 
+mod bench;
 mod code;
 mod doc;
 mod errors;
@@ -62,7 +63,7 @@ pub enum Command {
     Index(index::IndexArgs),
     /// Time a search repeated in one process (a warm server); for scripts/bench_grep.py.
     #[command(hide = true)]
-    BenchGrep(grep::BenchGrepArgs),
+    BenchGrep(bench::BenchGrepArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -119,7 +120,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Outline(args) => code::outline(args),
         Command::Symbol(args) => code::symbol(args),
         Command::Index(args) => index::run(args),
-        Command::BenchGrep(args) => grep::bench(args),
+        Command::BenchGrep(args) => bench::run(args),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut script = Vec::new();

@@ -5,9 +5,11 @@
 //! the search at once.
 
 use std::io::Write;
+use std::process::ExitCode;
 
 use super::printer::{FileOut, Printer, Stats};
-use crate::grep::{Flow, Sink};
+use crate::grep::{self, Flow, GrepQuery, Progress, Sink};
+use crate::workspace::Workspace;
 
 /// Writes files' outputs in order and keeps the totals.
 pub struct Output<'a, W: Write> {
@@ -175,4 +177,68 @@ impl Sink<FileOut> for Collect {
         self.0.push(f);
         Flow::Continue
     }
+}
+
+/// `--files`: the files a search would read, in path order, written as they are found.
+pub fn list_files(ws: &Workspace, q: &GrepQuery, reverse: bool) -> anyhow::Result<ExitCode> {
+    /// Writes each name as it comes (or keeps them all for `--sortr`).
+    struct Names<W: Write> {
+        out: W,
+        keep: Option<Vec<String>>,
+        any: bool,
+        failed: Option<std::io::Error>,
+    }
+    impl<W: Write> grep::Sink<String> for Names<W> {
+        fn file(&mut self, name: String) -> Flow {
+            self.any = true;
+            if let Some(all) = &mut self.keep {
+                all.push(name);
+                return Flow::Continue;
+            }
+            match writeln!(self.out, "{name}") {
+                Ok(()) => Flow::Continue,
+                Err(e) => {
+                    self.failed = Some(e);
+                    Flow::Stop
+                }
+            }
+        }
+    }
+    let stdout = std::io::stdout();
+    let mut names = Names {
+        out: std::io::BufWriter::new(stdout.lock()),
+        keep: reverse.then(Vec::new),
+        any: false,
+        failed: None,
+    };
+    let visited = match grep::visit_in_order(
+        ws,
+        q,
+        &Progress::default(),
+        true,
+        &|f| f.name.to_string(),
+        &mut names,
+    ) {
+        Ok(v) => v,
+        Err(e) => return Ok(super::grep::error_exit(&e)),
+    };
+    if let Some(all) = names.keep.take() {
+        for n in all.iter().rev() {
+            writeln!(names.out, "{n}")?;
+        }
+    }
+    match names.failed.take().map_or_else(|| names.out.flush(), Err) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+        _ => {}
+    }
+    for e in &visited.errors {
+        eprintln!("mapgrep: {e}");
+    }
+    Ok(if !visited.errors.is_empty() {
+        ExitCode::from(2)
+    } else if !names.any {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -3,8 +3,8 @@
 //! matching lines into matches with context and section hints.
 
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 
 use bstr::ByteSlice;
 use rayon::prelude::*;
@@ -188,76 +188,92 @@ impl Ctx<'_> {
             }
             c.limit()
         };
-        // A warm server searches unchanged files from its content cache: one stat instead
-        // of open + read + close.
-        let ws = self.ws;
-        // The index's spans hold for the file it recorded, not for another version.
-        let spans_for = |id: &FileId| {
-            known
-                .filter(|k| k.id == Ident::from_id(id))
-                .and_then(|k| k.spans.as_deref())
-        };
-        let cached = match known {
-            // The selection just vouched for the file's identity: no need to look again.
-            Some(k) => ws
-                .cached_version(path)
-                .filter(|(id, _)| Ident::from_id(id) == k.id),
-            // A file not cached costs no stat here (a cold scan reads it at once).
-            None => ws.cached_version(path).filter(|(id, _)| {
-                std::fs::metadata(path).is_ok_and(|md| FileId::from_metadata(&md) == *id)
-            }),
-        };
-        let found = if let Some((id, bytes)) = cached {
-            // Only text files (no NUL in the first 64 KiB) are cached: skip that probe.
-            let at = Where {
-                mode: Mode::CachedText,
-                spans: spans_for(&id),
-            };
-            search_bytes(&bytes, cache, self, name, limit, at)
-        } else {
-            // A file the index picked is kept when read a second time; a scan's file when
-            // the walk is not a first.
-            let admit = match (self.admit, known) {
-                (Admit::Never, _) => false,
-                (_, Some(_)) => ws.admits_content(path),
-                (_, None) => ws.caches_contents(),
-            };
-            // Reading beats mapping for the many small files of a walk (no map/unmap, no
-            // page faults); large files are mapped (see WALK_MMAP_MIN).
-            let opts = SourceOptions::for_search(WALK_MMAP_MIN, admit);
-            match source::load(path, &opts, buf) {
-                Ok((id, hay)) => {
-                    let spans = id.as_ref().and_then(spans_for);
-                    if let Some(id) = id
-                        && admit
-                        && !source::looks_binary(&hay)
-                    {
-                        ws.cache_content(path, id, &hay, self.admit == Admit::Evict);
-                    }
-                    let at = Where::walk(spans);
-                    let found = search_loaded(path, &hay, || {
-                        search_bytes(&hay, cache, self, name, limit, at)
-                    });
-                    match found {
-                        Some(found) => found,
-                        None => {
-                            // A search cut short by a panic may leave its cache unusable.
-                            *cache = self.compiled.caches();
-                            self.stats.error(changed(path));
-                            return;
-                        }
-                    }
-                }
-                Err(e) => {
-                    self.stats.error(e.to_string());
-                    return;
-                }
+        let found = match self.cached(path, known) {
+            Some((id, bytes)) => {
+                // Only text files (no NUL in the first 64 KiB) are cached: skip that probe.
+                let at = Where {
+                    mode: Mode::CachedText,
+                    spans: spans_for(known, &id),
+                };
+                search_bytes(&bytes, cache, self, name, limit, at)
             }
+            None => match self.read_and_search(path, name, known, limit, buf, cache) {
+                Some(found) => found,
+                None => return,
+            },
         };
         record(self.collector, self.stats, name, found);
         self.stats.searched.fetch_add(1, Ordering::Relaxed);
         self.progress.files_searched.fetch_add(1, Ordering::Relaxed);
     }
+
+    /// A warm server searches unchanged files from its content cache: one stat instead of
+    /// open + read + close. The cached bytes of `path`, if they are its current version.
+    fn cached(&self, path: &Path, known: Option<&Known>) -> Option<(FileId, Arc<[u8]>)> {
+        let cached = self.ws.cached_version(path)?;
+        let current = match known {
+            // The selection just vouched for the file's identity: no need to look again.
+            Some(k) => Ident::from_id(&cached.0) == k.id,
+            // A file not cached costs no stat here (a cold scan reads it at once).
+            None => std::fs::metadata(path).is_ok_and(|md| FileId::from_metadata(&md) == cached.0),
+        };
+        current.then_some(cached)
+    }
+
+    /// Reads `path` (keeping it in the content cache when admitted) and searches it; `None`
+    /// when it could not be read or changed while it was searched (both reported).
+    fn read_and_search(
+        &self,
+        path: &Path,
+        name: &str,
+        known: Option<&Known>,
+        limit: usize,
+        buf: &mut Vec<u8>,
+        cache: &mut Caches,
+    ) -> Option<FileResult> {
+        let ws = self.ws;
+        // A file the index picked is kept when read a second time; a scan's file when the
+        // walk is not a first.
+        let admit = match (self.admit, known) {
+            (Admit::Never, _) => false,
+            (_, Some(_)) => ws.admits_content(path),
+            (_, None) => ws.caches_contents(),
+        };
+        // Reading beats mapping for the many small files of a walk (no map/unmap, no page
+        // faults); large files are mapped (see WALK_MMAP_MIN).
+        let opts = SourceOptions::for_search(WALK_MMAP_MIN, admit);
+        let (id, hay) = match source::load(path, &opts, buf) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                self.stats.error(e.to_string());
+                return None;
+            }
+        };
+        let spans = id.as_ref().and_then(|id| spans_for(known, id));
+        if let Some(id) = id
+            && admit
+            && !source::looks_binary(&hay)
+        {
+            ws.cache_content(path, id, &hay, self.admit == Admit::Evict);
+        }
+        let at = Where::walk(spans);
+        let found = search_loaded(path, &hay, || {
+            search_bytes(&hay, cache, self, name, limit, at)
+        });
+        if found.is_none() {
+            // A search cut short by a panic may leave its cache unusable.
+            *cache = self.compiled.caches();
+            self.stats.error(changed(path));
+        }
+        found
+    }
+}
+
+/// The index's spans of a file hold for the version it recorded, not for another.
+fn spans_for<'k>(known: Option<&'k Known>, id: &FileId) -> Option<&'k [Span]> {
+    known
+        .filter(|k| k.id == Ident::from_id(id))
+        .and_then(|k| k.spans.as_deref())
 }
 
 /// `search` over a loaded file, guarded against a mapping that a concurrent rewrite tears

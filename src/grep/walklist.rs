@@ -41,9 +41,13 @@ fn is_recent(m: Option<SystemTime>, now: SystemTime) -> bool {
     })
 }
 
+/// A watched directory: its path, its own stamp (`None` for an ancestor of the root) and its
+/// ignore files' stamps.
+type WatchEntry = (PathBuf, Option<Stamp>, [Stamp; 3]);
+
 /// What a list watches of directory `d`: its stamp (if `own`: walked, not an ancestor)
 /// and those of its ignore files.
-fn watch_entry(d: PathBuf, own: bool) -> (PathBuf, Option<Stamp>, [Stamp; 3]) {
+fn watch_entry(d: PathBuf, own: bool) -> WatchEntry {
     let s = own.then(|| stamp(&d));
     let ig = IGNORE_FILES.map(|f| stamp(&d.join(f)));
     (d, s, ig)
@@ -106,7 +110,7 @@ pub struct WalkList {
     pub names: Vec<String>,
     /// Every directory walked (with its stamp) and the ancestors of the root (`None`: only
     /// their ignore files matter), with the stamps of the ignore files in them.
-    watched: Vec<(PathBuf, Option<Stamp>, [Stamp; 3])>,
+    watched: Vec<WatchEntry>,
     /// Other ignore sources: `.git/info/exclude` of the repositories met, git's global
     /// excludes file and git's configs (which name it), with their stamps.
     sources: Vec<(PathBuf, Stamp)>,
@@ -175,23 +179,8 @@ impl WalkList {
         // The root's ancestors: only their ignore files matter.
         let ancestors = key.dir.ancestors().skip(1);
         watched.extend(ancestors.map(|a| watch_entry(a.to_path_buf(), false)));
+        let sources = ignore_sources(repos.into_inner().expect("walk list"), &watched);
         let now = SystemTime::now();
-        let sources: Vec<(PathBuf, Stamp)> = (repos.into_inner().expect("walk list").into_iter())
-            .chain(
-                watched
-                    .iter()
-                    .filter(|(_, s, _)| s.is_none())
-                    .filter_map(|(d, _, _)| {
-                        let git = d.join(".git");
-                        git.is_dir().then(|| git.join("info").join("exclude"))
-                    }),
-            )
-            .chain(global_ignore_sources())
-            .map(|p| {
-                let s = stamp(&p);
-                (p, s)
-            })
-            .collect();
         let racy = watched.iter().any(|(_, s, ig)| {
             s.iter()
                 .chain(ig.iter())
@@ -238,4 +227,27 @@ fn global_ignore_sources() -> Vec<PathBuf> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The ignore files beyond the watched directories' own, stamped: the repositories'
+/// `.git/info/exclude` (those found by the walk and those of the root's ancestors) and the
+/// global ignore files.
+fn ignore_sources(repos: Vec<PathBuf>, watched: &[WatchEntry]) -> Vec<(PathBuf, Stamp)> {
+    let ancestors_excludes =
+        watched
+            .iter()
+            .filter(|(_, s, _)| s.is_none())
+            .filter_map(|(d, _, _)| {
+                let git = d.join(".git");
+                git.is_dir().then(|| git.join("info").join("exclude"))
+            });
+    repos
+        .into_iter()
+        .chain(ancestors_excludes)
+        .chain(global_ignore_sources())
+        .map(|p| {
+            let s = stamp(&p);
+            (p, s)
+        })
+        .collect()
 }
