@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::common::BIN;
-use crate::rg::{self, Expected, run, without_times};
+use crate::rg::{self, Expected, run};
 
 const TREE: &[(&str, &str)] = &[
     (".gitignore", "target/\n*.log\n"),
@@ -195,26 +195,7 @@ fn flag_combinations_behave_as_in_ripgrep() {
             failures.push(format!("{case:?}: no answer recorded"));
             continue;
         };
-        let o = run(BIN, &["grep"], &case, dir.path());
-        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-        let got = Expected {
-            stdout: if case.starts_with("--json") {
-                without_times(&stdout)
-            } else {
-                stdout
-            },
-            code: o.status.code().unwrap_or(-1),
-        };
-        if &got != want {
-            failures.push(format!(
-                "{case:?}:\n--- ripgrep (exit {})\n{}--- mapgrep (exit {})\n{}{}",
-                want.code,
-                want.stdout,
-                got.code,
-                got.stdout,
-                String::from_utf8_lossy(&o.stderr)
-            ));
-        }
+        failures.extend(rg::differs(&case, want, dir.path()));
     }
     assert!(
         failures.is_empty(),

@@ -153,21 +153,7 @@ fn flags_behave_as_in_ripgrep() {
         let want = rg
             .get(*case)
             .unwrap_or_else(|| panic!("no answer recorded for {case:?}"));
-        let o = run(BIN, &["grep"], case, dir.path());
-        let got = Expected {
-            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-            code: o.status.code().unwrap_or(-1),
-        };
-        if &got != want {
-            failures.push(format!(
-                "{case:?}:\n--- ripgrep (exit {})\n{}--- mapgrep (exit {})\n{}{}",
-                want.code,
-                want.stdout,
-                got.code,
-                got.stdout,
-                String::from_utf8_lossy(&o.stderr)
-            ));
-        }
+        failures.extend(rg::differs(case, want, dir.path()));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::common::{BIN, Fixture, grep_view};
+use crate::rg;
 
 /// A work log in markdown: headings of three levels, log entries, a hit before the first
 /// heading, one in a fenced block, one in a subsection, one in the last entry.
@@ -96,12 +97,7 @@ export function boot(): App {
 
 /// The hints the command line gives: `(path, line) -> facts` in `grep_content`'s terms.
 fn cli_hints(fx: &Fixture) -> Vec<Value> {
-    let out = std::process::Command::new(BIN)
-        .args(["grep", "--json", "--hints", "NEEDLE"])
-        .current_dir(&fx.root)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run mapgrep grep");
+    let out = rg::run(BIN, &["grep", "--json", "--hints"], "NEEDLE", &fx.root);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let mut found = Vec::new();
     for line in String::from_utf8(out.stdout).unwrap().lines() {
@@ -142,12 +138,7 @@ fn cli_hints(fx: &Fixture) -> Vec<Value> {
 /// The hints of the command line's text output (`path:line:text`, then `    ↳ ...`), read
 /// back into the same facts.
 fn cli_text_hints(fx: &Fixture) -> Vec<Value> {
-    let out = std::process::Command::new(BIN)
-        .args(["grep", "-n", "--hints", "NEEDLE"])
-        .current_dir(&fx.root)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run mapgrep grep");
+    let out = rg::run(BIN, &["grep", "-n", "--hints"], "NEEDLE", &fx.root);
     let text = String::from_utf8(out.stdout).unwrap();
     let mut found: Vec<Value> = Vec::new();
     let span = |s: &str| -> (u64, u64) {

@@ -72,6 +72,31 @@ impl Expected {
     }
 }
 
+/// `mapgrep grep CASE` in `dir` against ripgrep's answer `want` (JSON output without its
+/// timings): `None` when they agree, else a message that shows both.
+pub fn differs(case: &str, want: &Expected, dir: &Path) -> Option<String> {
+    let o = run(crate::common::BIN, &["grep"], case, dir);
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let got = Expected {
+        stdout: if case.starts_with("--json") {
+            without_times(&stdout)
+        } else {
+            stdout
+        },
+        code: o.status.code().unwrap_or(-1),
+    };
+    (&got != want).then(|| {
+        format!(
+            "{case:?}:\n--- ripgrep (exit {})\n{}--- mapgrep (exit {})\n{}{}",
+            want.code,
+            want.stdout,
+            got.code,
+            got.stdout,
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
 /// The ripgrep to compare with live: `MAPGREP_RG`, or `rg` on PATH, if it is 14 or newer.
 fn live_rg() -> Option<String> {
     let rg = std::env::var("MAPGREP_RG").unwrap_or_else(|_| "rg".to_string());
