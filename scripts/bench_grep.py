@@ -12,7 +12,9 @@ median of rg, csearch, the warm unindexed server and the warm server with a read
 (`bench-grep --index-dir`), after checking that the indexed answer is rg's (path, line) set.
 
 Usage: python3 scripts/bench_grep.py [--tree corpora/linux] [--bigfile corpora/generated/linux-all-c.txt]
-       [--runs 10] [--rg rg] [--mapgrep target/release/mapgrep] [--only NAME] [--indexed]
+       [--runs 10] [--rg rg] [--mapgrep target/release/mapgrep] [--old OLDER_BINARY] [--only NAME]
+       [--indexed]
+With --old, an older build is timed in the same hyperfine runs (before and after a change).
 Needs: hyperfine and rg on PATH (the script says so and skips rg when it is missing), the
 corpora from corpora/fetch_linux.sh, and a release build (`cargo build --release`).
 """
@@ -156,6 +158,7 @@ def main():
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--rg", default="rg")
     ap.add_argument("--mapgrep", default="target/release/mapgrep")
+    ap.add_argument("--old", help="an older mapgrep binary, timed in the same hyperfine runs")
     ap.add_argument("--only")
     ap.add_argument("--indexed", action="store_true")
     a = ap.parse_args()
@@ -176,8 +179,10 @@ def main():
     if a.indexed:
         indexed(a, mg, rg, os.path.join(root, a.tree))
         return
-    print("| query | args | corpus | matches | same as rg | mapgrep median | rg median | ratio | in-process (warm server) | ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    old = os.path.abspath(a.old) if a.old else None
+    before = " | older mapgrep | new/older" if old else ""
+    print(f"| query | args | corpus | matches | same as rg | mapgrep median | rg median | ratio | in-process (warm server) | ratio{before} |")
+    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if old else ""))
     # The tree is searched from inside it (as ripgrep's benchmark does), so that the
     # repository's own .gitignore, which ignores corpora/, does not apply.
     tree = os.path.join(root, a.tree)
@@ -202,6 +207,8 @@ def main():
             cmds = [[mg, "grep"] + args + [target]]
             if rg:
                 cmds.append([rg] + args + [target])
+            if old:
+                cmds.append([old, "grep"] + args + [target])
             med = hyperfine(cmds, a.runs, cwd)
             inproc = subprocess.run(
                 [mg, "bench-grep", "--runs", str(a.runs)] + args + [target],
@@ -217,6 +224,8 @@ def main():
                 row += [f"{warm*1000:.1f} ms", f"{warm/med[1]:.2f}" if rg else "-"]
             else:
                 row += ["-", "-"]
+            if old:
+                row += [f"{med[-1]*1000:.1f} ms", f"{med[0]/med[-1]:.2f}"]
             print("| " + " | ".join(row) + " |", flush=True)
 
 

@@ -358,6 +358,9 @@ fn printer<'a>(
     }
 }
 
+/// The output buffer's size.
+const OUTPUT_BUFFER: usize = 8 * 1024;
+
 /// One search: the walk's files and standard input rendered by the printer, and written in
 /// order as they come (or, for an order by file time, all at the end).
 struct Search<'a> {
@@ -379,7 +382,9 @@ impl Search<'_> {
     fn run(&self) -> Searched {
         let progress = Progress::default();
         let stdout = std::io::stdout();
-        let buffered = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+        // A small buffer, as ripgrep's: a pipe's reader has the first lines as soon as a few
+        // kilobytes are found, and learns of a closed pipe as soon.
+        let buffered = std::io::BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock());
         let mut output = Output::new(self.printer, buffered, self.args.max_results);
         let mut visited = grep::Visited::default();
         if self.use_stdin {
