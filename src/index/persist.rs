@@ -321,68 +321,99 @@ pub(super) fn parse(bytes: &[u8], path: &Path, verify: bool) -> Result<Parsed, I
         b: body,
         i: files_off,
     };
+    let (files, docs) = read_files(&mut c, path)?;
+    let total = docs[docs.len() - 1];
+    let dirs = read_dirs(&mut c, path)?;
+    let root = PathBuf::from(os_str(&c.bytes().ok_or_else(bad)?));
+    let blocks = read_blocks(&mut c, files_off as u64, total, path)?;
+    Ok(Parsed {
+        files,
+        docs,
+        dirs,
+        root,
+        blocks,
+        sum,
+    })
+}
+
+/// The file list, sorted by path, and each file's first document id (then the total).
+fn read_files(c: &mut Cur<'_>, path: &Path) -> Result<(Vec<FileEntry>, Vec<u32>), IndexFileError> {
+    let bad = || refused(path, "inconsistent layout");
     let n = c.u64().ok_or_else(bad)? as usize;
-    let mut files = Vec::with_capacity(n.min(body.len() / 40));
-    let mut docs = Vec::with_capacity(n.min(body.len() / 40) + 1);
+    let mut files = Vec::with_capacity(n.min(c.b.len() / 40));
+    let mut docs = Vec::with_capacity(n.min(c.b.len() / 40) + 1);
     let mut total: u64 = 0;
     for _ in 0..n {
-        let p = c.bytes().ok_or_else(bad)?;
-        if !inside(&p) {
-            return Err(refused(path, "a path in it leaves the root"));
-        }
-        let mut v = [0u64; 4];
-        for x in &mut v {
-            *x = c.u64().ok_or_else(bad)?;
-        }
-        let mns = c.u32().ok_or_else(bad)?;
-        let cs = c.u64().ok_or_else(bad)?;
-        let cns = c.u32().ok_or_else(bad)?;
-        let flags = c.take(1).ok_or_else(bad)?[0];
-        let np = c.u32().ok_or_else(bad)? as usize;
-        if np == 1 || np > c.b.len().saturating_sub(c.i) / 16 {
-            return Err(bad());
-        }
-        let mut pieces = Vec::with_capacity(np);
-        for _ in 0..np {
-            let start = c.u64().ok_or_else(bad)?;
-            let line = c.u64().ok_or_else(bad)?;
-            pieces.push(Piece { start, line });
-        }
-        // Pieces start at 0 on line 1 and ascend within the file.
-        if np > 0
-            && (pieces[0] != (Piece { start: 0, line: 1 })
-                || !pieces
-                    .windows(2)
-                    .all(|w| w[0].start < w[1].start && w[0].line < w[1].line)
-                || pieces[np - 1].start >= v[2])
-        {
-            return Err(bad());
-        }
-        let n_docs = np.max(1) as u64;
+        let file = read_file(c, path)?;
+        let n_docs = file.pieces.len().max(1) as u64;
         total = total
             .checked_add(n_docs)
             .filter(|&t| t <= u64::from(u32::MAX))
             .ok_or_else(bad)?;
         docs.push((total - n_docs) as u32);
-        files.push(FileEntry {
-            path: p,
-            id: Ident {
-                dev: v[0],
-                ino: v[1],
-                len: v[2],
-                mtime: (v[3] as i64, mns),
-                ctime: (cs as i64, cns),
-            },
-            flags,
-            pieces: pieces.into(),
-        });
+        files.push(file);
     }
     docs.push(total as u32);
     if !files.windows(2).all(|w| w[0].path < w[1].path) {
         return Err(bad());
     }
+    Ok((files, docs))
+}
+
+/// One entry of the file list: path, identity, flags and pieces.
+fn read_file(c: &mut Cur<'_>, path: &Path) -> Result<FileEntry, IndexFileError> {
+    let bad = || refused(path, "inconsistent layout");
+    let p = c.bytes().ok_or_else(bad)?;
+    if !inside(&p) {
+        return Err(refused(path, "a path in it leaves the root"));
+    }
+    let mut v = [0u64; 4];
+    for x in &mut v {
+        *x = c.u64().ok_or_else(bad)?;
+    }
+    let mns = c.u32().ok_or_else(bad)?;
+    let cs = c.u64().ok_or_else(bad)?;
+    let cns = c.u32().ok_or_else(bad)?;
+    let flags = c.take(1).ok_or_else(bad)?[0];
+    let np = c.u32().ok_or_else(bad)? as usize;
+    if np == 1 || np > c.b.len().saturating_sub(c.i) / 16 {
+        return Err(bad());
+    }
+    let mut pieces = Vec::with_capacity(np);
+    for _ in 0..np {
+        let start = c.u64().ok_or_else(bad)?;
+        let line = c.u64().ok_or_else(bad)?;
+        pieces.push(Piece { start, line });
+    }
+    // Pieces start at 0 on line 1 and ascend within the file.
+    if np > 0
+        && (pieces[0] != (Piece { start: 0, line: 1 })
+            || !pieces
+                .windows(2)
+                .all(|w| w[0].start < w[1].start && w[0].line < w[1].line)
+            || pieces[np - 1].start >= v[2])
+    {
+        return Err(bad());
+    }
+    Ok(FileEntry {
+        path: p,
+        id: Ident {
+            dev: v[0],
+            ino: v[1],
+            len: v[2],
+            mtime: (v[3] as i64, mns),
+            ctime: (cs as i64, cns),
+        },
+        flags,
+        pieces: pieces.into(),
+    })
+}
+
+/// The directory list, sorted, each with whether the walk entered it.
+fn read_dirs(c: &mut Cur<'_>, path: &Path) -> Result<Vec<(Box<[u8]>, bool)>, IndexFileError> {
+    let bad = || refused(path, "inconsistent layout");
     let n = c.u64().ok_or_else(bad)? as usize;
-    let mut dirs = Vec::with_capacity(n.min(body.len() / 4));
+    let mut dirs = Vec::with_capacity(n.min(c.b.len() / 4));
     for _ in 0..n {
         let d = c.bytes().ok_or_else(bad)?;
         if !inside(&d) {
@@ -394,7 +425,18 @@ pub(super) fn parse(bytes: &[u8], path: &Path, verify: bool) -> Result<Parsed, I
     if !dirs.windows(2).all(|w| w[0].0 < w[1].0) {
         return Err(bad());
     }
-    let root = PathBuf::from(os_str(&c.bytes().ok_or_else(bad)?));
+    Ok(dirs)
+}
+
+/// The blocks of posting lists, each inside the body (before `files_off`) and within the
+/// `total` documents.
+fn read_blocks(
+    c: &mut Cur<'_>,
+    files_off: u64,
+    total: u32,
+    path: &Path,
+) -> Result<Vec<Block>, IndexFileError> {
+    let bad = || refused(path, "inconsistent layout");
     let n = c.u64().ok_or_else(bad)? as usize;
     let mut blocks = Vec::new();
     for _ in 0..n.min(1 << 16) {
@@ -411,23 +453,16 @@ pub(super) fn parse(bytes: &[u8], path: &Path, verify: bool) -> Result<Parsed, I
             .checked_mul(ENTRY as u64)
             .and_then(|l| l.checked_add(s.table_off));
         let post_end = s.post_off.checked_add(s.post_len);
-        if table_end.is_none_or(|e| e > files_off as u64)
-            || post_end.is_none_or(|e| e > files_off as u64)
+        if table_end.is_none_or(|e| e > files_off)
+            || post_end.is_none_or(|e| e > files_off)
             || s.first > s.end
-            || s.end > total as u32
+            || s.end > total
         {
             return Err(bad());
         }
         blocks.push(s);
     }
-    Ok(Parsed {
-        files,
-        docs,
-        dirs,
-        root,
-        blocks,
-        sum,
-    })
+    Ok(blocks)
 }
 
 /// Whether `rel` (a path read from an index file) names something inside the root: not
