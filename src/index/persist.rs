@@ -263,12 +263,15 @@ fn put_bytes(b: &mut Vec<u8>, s: &[u8]) {
     b.extend_from_slice(s);
 }
 
+/// Directories (relative paths, sorted), each with whether the walk entered it.
+pub(super) type Dirs = Vec<(Box<[u8]>, bool)>;
+
 /// Reads the parts of an index file's bytes after its checks.
 pub(super) struct Parsed {
     pub(super) files: Vec<FileEntry>,
     /// The first document of each file, then the total.
     pub(super) docs: Vec<u32>,
-    pub(super) dirs: Vec<(Box<[u8]>, bool)>,
+    pub(super) dirs: Dirs,
     pub(super) root: PathBuf,
     pub(super) blocks: Vec<Block>,
     /// The checksum in its tail.
@@ -321,11 +324,11 @@ pub(super) fn parse(bytes: &[u8], path: &Path, verify: bool) -> Result<Parsed, I
         b: body,
         i: files_off,
     };
-    let (files, docs) = read_files(&mut c, path)?;
+    let (files, docs) = file_list(&mut c, path)?;
     let total = docs[docs.len() - 1];
-    let dirs = read_dirs(&mut c, path)?;
+    let dirs = dir_list(&mut c, path)?;
     let root = PathBuf::from(os_str(&c.bytes().ok_or_else(bad)?));
-    let blocks = read_blocks(&mut c, files_off as u64, total, path)?;
+    let blocks = block_list(&mut c, files_off as u64, total, path)?;
     Ok(Parsed {
         files,
         docs,
@@ -337,14 +340,14 @@ pub(super) fn parse(bytes: &[u8], path: &Path, verify: bool) -> Result<Parsed, I
 }
 
 /// The file list, sorted by path, and each file's first document id (then the total).
-fn read_files(c: &mut Cur<'_>, path: &Path) -> Result<(Vec<FileEntry>, Vec<u32>), IndexFileError> {
+fn file_list(c: &mut Cur<'_>, path: &Path) -> Result<(Vec<FileEntry>, Vec<u32>), IndexFileError> {
     let bad = || refused(path, "inconsistent layout");
     let n = c.u64().ok_or_else(bad)? as usize;
     let mut files = Vec::with_capacity(n.min(c.b.len() / 40));
     let mut docs = Vec::with_capacity(n.min(c.b.len() / 40) + 1);
     let mut total: u64 = 0;
     for _ in 0..n {
-        let file = read_file(c, path)?;
+        let file = file_entry(c, path)?;
         let n_docs = file.pieces.len().max(1) as u64;
         total = total
             .checked_add(n_docs)
@@ -361,7 +364,7 @@ fn read_files(c: &mut Cur<'_>, path: &Path) -> Result<(Vec<FileEntry>, Vec<u32>)
 }
 
 /// One entry of the file list: path, identity, flags and pieces.
-fn read_file(c: &mut Cur<'_>, path: &Path) -> Result<FileEntry, IndexFileError> {
+fn file_entry(c: &mut Cur<'_>, path: &Path) -> Result<FileEntry, IndexFileError> {
     let bad = || refused(path, "inconsistent layout");
     let p = c.bytes().ok_or_else(bad)?;
     if !inside(&p) {
@@ -410,7 +413,7 @@ fn read_file(c: &mut Cur<'_>, path: &Path) -> Result<FileEntry, IndexFileError> 
 }
 
 /// The directory list, sorted, each with whether the walk entered it.
-fn read_dirs(c: &mut Cur<'_>, path: &Path) -> Result<Vec<(Box<[u8]>, bool)>, IndexFileError> {
+fn dir_list(c: &mut Cur<'_>, path: &Path) -> Result<Dirs, IndexFileError> {
     let bad = || refused(path, "inconsistent layout");
     let n = c.u64().ok_or_else(bad)? as usize;
     let mut dirs = Vec::with_capacity(n.min(c.b.len() / 4));
@@ -430,7 +433,7 @@ fn read_dirs(c: &mut Cur<'_>, path: &Path) -> Result<Vec<(Box<[u8]>, bool)>, Ind
 
 /// The blocks of posting lists, each inside the body (before `files_off`) and within the
 /// `total` documents.
-fn read_blocks(
+fn block_list(
     c: &mut Cur<'_>,
     files_off: u64,
     total: u32,

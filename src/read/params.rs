@@ -57,12 +57,11 @@ impl ReadRequest {
 
     /// Validates the combination of parameters (messages in the front-end's words `w`).
     pub fn mode(&self, w: &dyn Words) -> Result<ReadMode, ParamError> {
-        let names = Names::of(w);
         if let Some(pattern) = &self.read_to_next_pattern {
-            self.check_to_next(pattern, w, &names)?;
+            self.check_to_next(pattern, w)?;
         }
-        self.check_mix(w, &names)?;
-        self.check_numbers(w, &names)?;
+        self.check_mix(w)?;
+        self.check_numbers(w)?;
         let u = |v: i64| v as u64;
         Ok(match (self, &self.read_to_next_pattern) {
             (_, Some(p)) => ReadMode::ToNext {
@@ -85,14 +84,8 @@ impl ReadRequest {
     }
 
     /// `read_to_next_pattern` needs `start_line`, alone, and a pattern that is not empty.
-    fn check_to_next(&self, pattern: &str, w: &dyn Words, names: &Names) -> Result<(), ParamError> {
-        let Names {
-            head,
-            tail,
-            start,
-            end,
-            next,
-        } = *names;
+    fn check_to_next(&self, pattern: &str, w: &dyn Words) -> Result<(), ParamError> {
+        let [head, tail, start, end, next] = names(w);
         let error = |short: &str, problem: String, fix: &str| self.error(w, short, problem, fix);
         if self.start_line.is_none() {
             let example = w.example(
@@ -147,14 +140,8 @@ impl ReadRequest {
     }
 
     /// `head` and `tail` go alone: not together, nor with a line range.
-    fn check_mix(&self, w: &dyn Words, names: &Names) -> Result<(), ParamError> {
-        let Names {
-            head,
-            tail,
-            start,
-            end,
-            ..
-        } = *names;
+    fn check_mix(&self, w: &dyn Words) -> Result<(), ParamError> {
+        let [head, tail, start, end, _] = names(w);
         let error = |short: &str, problem: String, fix: &str| self.error(w, short, problem, fix);
         if self.head.is_some() && self.tail.is_some() {
             return Err(error(
@@ -182,14 +169,8 @@ impl ReadRequest {
     }
 
     /// Every line number and count is at least 1, and a range does not end before it starts.
-    fn check_numbers(&self, w: &dyn Words, names: &Names) -> Result<(), ParamError> {
-        let Names {
-            head,
-            tail,
-            start,
-            end,
-            ..
-        } = *names;
+    fn check_numbers(&self, w: &dyn Words) -> Result<(), ParamError> {
+        let [head, tail, start, end, _] = names(w);
         let error = |short: &str, problem: String, fix: &str| self.error(w, short, problem, fix);
         for (name, v) in [
             (head, self.head),
@@ -222,26 +203,17 @@ impl ReadRequest {
     }
 }
 
-/// The names the front-end gives the read parameters, for the messages.
-#[derive(Clone, Copy)]
-struct Names {
-    head: &'static str,
-    tail: &'static str,
-    start: &'static str,
-    end: &'static str,
-    next: &'static str,
-}
-
-impl Names {
-    fn of(w: &dyn Words) -> Names {
-        Names {
-            head: w.name(Term::Head),
-            tail: w.name(Term::Tail),
-            start: w.name(Term::StartLine),
-            end: w.name(Term::EndLine),
-            next: w.name(Term::ToNextPattern),
-        }
-    }
+/// The names the front-end gives `head`, `tail`, `start_line`, `end_line` and
+/// `read_to_next_pattern`, for the messages.
+fn names(w: &dyn Words) -> [&'static str; 5] {
+    [
+        Term::Head,
+        Term::Tail,
+        Term::StartLine,
+        Term::EndLine,
+        Term::ToNextPattern,
+    ]
+    .map(|t| w.name(t))
 }
 
 /// `start_line` is past the last line (docs/read_files.md, with its tip).
