@@ -174,21 +174,7 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
         return Ok(list(&dir));
     }
     if args.prune {
-        let rules = index::PruneRules {
-            cap: args.index_cap_bytes,
-            ..index::PruneRules::default()
-        };
-        let removed = index::prune(&dir, rules, None, std::time::Duration::from_secs(60));
-        for l in &removed {
-            println!(
-                "removed the index of {} ({} bytes)",
-                l.root
-                    .as_ref()
-                    .map_or("(no readable manifest)".into(), |r| r.display().to_string()),
-                l.bytes
-            );
-        }
-        println!("{} removed", removed.len());
+        prune(&dir, args.index_cap_bytes);
         return Ok(ExitCode::SUCCESS);
     }
     let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -215,11 +201,49 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
         );
     }
     store.touch_used();
-    let progress = BuildProgress::default();
     let t = std::time::Instant::now();
+    let ix = build(&root, &store, args.index_budget_bytes)?;
+    let binary = ix.files().filter(|f| f.flags & 1 != 0).count();
+    println!(
+        "indexed {} files ({binary} binary) of {} in {:.2} s: {} ({} bytes)",
+        ix.len(),
+        root.display(),
+        t.elapsed().as_secs_f64(),
+        store.dir().display(),
+        ix.size()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `mapgrep index --prune`: removes the unused indexes and says which.
+fn prune(dir: &Path, cap: u64) {
+    let rules = index::PruneRules {
+        cap,
+        ..index::PruneRules::default()
+    };
+    let removed = index::prune(dir, rules, None, std::time::Duration::from_secs(60));
+    for l in &removed {
+        println!(
+            "removed the index of {} ({} bytes)",
+            l.root
+                .as_ref()
+                .map_or("(no readable manifest)".into(), |r| r.display().to_string()),
+            l.bytes
+        );
+    }
+    println!("{} removed", removed.len());
+}
+
+/// Builds the index of `root` into `store`, showing the progress on a terminal.
+fn build(
+    root: &Path,
+    store: &std::sync::Arc<index::Store>,
+    budget: usize,
+) -> anyhow::Result<TrigramIndex> {
+    let progress = BuildProgress::default();
     let done = std::sync::atomic::AtomicBool::new(false);
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let ix = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         s.spawn(|| {
             while tty && !done.load(Ordering::Relaxed) {
                 std::thread::sleep(std::time::Duration::from_millis(500));
@@ -231,9 +255,9 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
             }
         });
         let r = TrigramIndex::build(
-            &root,
-            Some(&store),
-            args.index_budget_bytes,
+            root,
+            Some(store),
+            budget,
             crate::index::Shape::default(),
             &progress,
         );
@@ -244,15 +268,5 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
         r
     })
     .with_context(|| format!("indexing {}", root.display()))?
-    .context("indexing stopped")?;
-    let binary = ix.files().filter(|f| f.flags & 1 != 0).count();
-    println!(
-        "indexed {} files ({binary} binary) of {} in {:.2} s: {} ({} bytes)",
-        ix.len(),
-        root.display(),
-        t.elapsed().as_secs_f64(),
-        store.dir().display(),
-        ix.size()
-    );
-    Ok(ExitCode::SUCCESS)
+    .context("indexing stopped")
 }

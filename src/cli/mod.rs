@@ -101,7 +101,8 @@ pub struct ServeArgs {
 }
 
 /// The server's default content-cache budget: 256 MiB (with a ready trigram index most
-/// searches read a few files; see BENCHMARKS.md for what the cache gains and costs).
+/// searches read a few files; see benchmarks/2026-history.md for what the cache gains and
+/// costs).
 pub const DEFAULT_SERVER_CONTENT_CACHE: usize = 256 << 20;
 
 /// Blocks from this size get their own mapping in a server (see

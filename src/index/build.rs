@@ -424,30 +424,7 @@ fn segments<W: Write + Send>(
     let mut seg = SegmentBuilder::new(shape.masks_min_list);
     let mut entries = Vec::with_capacity(walked.files.len());
     let mut doc: u32 = 0;
-    let read = |chunk: &[PathBuf]| -> Vec<ReadFile> {
-        chunk
-            .par_iter()
-            .map(|p| {
-                if walked.gone.contains(p) {
-                    return ReadFile {
-                        id: Ident::default(),
-                        flags: FLAG_GONE,
-                        pieces: Box::new([]),
-                        docs: vec![Default::default()],
-                    };
-                }
-                SCRATCH.with(|s| {
-                    let mut s = s.borrow_mut();
-                    let (buf, x) = s.get_or_insert_with(|| (Vec::new(), Extractor::new()));
-                    let r = read_file(p, buf, x, now, shape);
-                    if buf.capacity() > 4 << 20 {
-                        *buf = Vec::new();
-                    }
-                    r
-                })
-            })
-            .collect()
-    };
+    let read = |chunk: &[PathBuf]| read_chunk(chunk, walked, now, shape);
     // The posting lists are filled by one thread: while it adds a chunk's files, the pool
     // reads and extracts the next chunk.
     let mut add = |chunk: &[PathBuf], files: Vec<ReadFile>| -> std::io::Result<()> {
@@ -494,4 +471,36 @@ fn segments<W: Write + Send>(
         seg.flush(w, doc)?;
     }
     Ok(Some(entries))
+}
+
+/// Reads and extracts the trigrams of a chunk of files, in parallel (a gone path is an
+/// entry with [`FLAG_GONE`] and no trigrams).
+fn read_chunk(
+    chunk: &[PathBuf],
+    walked: &Walked,
+    now: std::time::SystemTime,
+    shape: Shape,
+) -> Vec<ReadFile> {
+    chunk
+        .par_iter()
+        .map(|p| {
+            if walked.gone.contains(p) {
+                return ReadFile {
+                    id: Ident::default(),
+                    flags: FLAG_GONE,
+                    pieces: Box::new([]),
+                    docs: vec![Default::default()],
+                };
+            }
+            SCRATCH.with(|s| {
+                let mut s = s.borrow_mut();
+                let (buf, x) = s.get_or_insert_with(|| (Vec::new(), Extractor::new()));
+                let r = read_file(p, buf, x, now, shape);
+                if buf.capacity() > 4 << 20 {
+                    *buf = Vec::new();
+                }
+                r
+            })
+        })
+        .collect()
 }

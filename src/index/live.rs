@@ -36,7 +36,7 @@ use super::TrigramIndex;
 use super::build::BuildProgress;
 use super::store::Store;
 use super::upkeep;
-use super::watch::{Dirty, MAX_DIRTY, watch};
+use super::watch::Dirty;
 use crate::workspace::Workspace;
 
 /// How a workspace indexes its roots.
@@ -159,14 +159,14 @@ impl Indexes {
         roots.iter().find(|r| dir.starts_with(&r.root)).cloned()
     }
 
-    fn add(&self, r: Arc<RootState>) {
+    pub(super) fn add(&self, r: Arc<RootState>) {
         let mut roots = self.roots.lock().expect("indexes");
         roots.retain(|x| x.root != r.root);
         roots.push(r);
     }
 }
 
-fn new_state(ws: &Workspace, root: &Path, store: Option<Arc<Store>>) -> RootState {
+pub(super) fn new_state(ws: &Workspace, root: &Path, store: Option<Arc<Store>>) -> RootState {
     RootState {
         root: root.to_path_buf(),
         index: RwLock::new(None),
@@ -182,133 +182,6 @@ fn new_state(ws: &Workspace, root: &Path, store: Option<Arc<Store>>) -> RootStat
     }
 }
 
-/// Starts indexing every root of `ws` in the background (watcher first, then the persisted
-/// index validated against the tree, or a new build). Searches scan until it is ready.
-pub fn start(ws: &Workspace, opts: &IndexOptions) {
-    start_for(ws, ws.roots().as_slice(), opts);
-}
-
-/// [`start`] for some directories of the workspace (canonical), each indexed as a root.
-pub fn start_for(ws: &Workspace, roots: &[PathBuf], opts: &IndexOptions) {
-    for root in roots {
-        let mut opts = opts.clone();
-        // Never write inside a root: such a directory keeps the index in memory only.
-        if let Some(d) = &opts.dir {
-            let real = std::path::absolute(d).ok().map(|d| {
-                d.ancestors()
-                    .find_map(|a| {
-                        let rest = d.strip_prefix(a).ok()?;
-                        std::fs::canonicalize(a).ok().map(|c| c.join(rest))
-                    })
-                    .unwrap_or(d.clone())
-            });
-            if real.is_none_or(|r| roots.iter().any(|x| r.starts_with(x))) {
-                eprintln!(
-                    "mapgrep: the index directory {} is inside the roots (or unknown); the index is kept in memory only",
-                    d.display()
-                );
-                opts.dir = None;
-            } else if let Err(e) = super::persist::private_dir(d) {
-                // Created private (0700) before anything is put in it, marks included.
-                eprintln!(
-                    "mapgrep: cannot use the index directory {} ({e}); the index is kept in memory only",
-                    d.display()
-                );
-                opts.dir = None;
-            }
-        }
-        let store = opts.dir.as_ref().and_then(|d| match Store::open(d, root) {
-            Ok(s) => Some(Arc::new(s)),
-            Err(e) => {
-                eprintln!(
-                    "mapgrep: cannot use the index directory {} ({e}); the index of {} is kept in memory only",
-                    d.display(),
-                    root.display()
-                );
-                None
-            }
-        });
-        if let Some(s) = &store {
-            s.touch_used();
-        }
-        let st = Arc::new(new_state(ws, root, store));
-        ws.state::<Indexes>().add(Arc::clone(&st));
-        if let (Some(rules), Some(d)) = (opts.prune, &opts.dir) {
-            let (d, root) = (d.clone(), root.clone());
-            // Bounded in time, beside the index's own start.
-            std::thread::spawn(move || {
-                let removed = super::prune(&d, rules, Some(&root), Duration::from_secs(2));
-                if !removed.is_empty() {
-                    eprintln!(
-                        "mapgrep: removed {} unused index(es) from {}",
-                        removed.len(),
-                        d.display()
-                    );
-                }
-            });
-        }
-        // The marks directory lies outside the roots: in the index directory (checked
-        // above) or the temporary directory; if the latter is inside a root, there are no
-        // marks and searches validate by metadata.
-        let tmp = std::fs::canonicalize(std::env::temp_dir()).ok();
-        let marks = opts
-            .dir
-            .clone()
-            .or_else(|| tmp.filter(|t| !roots.iter().any(|x| t.starts_with(x))));
-        // The watch is set up on the index thread: a server answers at once, and searches
-        // validate by metadata until the watch is complete.
-        std::thread::Builder::new()
-            .name("mapgrep-index".into())
-            .spawn(move || run(st, &opts, marks))
-            .expect("spawn the index thread");
-    }
-}
-
-/// Uses persisted indexes for a one-shot search of `dirs` (canonical): for each, the index
-/// in `index_dir` of the nearest ancestor that has one. No watcher: each search validates
-/// files by metadata. Says per root found what happened.
-pub fn load_persisted(
-    ws: &Workspace,
-    index_dir: &Path,
-    dirs: &[PathBuf],
-) -> Vec<(PathBuf, Result<usize, String>)> {
-    let mut out = Vec::new();
-    for d in dirs {
-        for root in d.ancestors() {
-            let Some(store) = Store::existing(index_dir, root) else {
-                continue;
-            };
-            if out.iter().any(|(r, _): &(PathBuf, _)| r == root) {
-                break;
-            }
-            let store = Arc::new(store);
-            match TrigramIndex::open(&store, None) {
-                Ok(Some(ix)) => {
-                    store.touch_used();
-                    let ix = trust_watcher(&store, ix);
-                    let st = new_state(ws, root, Some(Arc::clone(&store)));
-                    if let Some(paths) = &ix.1 {
-                        // A watching server vouches for the rest: no file is statted.
-                        st.dirty.remote.store(true, Ordering::Relaxed);
-                        for p in paths {
-                            st.dirty.mark(root, p);
-                        }
-                    }
-                    let ix = ix.0;
-                    let n = ix.len();
-                    *st.index.write().expect("index") = Some(Arc::new(ix));
-                    ws.state::<Indexes>().add(Arc::new(st));
-                    out.push((root.to_path_buf(), Ok(n)));
-                }
-                Ok(None) => {}
-                Err(e) => out.push((root.to_path_buf(), Err(e.to_string()))),
-            }
-            break;
-        }
-    }
-    out
-}
-
 /// Stops watching every root of `ws` and removes the watchers' marks directories (a
 /// server's clean exit: its index threads end with the process).
 pub fn finish(ws: &Workspace) {
@@ -318,39 +191,6 @@ pub fn finish(ws: &Workspace) {
         r._watcher.lock().expect("watcher").take();
         r.dirty.remove_marks();
     }
-}
-
-/// How long a one-shot search waits for a watching server's answer.
-const ASK_LIMIT: Duration = Duration::from_millis(200);
-
-/// The index for a one-shot search, and the dirty paths a server watching the root gives
-/// for it (`None`: no watching server answered for this generation; validate by metadata).
-fn trust_watcher(store: &Arc<Store>, ix: TrigramIndex) -> (TrigramIndex, Option<Vec<PathBuf>>) {
-    let mut ix = ix;
-    // An ignore file outside the root changed since the index was published: a server
-    // notices that only at its next search, so its word does not cover it.
-    let published = store.stamp().map(|s| s.2);
-    let outside = outside_ignores(store.root())
-        .into_iter()
-        .filter_map(|(_, st)| st.and_then(|s| s.1))
-        .max();
-    if outside.is_some_and(|o| published.is_none_or(|p| o >= p)) {
-        return (ix, None);
-    }
-    for marks in store.watchers() {
-        let Some((generation, paths)) = super::watch::ask_watcher(&marks, ASK_LIMIT) else {
-            continue;
-        };
-        if generation != ix.generation() {
-            // A newer generation than the one loaded: load it and ask again.
-            match TrigramIndex::open(store, Some(&ix)) {
-                Ok(Some(next)) if next.generation() == generation => ix = next,
-                _ => continue,
-            }
-        }
-        return (ix, Some(paths));
-    }
-    (ix, None)
 }
 
 /// Waits until every root's index is ready or failed (or `limit` passes).
@@ -427,7 +267,11 @@ impl RootState {
 
     /// An index to start from: the persisted one (validated against the tree, its
     /// changes marked dirty), or a new build. `None` when none could be had (said why).
-    fn first(&self, opts: &IndexOptions, alive: impl Fn() -> bool) -> Option<Arc<TrigramIndex>> {
+    pub(super) fn first(
+        &self,
+        opts: &IndexOptions,
+        alive: impl Fn() -> bool,
+    ) -> Option<Arc<TrigramIndex>> {
         let mut waited = false;
         while alive() {
             if let Some(store) = &self.store {
@@ -556,7 +400,7 @@ impl RootState {
     /// One round of upkeep (see the module docs): a newer generation from the store, what
     /// changed under the dirty paths written as a segment (by the writer), merges the
     /// policy asks for, and the dirty paths the index now holds dropped.
-    fn upkeep(&self, opts: &IndexOptions, merge_all: bool) -> std::io::Result<Round> {
+    pub(super) fn upkeep(&self, opts: &IndexOptions, merge_all: bool) -> std::io::Result<Round> {
         let _one = self.upkeep.lock().expect("upkeep");
         let Some(mut ix) = self.current() else {
             return Ok(Round::default());
@@ -638,120 +482,12 @@ pub const SWEEP_PACE_FILES: usize = 100_000;
 
 /// What an upkeep round left to a later one.
 #[derive(Default)]
-struct Round {
+pub(super) struct Round {
     /// Changed files written within the racy window: read once they are past it.
-    deferred: bool,
+    pub deferred: bool,
     /// Changes only the writer can take in: nothing to do before it publishes a newer
     /// generation or another change comes.
-    waiting: bool,
-}
-
-/// How often the upkeep thread wakes while nothing is dirty (a sweep slice, a look for a
-/// newer generation).
-const TICK: Duration = Duration::from_millis(500);
-
-/// Whether the dirty paths are due for the upkeep: edits paused for `after`, or the oldest
-/// waited four times as long, or too many piled up.
-fn due(d: &super::watch::DirtyInner, after: Duration) -> bool {
-    let quiet = d.last.is_some_and(|l| l.elapsed() >= after);
-    let waited = d.first.is_some_and(|f| f.elapsed() >= after * 4);
-    !d.paths.is_empty() && (quiet || waited || d.paths.len() > MAX_DIRTY)
-}
-
-fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
-    if opts.watch {
-        match watch(&st.root, &st.dirty, marks.as_deref()) {
-            Ok(w) => {
-                *st._watcher.lock().expect("watcher") = Some(w);
-                // One-shot searches of the root may ask this watch what changed.
-                if let (Some(store), Some(m)) = (&st.store, st.dirty.marks.get()) {
-                    *st.advertised.lock().expect("advertised") = store.advertise(m.dir());
-                }
-            }
-            Err(e) => eprintln!(
-                "mapgrep: cannot watch {} ({e}); the index is used after validating files by metadata",
-                st.root.display()
-            ),
-        }
-    }
-    // Ends when the workspace is gone (this thread holds the last reference).
-    let alive = || Arc::strong_count(&st) > 1;
-    if st.first(opts, alive).is_none() {
-        return;
-    }
-    let mut sweep_pos = 0;
-    let mut swept = Instant::now();
-    let mut failures = 0u32;
-    let mut retry_at: Option<Instant> = None;
-    let mut last_error = String::new();
-    let mut last_stamp = st.store.as_ref().map(|s| s.stamp());
-    let mut waiting_for: Option<u64> = None;
-    while alive() {
-        // After a failure nothing is retried before its time: no spinning on a full disk.
-        // A process that waits for the writer does nothing until the writer publishes or
-        // another change comes.
-        let blocked = |d: &super::watch::DirtyInner| {
-            retry_at.is_some_and(|t| Instant::now() < t) || waiting_for == Some(d.seq)
-        };
-        let due = {
-            let d = st.dirty.inner.lock().expect("dirty");
-            let d = if due(&d, opts.rebuild_after) && !blocked(&d) {
-                d
-            } else {
-                st.dirty.cond.wait_timeout(d, TICK).expect("dirty").0
-            };
-            due(&d, opts.rebuild_after) && !blocked(&d)
-        };
-        if swept.elapsed() >= TICK {
-            let ticks = (swept.elapsed().as_millis() / TICK.as_millis()).min(4);
-            swept = Instant::now();
-            // One sweep per store: the writer's (what it finds it publishes, and the
-            // others pick it up with the next generation).
-            let writes = st.store.as_ref().is_none_or(|s| s.is_writer());
-            if writes
-                && st.dirty.healthy.load(Ordering::Relaxed)
-                && let Some(window) = opts.sweep
-                && let Some(ix) = st.current()
-            {
-                // A larger tree takes longer at the same CPU per second.
-                let len = ix.len().min(SWEEP_PACE_FILES) as u128;
-                let n = len * ticks * TICK.as_millis() / window.as_millis().max(1);
-                st.sweep(&ix, &mut sweep_pos, (n as usize).max(1));
-            }
-        }
-        let stamp = st.store.as_ref().map(|s| s.stamp());
-        let newer = stamp != last_stamp;
-        if !(due || newer) || retry_at.is_some_and(|t| Instant::now() < t) {
-            continue;
-        }
-        last_stamp = stamp;
-        let seq = st.dirty.inner.lock().expect("dirty").seq;
-        match st.upkeep(opts, false) {
-            Ok(round) => {
-                failures = 0;
-                // Files written within the racy window wait until they are past it.
-                retry_at = round
-                    .deferred
-                    .then(|| Instant::now() + crate::source::RACY_WINDOW);
-                waiting_for = round.waiting.then_some(seq);
-            }
-            Err(e) => {
-                // Keep the index and the dirty paths; try again later, and say so once.
-                failures += 1;
-                let wait = Duration::from_secs(1 << failures.min(8));
-                retry_at = Some(Instant::now() + wait);
-                let msg = e.to_string();
-                if msg != last_error {
-                    eprintln!(
-                        "mapgrep: cannot update the index of {} ({msg}); changed files are searched directly until it can (next try in {} s)",
-                        st.root.display(),
-                        wait.as_secs()
-                    );
-                    last_error = msg;
-                }
-            }
-        }
-    }
+    pub waiting: bool,
 }
 
 /// Runs an upkeep round for every root of `ws` now (and with `merge_all`, merges all

@@ -11,15 +11,12 @@
 //! are those of a scan.
 //!
 //! Freshness ([`live`]): a server watches its roots (notify); files created, changed,
-//! renamed or deleted since the build are "dirty" and searched directly until a background
-//! rebuild takes them in. Without a working watcher (none, or its queue overflowed), every
+//! renamed or deleted since the build are "dirty" and searched directly until the upkeep
+//! takes them into a new segment ([`upkeep`]). Without a working watcher (none, or its queue overflowed), every
 //! file's identity is checked against the index before it is trusted (metadata
 //! validation), which is also how a persisted index is used by a one-shot search.
 //!
-//! Layout: `trigram.rs` (extraction, posting lists), `plan.rs` (query planning), `eval.rs`
-//! (a planned query over the lists), `build.rs` (walk and build), `persist.rs` (file format,
-//! location, checks), `live.rs` (the per-root state a workspace keeps, selection of files
-//! for a search), `watch.rs` (the watcher).
+//! Its files, one line each: ARCHITECTURE.md, "Modules".
 
 mod build;
 mod check;
@@ -29,6 +26,7 @@ mod persist;
 pub mod plan;
 mod segment;
 mod select;
+mod start;
 mod store;
 pub mod trigram;
 mod upkeep;
@@ -41,12 +39,12 @@ pub use build::BuildProgress;
 #[cfg(test)]
 use live::upkeep_now;
 pub use live::{
-    IndexOptions, IndexStatus, IndexUse, Indexes, Searching, finish, load_persisted, searching,
-    start, start_for, status, wait_ready,
+    IndexOptions, IndexStatus, IndexUse, Indexes, Searching, finish, searching, status, wait_ready,
 };
 pub use persist::IndexFileError;
 pub use plan::{TriQuery, plan};
 pub use select::{SelectQuery, Selection, select};
+pub use start::{load_persisted, start, start_for};
 pub use store::{
     DEFAULT_CAP, DEFAULT_MAX_AGE, Listed, PruneRules, Store, default_dir, dir_for, list, prune,
 };

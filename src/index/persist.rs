@@ -263,12 +263,15 @@ fn put_bytes(b: &mut Vec<u8>, s: &[u8]) {
     b.extend_from_slice(s);
 }
 
+/// Directories (relative paths, sorted), each with whether the walk entered it.
+pub(super) type Dirs = Vec<(Box<[u8]>, bool)>;
+
 /// Reads the parts of an index file's bytes after its checks.
 pub(super) struct Parsed {
     pub(super) files: Vec<FileEntry>,
     /// The first document of each file, then the total.
     pub(super) docs: Vec<u32>,
-    pub(super) dirs: Vec<(Box<[u8]>, bool)>,
+    pub(super) dirs: Dirs,
     pub(super) root: PathBuf,
     pub(super) blocks: Vec<Block>,
     /// The checksum in its tail.
@@ -321,68 +324,99 @@ pub(super) fn parse(bytes: &[u8], path: &Path, verify: bool) -> Result<Parsed, I
         b: body,
         i: files_off,
     };
+    let (files, docs) = file_list(&mut c, path)?;
+    let total = docs[docs.len() - 1];
+    let dirs = dir_list(&mut c, path)?;
+    let root = PathBuf::from(os_str(&c.bytes().ok_or_else(bad)?));
+    let blocks = block_list(&mut c, files_off as u64, total, path)?;
+    Ok(Parsed {
+        files,
+        docs,
+        dirs,
+        root,
+        blocks,
+        sum,
+    })
+}
+
+/// The file list, sorted by path, and each file's first document id (then the total).
+fn file_list(c: &mut Cur<'_>, path: &Path) -> Result<(Vec<FileEntry>, Vec<u32>), IndexFileError> {
+    let bad = || refused(path, "inconsistent layout");
     let n = c.u64().ok_or_else(bad)? as usize;
-    let mut files = Vec::with_capacity(n.min(body.len() / 40));
-    let mut docs = Vec::with_capacity(n.min(body.len() / 40) + 1);
+    let mut files = Vec::with_capacity(n.min(c.b.len() / 40));
+    let mut docs = Vec::with_capacity(n.min(c.b.len() / 40) + 1);
     let mut total: u64 = 0;
     for _ in 0..n {
-        let p = c.bytes().ok_or_else(bad)?;
-        if !inside(&p) {
-            return Err(refused(path, "a path in it leaves the root"));
-        }
-        let mut v = [0u64; 4];
-        for x in &mut v {
-            *x = c.u64().ok_or_else(bad)?;
-        }
-        let mns = c.u32().ok_or_else(bad)?;
-        let cs = c.u64().ok_or_else(bad)?;
-        let cns = c.u32().ok_or_else(bad)?;
-        let flags = c.take(1).ok_or_else(bad)?[0];
-        let np = c.u32().ok_or_else(bad)? as usize;
-        if np == 1 || np > c.b.len().saturating_sub(c.i) / 16 {
-            return Err(bad());
-        }
-        let mut pieces = Vec::with_capacity(np);
-        for _ in 0..np {
-            let start = c.u64().ok_or_else(bad)?;
-            let line = c.u64().ok_or_else(bad)?;
-            pieces.push(Piece { start, line });
-        }
-        // Pieces start at 0 on line 1 and ascend within the file.
-        if np > 0
-            && (pieces[0] != (Piece { start: 0, line: 1 })
-                || !pieces
-                    .windows(2)
-                    .all(|w| w[0].start < w[1].start && w[0].line < w[1].line)
-                || pieces[np - 1].start >= v[2])
-        {
-            return Err(bad());
-        }
-        let n_docs = np.max(1) as u64;
+        let file = file_entry(c, path)?;
+        let n_docs = file.pieces.len().max(1) as u64;
         total = total
             .checked_add(n_docs)
             .filter(|&t| t <= u64::from(u32::MAX))
             .ok_or_else(bad)?;
         docs.push((total - n_docs) as u32);
-        files.push(FileEntry {
-            path: p,
-            id: Ident {
-                dev: v[0],
-                ino: v[1],
-                len: v[2],
-                mtime: (v[3] as i64, mns),
-                ctime: (cs as i64, cns),
-            },
-            flags,
-            pieces: pieces.into(),
-        });
+        files.push(file);
     }
     docs.push(total as u32);
     if !files.windows(2).all(|w| w[0].path < w[1].path) {
         return Err(bad());
     }
+    Ok((files, docs))
+}
+
+/// One entry of the file list: path, identity, flags and pieces.
+fn file_entry(c: &mut Cur<'_>, path: &Path) -> Result<FileEntry, IndexFileError> {
+    let bad = || refused(path, "inconsistent layout");
+    let p = c.bytes().ok_or_else(bad)?;
+    if !inside(&p) {
+        return Err(refused(path, "a path in it leaves the root"));
+    }
+    let mut v = [0u64; 4];
+    for x in &mut v {
+        *x = c.u64().ok_or_else(bad)?;
+    }
+    let mns = c.u32().ok_or_else(bad)?;
+    let cs = c.u64().ok_or_else(bad)?;
+    let cns = c.u32().ok_or_else(bad)?;
+    let flags = c.take(1).ok_or_else(bad)?[0];
+    let np = c.u32().ok_or_else(bad)? as usize;
+    if np == 1 || np > c.b.len().saturating_sub(c.i) / 16 {
+        return Err(bad());
+    }
+    let mut pieces = Vec::with_capacity(np);
+    for _ in 0..np {
+        let start = c.u64().ok_or_else(bad)?;
+        let line = c.u64().ok_or_else(bad)?;
+        pieces.push(Piece { start, line });
+    }
+    // Pieces start at 0 on line 1 and ascend within the file.
+    if np > 0
+        && (pieces[0] != (Piece { start: 0, line: 1 })
+            || !pieces
+                .windows(2)
+                .all(|w| w[0].start < w[1].start && w[0].line < w[1].line)
+            || pieces[np - 1].start >= v[2])
+    {
+        return Err(bad());
+    }
+    Ok(FileEntry {
+        path: p,
+        id: Ident {
+            dev: v[0],
+            ino: v[1],
+            len: v[2],
+            mtime: (v[3] as i64, mns),
+            ctime: (cs as i64, cns),
+        },
+        flags,
+        pieces: pieces.into(),
+    })
+}
+
+/// The directory list, sorted, each with whether the walk entered it.
+fn dir_list(c: &mut Cur<'_>, path: &Path) -> Result<Dirs, IndexFileError> {
+    let bad = || refused(path, "inconsistent layout");
     let n = c.u64().ok_or_else(bad)? as usize;
-    let mut dirs = Vec::with_capacity(n.min(body.len() / 4));
+    let mut dirs = Vec::with_capacity(n.min(c.b.len() / 4));
     for _ in 0..n {
         let d = c.bytes().ok_or_else(bad)?;
         if !inside(&d) {
@@ -394,7 +428,18 @@ pub(super) fn parse(bytes: &[u8], path: &Path, verify: bool) -> Result<Parsed, I
     if !dirs.windows(2).all(|w| w[0].0 < w[1].0) {
         return Err(bad());
     }
-    let root = PathBuf::from(os_str(&c.bytes().ok_or_else(bad)?));
+    Ok(dirs)
+}
+
+/// The blocks of posting lists, each inside the body (before `files_off`) and within the
+/// `total` documents.
+fn block_list(
+    c: &mut Cur<'_>,
+    files_off: u64,
+    total: u32,
+    path: &Path,
+) -> Result<Vec<Block>, IndexFileError> {
+    let bad = || refused(path, "inconsistent layout");
     let n = c.u64().ok_or_else(bad)? as usize;
     let mut blocks = Vec::new();
     for _ in 0..n.min(1 << 16) {
@@ -411,23 +456,16 @@ pub(super) fn parse(bytes: &[u8], path: &Path, verify: bool) -> Result<Parsed, I
             .checked_mul(ENTRY as u64)
             .and_then(|l| l.checked_add(s.table_off));
         let post_end = s.post_off.checked_add(s.post_len);
-        if table_end.is_none_or(|e| e > files_off as u64)
-            || post_end.is_none_or(|e| e > files_off as u64)
+        if table_end.is_none_or(|e| e > files_off)
+            || post_end.is_none_or(|e| e > files_off)
             || s.first > s.end
-            || s.end > total as u32
+            || s.end > total
         {
             return Err(bad());
         }
         blocks.push(s);
     }
-    Ok(Parsed {
-        files,
-        docs,
-        dirs,
-        root,
-        blocks,
-        sum,
-    })
+    Ok(blocks)
 }
 
 /// Whether `rel` (a path read from an index file) names something inside the root: not

@@ -95,6 +95,9 @@ fn too_big(q: &SelectQuery<'_>, len: u64) -> bool {
     q.max_filesize.is_some_and(|m| len > m)
 }
 
+/// The selection with a healthy watcher: candidates outside the dirty paths are trusted as
+/// indexed (their identity unchecked), and the dirty paths (and what the index's walk could
+/// not read) are walked with the scan's rules.
 #[allow(clippy::too_many_arguments)]
 fn watched(
     st: &RootState,
@@ -107,6 +110,74 @@ fn watched(
     wb: &ignore::WalkBuilder,
 ) -> Selection {
     let range = ix.under(rel);
+    let (skip, relevant) = dirty_in_scope(st, ix, dir, range.clone(), dirty);
+    let mut picked = Picked::default();
+    let lo = ids.partition_point(|c| (c.0 as usize) < range.start);
+    let mut cand = ids[lo..]
+        .iter()
+        .take_while(|c| (c.0 as usize) < range.end)
+        .peekable();
+    let path = |i: usize| st.root.join(os_str(&ix.file(i).path));
+    for i in range.clone() {
+        let spans = cand.next_if(|c| c.0 as usize == i).map(|c| c.1.clone());
+        let f = ix.file(i);
+        if skip[i - range.start] || too_big(q, f.id.len) {
+            continue;
+        }
+        if f.flags & FLAG_UNREAD != 0 {
+            picked.search.push((path(i), None));
+        } else if let Some(spans) = spans {
+            // Not dirty: the watcher vouches that the file is still the version indexed.
+            let k = Known { id: f.id, spans };
+            picked.bytes += f.id.len;
+            picked.search.push((path(i), Some(k)));
+        } else if f.flags & FLAG_BINARY != 0 {
+            picked.binary.push(path(i));
+        } else {
+            picked.ruled_out += 1;
+        }
+    }
+    let mut errors = Vec::new();
+    if !relevant.is_empty() {
+        walk_relevant(wb, relevant, &mut picked.search, &mut errors);
+    }
+    let (search, known): (Vec<PathBuf>, Vec<Option<Known>>) = picked.search.into_iter().unzip();
+    Selection {
+        used: IndexUse {
+            in_scope: range.len() as u64,
+            searched: search.len() as u64,
+            validated: false,
+            ruled_out: picked.ruled_out,
+        },
+        search,
+        known,
+        binary: picked.binary,
+        bytes: picked.bytes,
+        errors,
+    }
+}
+
+/// What [`watched`] takes from the index.
+#[derive(Default)]
+struct Picked {
+    /// Files to read, with what the index knows of them when it is trusted.
+    search: Vec<(PathBuf, Option<Known>)>,
+    binary: Vec<PathBuf>,
+    ruled_out: u64,
+    /// Bytes of the trusted candidates.
+    bytes: u64,
+}
+
+/// Which entries of `range` (the index's files under `dir`) a dirty path covers, and the
+/// paths to walk instead: the dirty paths at, above or under `dir`, and what the index's
+/// walk could not read there.
+fn dirty_in_scope(
+    st: &RootState,
+    ix: &TrigramIndex,
+    dir: &Path,
+    range: std::ops::Range<usize>,
+    dirty: Vec<PathBuf>,
+) -> (Vec<bool>, Vec<PathBuf>) {
     let mut skip = vec![false; range.len()];
     let mut relevant = Vec::new();
     for d in dirty {
@@ -133,79 +204,43 @@ fn watched(
             .filter(|u| u.starts_with(dir) || dir.starts_with(u))
             .cloned(),
     );
-    let path = |i: usize| st.root.join(os_str(&ix.file(i).path));
-    let mut search: Vec<(PathBuf, Option<Known>)> = Vec::new();
-    let mut binary = Vec::new();
-    let mut ruled_out = 0;
-    let mut bytes = 0;
-    let mut errors = Vec::new();
-    let lo = ids.partition_point(|c| (c.0 as usize) < range.start);
-    let mut cand = ids[lo..]
-        .iter()
-        .take_while(|c| (c.0 as usize) < range.end)
-        .peekable();
-    for i in range.clone() {
-        let spans = cand.next_if(|c| c.0 as usize == i).map(|c| c.1.clone());
-        let f = ix.file(i);
-        if skip[i - range.start] || too_big(q, f.id.len) {
-            continue;
-        }
-        if f.flags & FLAG_UNREAD != 0 {
-            search.push((path(i), None));
-        } else if let Some(spans) = spans {
-            // Not dirty: the watcher vouches that the file is still the version indexed.
-            let k = Known { id: f.id, spans };
-            bytes += f.id.len;
-            search.push((path(i), Some(k)));
-        } else if f.flags & FLAG_BINARY != 0 {
-            binary.push(path(i));
-        } else {
-            ruled_out += 1;
-        }
-    }
-    if !relevant.is_empty() {
-        let mut wb = wb.clone();
-        let rel2 = relevant.clone();
-        wb.filter_entry(move |e| {
-            rel2.iter()
-                .any(|d| within(e.path(), d) || within(d, e.path()))
-        });
-        for e in wb.build() {
-            match e {
-                Ok(e) => {
-                    if e.file_type().is_some_and(|t| t.is_file())
-                        && relevant.iter().any(|d| within(e.path(), d))
-                    {
-                        search.push((e.into_path(), None));
-                    }
+    (skip, relevant)
+}
+
+/// Walks the `relevant` paths with the scan's rules and adds their files to `search`
+/// (sorted, a path listed twice read whole if either listing says so).
+fn walk_relevant(
+    wb: &ignore::WalkBuilder,
+    relevant: Vec<PathBuf>,
+    search: &mut Vec<(PathBuf, Option<Known>)>,
+    errors: &mut Vec<String>,
+) {
+    let mut wb = wb.clone();
+    let rel2 = relevant.clone();
+    wb.filter_entry(move |e| {
+        rel2.iter()
+            .any(|d| within(e.path(), d) || within(d, e.path()))
+    });
+    for e in wb.build() {
+        match e {
+            Ok(e) => {
+                if e.file_type().is_some_and(|t| t.is_file())
+                    && relevant.iter().any(|d| within(e.path(), d))
+                {
+                    search.push((e.into_path(), None));
                 }
-                Err(e) => errors.push(e.to_string()),
             }
+            Err(e) => errors.push(e.to_string()),
         }
-        search.sort_by(|a, b| a.0.cmp(&b.0));
-        // A path listed twice is read whole if either listing says so.
-        search.dedup_by(|later, kept| {
-            let same = later.0 == kept.0;
-            if same && later.1.is_none() {
-                kept.1 = None;
-            }
-            same
-        });
     }
-    let (search, known): (Vec<PathBuf>, Vec<Option<Known>>) = search.into_iter().unzip();
-    Selection {
-        used: IndexUse {
-            in_scope: range.len() as u64,
-            searched: search.len() as u64,
-            validated: false,
-            ruled_out,
-        },
-        search,
-        known,
-        binary,
-        bytes,
-        errors,
-    }
+    search.sort_by(|a, b| a.0.cmp(&b.0));
+    search.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same && later.1.is_none() {
+            kept.1 = None;
+        }
+        same
+    });
 }
 
 fn validated(

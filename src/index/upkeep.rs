@@ -118,23 +118,78 @@ pub(super) fn changes(ix: &TrigramIndex, dirty: &[PathBuf]) -> Changes {
             .cloned()
             .collect(),
     );
+    let found = walk_dirty(&root, &dirty);
+    let mut out = Walked::default();
+    let (seen, deferred) = changed_files(ix, &root, &found.files, &mut out);
+    let seen_dirs: HashSet<&[u8]> = found.dirs.iter().map(|d| rel_bytes(&root, d)).collect();
+    for d in &found.dirs {
+        let rel = rel_bytes(&root, d);
+        if !rel.is_empty() && !ix.walked_dir(rel) {
+            out.dirs.push((rel.into(), true));
+        }
+    }
+    for d in dirty.iter() {
+        gone_under(
+            ix,
+            &root,
+            rel_bytes(&root, d),
+            (&seen, &seen_dirs),
+            &mut out,
+        );
+    }
+    out.files
+        .sort_unstable_by(|a, b| rel_bytes(&root, a).cmp(rel_bytes(&root, b)));
+    out.files.dedup();
+    out.dirs.sort_unstable();
+    out.dirs.dedup_by(|a, b| a.0 == b.0);
+    let mut unreadable = found.unreadable;
+    unreadable.sort_unstable();
+    unreadable.dedup();
+    let changed = out
+        .files
+        .iter()
+        .chain(&deferred)
+        .cloned()
+        .chain(out.dirs.iter().map(|d| root.join(os_str(&d.0))));
+    let unclean = covering(&dirty, &root, changed);
+    Changes {
+        walked: out,
+        unreadable,
+        unclean,
+        deferred,
+        dirty,
+    }
+}
+
+/// What a walk of the dirty paths found.
+struct Found {
+    /// Files, with their identity when it could be read.
+    files: Vec<(PathBuf, Option<Ident>)>,
+    dirs: Vec<PathBuf>,
+    /// Paths the walk could not read.
+    unreadable: Vec<PathBuf>,
+}
+
+/// Walks the `dirty` paths with the scan's rules: from `root`, entering only their ancestors
+/// and what is at or under them.
+fn walk_dirty(root: &Path, dirty: &Arc<HashSet<PathBuf>>) -> Found {
     let mut ancestors = HashSet::new();
     for d in dirty.iter() {
         for a in d.ancestors().skip(1) {
-            if !a.starts_with(&root) || !ancestors.insert(a.to_path_buf()) {
+            if !a.starts_with(root) || !ancestors.insert(a.to_path_buf()) {
                 break;
             }
         }
     }
     let covered = {
-        let (dirty, root) = (Arc::clone(&dirty), root.clone());
+        let (dirty, root) = (Arc::clone(dirty), root.to_path_buf());
         move |p: &Path| {
             p.ancestors()
                 .take_while(|a| a.starts_with(&root))
                 .any(|a| dirty.contains(a))
         }
     };
-    let mut wb = walker(&root);
+    let mut wb = walker(root);
     {
         let covered = covered.clone();
         wb.filter_entry(move |e| ancestors.contains(e.path()) || covered(e.path()));
@@ -165,13 +220,27 @@ pub(super) fn changes(ix: &TrigramIndex, dirty: &[PathBuf]) -> Changes {
             })
         });
     }
-    let found = files.into_inner().expect("walk");
+    Found {
+        files: files.into_inner().expect("walk"),
+        dirs: dirs.into_inner().expect("walk"),
+        unreadable: unreadable.into_inner().expect("walk"),
+    }
+}
+
+/// Puts in `out` the found files whose entry in `ix` is missing, of another identity or
+/// racy; returns every found file's relative path, and the changed files written within
+/// the racy window (left for a later round).
+fn changed_files<'f>(
+    ix: &TrigramIndex,
+    root: &Path,
+    found: &'f [(PathBuf, Option<Ident>)],
+    out: &mut Walked,
+) -> (HashSet<&'f [u8]>, Vec<PathBuf>) {
     let mut seen: HashSet<&[u8]> = HashSet::with_capacity(found.len());
-    let mut out = Walked::default();
     let mut deferred = Vec::new();
     let now = std::time::SystemTime::now();
-    for (p, id) in &found {
-        let rel = rel_bytes(&root, p);
+    for (p, id) in found {
+        let rel = rel_bytes(root, p);
         seen.insert(rel);
         let same = ix.find(rel).is_some_and(|i| {
             let f = ix.file(i);
@@ -186,55 +255,34 @@ pub(super) fn changes(ix: &TrigramIndex, dirty: &[PathBuf]) -> Changes {
             out.files.push(p.clone());
         }
     }
-    let found_dirs = dirs.into_inner().expect("walk");
-    let seen_dirs: HashSet<&[u8]> = found_dirs.iter().map(|d| rel_bytes(&root, d)).collect();
-    for d in &found_dirs {
-        let rel = rel_bytes(&root, d);
-        if !rel.is_empty() && !ix.walked_dir(rel) {
-            out.dirs.push((rel.into(), true));
+    (seen, deferred)
+}
+
+/// Puts in `out` the entries of `ix` at or under the dirty path `rel` that the walk did not
+/// see (`seen`: files, directories): files as gone, directories as no longer walked.
+fn gone_under(
+    ix: &TrigramIndex,
+    root: &Path,
+    rel: &[u8],
+    (seen, seen_dirs): (&HashSet<&[u8]>, &HashSet<&[u8]>),
+    out: &mut Walked,
+) {
+    for i in ix.find(rel).into_iter().chain(ix.under(rel)) {
+        let f = ix.file(i);
+        if !seen.contains(&*f.path) {
+            let p = root.join(os_str(&f.path));
+            out.gone.insert(p.clone());
+            out.files.push(p);
         }
     }
-    for d in dirty.iter() {
-        let rel = rel_bytes(&root, d);
-        for i in ix.find(rel).into_iter().chain(ix.under(rel)) {
-            let f = ix.file(i);
-            if !seen.contains(&*f.path) {
-                let p = root.join(os_str(&f.path));
-                out.gone.insert(p.clone());
-                out.files.push(p);
-            }
-        }
-        let mut gone_dirs = ix.dirs_under(rel);
-        if !rel.is_empty() && ix.walked_dir(rel) {
-            gone_dirs.push(rel.into());
-        }
-        for g in gone_dirs {
-            if !seen_dirs.contains(&*g) {
-                out.dirs.push((g, false));
-            }
-        }
+    let mut gone_dirs = ix.dirs_under(rel);
+    if !rel.is_empty() && ix.walked_dir(rel) {
+        gone_dirs.push(rel.into());
     }
-    out.files
-        .sort_unstable_by(|a, b| rel_bytes(&root, a).cmp(rel_bytes(&root, b)));
-    out.files.dedup();
-    out.dirs.sort_unstable();
-    out.dirs.dedup_by(|a, b| a.0 == b.0);
-    let mut unreadable = unreadable.into_inner().expect("walk");
-    unreadable.sort_unstable();
-    unreadable.dedup();
-    let changed = out
-        .files
-        .iter()
-        .chain(&deferred)
-        .cloned()
-        .chain(out.dirs.iter().map(|d| root.join(os_str(&d.0))));
-    let unclean = covering(&dirty, &root, changed);
-    Changes {
-        walked: out,
-        unreadable,
-        unclean,
-        deferred,
-        dirty,
+    for g in gone_dirs {
+        if !seen_dirs.contains(&*g) {
+            out.dirs.push((g, false));
+        }
     }
 }
 

@@ -199,33 +199,7 @@ impl SectionError {
                 query,
                 tier,
                 candidates,
-            } => {
-                let mut fix = String::from(
-                    "Pass one of these instead (a slug or an index path names exactly one section):",
-                );
-                for c in candidates.iter().take(MAX_LISTED) {
-                    let _ = write!(fix, "\n  - {}", candidate_line(c));
-                }
-                if candidates.len() > MAX_LISTED {
-                    let _ = write!(
-                        fix,
-                        "\n  ... and {} more ({} narrows by title, level or content)",
-                        candidates.len() - MAX_LISTED,
-                        w.name(Term::FindSection)
-                    );
-                }
-                ParamError {
-                    short: "Ambiguous section".into(),
-                    provided: provided.into(),
-                    problem: format!(
-                        "{query:?} matches {} sections by {}; no guess was made.",
-                        candidates.len(),
-                        tier_name(*tier)
-                    ),
-                    fix,
-                    tip: None,
-                }
-            }
+            } => ambiguous(provided, w, query, *tier, candidates),
             SectionError::NotFound {
                 query,
                 suggestions,
@@ -246,32 +220,70 @@ impl SectionError {
                         "No section matches {query:?} by slug, index path, line number or title (exact, normalized, part, or all words)."
                     )
                 };
-                let fix = if suggestions.is_empty() {
-                    if *sections == 0 {
-                        format!("Read the file with {} instead.", w.name(Term::ReadLines))
-                    } else {
-                        format!(
-                            "Call {} to list the sections, or {} to search titles and content.",
-                            w.name(Term::Toc),
-                            w.name(Term::FindSection)
-                        )
-                    }
-                } else {
-                    let mut fix = String::from("Did you mean one of these?");
-                    for s in suggestions {
-                        let _ = write!(fix, "\n  - {}", candidate_line(&s.candidate));
-                    }
-                    fix
-                };
                 ParamError {
                     short: "Section not found".into(),
                     provided: provided.into(),
                     problem,
-                    fix,
+                    fix: not_found_fix(w, suggestions, *sections),
                     tip: None,
                 }
             }
         }
+    }
+}
+
+/// [`SectionError::Ambiguous`]: the candidates (up to [`MAX_LISTED`]), no guess.
+fn ambiguous(
+    provided: &str,
+    w: &dyn Words,
+    query: &str,
+    tier: Tier,
+    candidates: &[Candidate],
+) -> ParamError {
+    let mut fix = String::from(
+        "Pass one of these instead (a slug or an index path names exactly one section):",
+    );
+    for c in candidates.iter().take(MAX_LISTED) {
+        let _ = write!(fix, "\n  - {}", candidate_line(c));
+    }
+    if candidates.len() > MAX_LISTED {
+        let _ = write!(
+            fix,
+            "\n  ... and {} more ({} narrows by title, level or content)",
+            candidates.len() - MAX_LISTED,
+            w.name(Term::FindSection)
+        );
+    }
+    ParamError {
+        short: "Ambiguous section".into(),
+        provided: provided.into(),
+        problem: format!(
+            "{query:?} matches {} sections by {}; no guess was made.",
+            candidates.len(),
+            tier_name(tier)
+        ),
+        fix,
+        tip: None,
+    }
+}
+
+/// The fix of [`SectionError::NotFound`]: the suggestions, or where to look.
+fn not_found_fix(w: &dyn Words, suggestions: &[Suggestion], sections: usize) -> String {
+    if !suggestions.is_empty() {
+        let mut fix = String::from("Did you mean one of these?");
+        for s in suggestions {
+            let _ = write!(fix, "\n  - {}", candidate_line(&s.candidate));
+        }
+        return fix;
+    }
+    if sections == 0 {
+        format!("Read the file with {} instead.", w.name(Term::ReadLines))
+    } else {
+        format!(
+            "Call {} to list the sections, or {} to search titles and content.",
+            w.name(Term::Toc),
+            w.name(Term::FindSection)
+        )
     }
 }
 

@@ -450,21 +450,33 @@ fn check_outline(
             ))
         })?;
     if !allow_outline_change {
-        if edited.level != section.level {
-            return Err(ReplaceError::Outline(format!(
-                "The section's heading would be {:?} at level {}; it is level {} now.",
-                edited.title, edited.level, section.level
-            )));
-        }
-        let mut inside = new.sections()[edited.id + 1..]
-            .iter()
-            .take_while(|s| inside_new(s));
-        if let Some(h) = inside.find(|h| h.level <= section.level) {
-            return Err(ReplaceError::Outline(format!(
-                "The content would make {:?} a level-{} heading (line {} of the edited file): at or above the section's level {}, it would end this section and start a new one.",
-                h.title, h.level, h.line_start, section.level
-            )));
-        }
+        keeps_levels(new, edited, section, inside_new)?;
     }
     Ok(edited.id)
+}
+
+/// The edited section's heading (`edited`, in the new outline `new`) keeps the level of
+/// `section`'s, and every other heading the edit makes (`inside`) is deeper.
+fn keeps_levels(
+    new: &Outline,
+    edited: &Section,
+    section: &Section,
+    inside: impl Fn(&Section) -> bool,
+) -> Result<(), ReplaceError> {
+    if edited.level != section.level {
+        return Err(ReplaceError::Outline(format!(
+            "The section's heading would be {:?} at level {}; it is level {} now.",
+            edited.title, edited.level, section.level
+        )));
+    }
+    let mut made = new.sections()[edited.id + 1..]
+        .iter()
+        .take_while(|s| inside(s));
+    if let Some(h) = made.find(|h| h.level <= section.level) {
+        return Err(ReplaceError::Outline(format!(
+            "The content would make {:?} a level-{} heading (line {} of the edited file): at or above the section's level {}, it would end this section and start a new one.",
+            h.title, h.level, h.line_start, section.level
+        )));
+    }
+    Ok(())
 }

@@ -18,7 +18,10 @@
 pub mod doc;
 pub mod edit;
 pub mod find;
+mod headings;
+mod line_start;
 mod outline;
+mod reduce;
 pub mod render;
 mod resolve;
 mod skeleton;

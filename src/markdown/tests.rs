@@ -542,6 +542,7 @@ fn skeleton_parses_like_the_whole_text_on_the_repository_docs() {
     for name in [
         "README.md",
         "BENCHMARKS.md",
+        "benchmarks/2026-history.md",
         "SECURITY.md",
         "ARCHITECTURE.md",
         "docs/doc_tools.md",
@@ -1351,12 +1352,12 @@ fn chunked_parse_checks_its_cuts() {
         }
     }
     let fence = "```\nx\n```";
-    assert!(super::outline::fence_is_closed_for_tests(fence));
-    assert!(!super::outline::fence_is_closed_for_tests("````\nx\n```"));
-    assert!(!super::outline::fence_is_closed_for_tests(
+    assert!(super::headings::fence_is_closed_for_tests(fence));
+    assert!(!super::headings::fence_is_closed_for_tests("````\nx\n```"));
+    assert!(!super::headings::fence_is_closed_for_tests(
         "```\nx\n    ```"
     ));
-    assert!(super::outline::fence_is_closed_for_tests(
+    assert!(super::headings::fence_is_closed_for_tests(
         "~~~\nx\n   ~~~~  "
     ));
 }

@@ -210,87 +210,17 @@ fn query(p: GrepContentParams) -> Result<(GrepQuery, Vec<String>), ParamError> {
 /// back to the first match not shown).
 fn render(report: &GrepReport, budget: usize, list_skipped: bool, notes: &[String]) -> Answer {
     let mut text = String::new();
-    let mut shown = 0u64;
-    let mut paths: Vec<&str> = Vec::new();
-    let mut cut_cursor = None;
-    for m in &report.matches {
-        // Each block is written in place and taken back if it passes the budget.
-        let mark = text.len();
-        block(&mut text, m);
-        if shown > 0 && text.len() > budget {
-            text.truncate(mark);
-            cut_cursor = Some(Cursor {
-                path: m.path.clone(),
-                line: m.line,
-            });
-            break;
-        }
-        shown += 1;
-        if paths.last() != Some(&m.path.as_str()) {
-            paths.push(&m.path);
-        }
-    }
-    let cut_by_budget = cut_cursor.is_some();
-    let next = cut_cursor.or_else(|| report.next_cursor.clone());
+    let shown = blocks(&mut text, report, budget);
+    let cut_by_budget = shown.cut.is_some();
+    let next = shown.cut.or_else(|| report.next_cursor.clone());
     let truncated = report.truncated || cut_by_budget;
-    let files_matched = paths.len() as u64;
-    if shown == 0 {
-        let _ = writeln!(
-            text,
-            "No matches (searched {}).",
-            plural(report.files_searched, "file")
-        );
-    } else {
-        let _ = writeln!(
-            text,
-            "Found {} in {} (searched {}).",
-            plural(shown, "matching line"),
-            plural(files_matched, "file"),
-            plural(report.files_searched, "file")
-        );
-    }
-    if list_skipped {
-        list_names(
-            &mut text,
-            budget,
-            "Skipped binary files",
-            report.binary_skipped,
-            &report.binary_examples,
-        );
-        list_names(
-            &mut text,
-            budget,
-            "Could not read",
-            report.error_count,
-            &report.errors,
-        );
-    } else if report.binary_skipped > 0 {
-        let _ = writeln!(
-            text,
-            "Skipped {} (e.g. {}; list_skipped: true names them all).",
-            plural(report.binary_skipped, "binary file"),
-            report
-                .binary_examples
-                .iter()
-                .take(3)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    if report.error_count > 0 && !list_skipped {
-        let _ = writeln!(
-            text,
-            "Could not read {} (e.g. {}).",
-            plural(report.error_count, "file or directory"),
-            report.errors.first().cloned().unwrap_or_default()
-        );
-    }
+    summary(&mut text, report, shown.matches, shown.files);
+    skipped(&mut text, report, budget, list_skipped);
     if truncated && let Some(c) = &next {
         let why = if cut_by_budget {
             "the response size limit".to_string()
         } else {
-            format!("max_results={shown}")
+            format!("max_results={}", shown.matches)
         };
         let _ = writeln!(
             text,
@@ -305,6 +235,101 @@ fn render(report: &GrepReport, budget: usize, list_skipped: bool, notes: &[Strin
     Answer::ok(text)
         .field("next_cursor", truncated.then(|| next.map(|c| c.encode())))
         .field("truncated", truncated)
+}
+
+/// What [`blocks`] wrote: matching lines and files shown, and where the budget cut.
+struct Shown {
+    matches: u64,
+    files: u64,
+    cut: Option<Cursor>,
+}
+
+/// Writes the match blocks while they fit `budget` (the first always does).
+fn blocks(text: &mut String, report: &GrepReport, budget: usize) -> Shown {
+    let mut shown = Shown {
+        matches: 0,
+        files: 0,
+        cut: None,
+    };
+    let mut last_path: Option<&str> = None;
+    for m in &report.matches {
+        // Each block is written in place and taken back if it passes the budget.
+        let mark = text.len();
+        block(text, m);
+        if shown.matches > 0 && text.len() > budget {
+            text.truncate(mark);
+            shown.cut = Some(Cursor {
+                path: m.path.clone(),
+                line: m.line,
+            });
+            break;
+        }
+        shown.matches += 1;
+        if last_path != Some(m.path.as_str()) {
+            shown.files += 1;
+            last_path = Some(&m.path);
+        }
+    }
+    shown
+}
+
+/// `Found N matching lines in M files (searched K files).`, or `No matches (...)`.
+fn summary(text: &mut String, report: &GrepReport, shown: u64, files: u64) {
+    let searched = plural(report.files_searched, "file");
+    if shown == 0 {
+        let _ = writeln!(text, "No matches (searched {searched}).");
+    } else {
+        let _ = writeln!(
+            text,
+            "Found {} in {} (searched {searched}).",
+            plural(shown, "matching line"),
+            plural(files, "file"),
+        );
+    }
+}
+
+/// The binary files skipped and the files that could not be read: every name with
+/// `list_skipped`, else a count and a few examples.
+fn skipped(text: &mut String, report: &GrepReport, budget: usize, list_skipped: bool) {
+    if list_skipped {
+        list_names(
+            text,
+            budget,
+            "Skipped binary files",
+            report.binary_skipped,
+            &report.binary_examples,
+        );
+        list_names(
+            text,
+            budget,
+            "Could not read",
+            report.error_count,
+            &report.errors,
+        );
+        return;
+    }
+    if report.binary_skipped > 0 {
+        let _ = writeln!(
+            text,
+            "Skipped {} (e.g. {}; list_skipped: true names them all).",
+            plural(report.binary_skipped, "binary file"),
+            report
+                .binary_examples
+                .iter()
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if report.error_count > 0 {
+        let _ = writeln!(
+            text,
+            "Could not read {} (e.g. {}).",
+            plural(report.error_count, "file or directory"),
+            report.errors.first().cloned().unwrap_or_default()
+        );
+    }
 }
 
 /// Appends one match's block: its header line, `---`, the line (with its context), `---`.

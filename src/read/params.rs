@@ -57,68 +57,92 @@ impl ReadRequest {
 
     /// Validates the combination of parameters (messages in the front-end's words `w`).
     pub fn mode(&self, w: &dyn Words) -> Result<ReadMode, ParamError> {
-        let error = |short: &str, problem: String, fix: &str| {
-            ParamError::new(short, self.provided(w), problem, fix)
-        };
-        let [head, tail, start, end, next] = [
-            Term::Head,
-            Term::Tail,
-            Term::StartLine,
-            Term::EndLine,
-            Term::ToNextPattern,
-        ]
-        .map(|t| w.name(t));
         if let Some(pattern) = &self.read_to_next_pattern {
-            if self.start_line.is_none() {
-                let example = w.example(
-                    Term::ReadLines,
-                    &[
-                        (Term::Path, "\"WORK.md\""),
-                        (Term::StartLine, "120"),
-                        (Term::ToNextPattern, "\"^\\\\[LOG-\""),
-                    ],
-                );
-                return Err(error(
-                    &format!("{start} is required when using {next}"),
-                    format!("{next} scans forward from {start}, but no {start} was given."),
-                    &format!(
-                        "Add {start} (1-indexed), e.g. {example}. Use {} to find the line.",
-                        w.name(Term::Search)
-                    ),
-                ));
-            }
-            if self.end_line.is_some() {
-                return Err(error(
-                    &format!("Cannot specify both {end} and {next}"),
-                    format!(
-                        "{end} fixes where the read stops, and {next} computes it; only one can decide."
-                    ),
-                    &format!(
-                        "Remove {end} to stop at the next line matching the pattern, or remove {next} to stop at {end}."
-                    ),
-                ));
-            }
-            if self.head.is_some() || self.tail.is_some() {
-                return Err(error(
-                    &format!("Cannot mix {head}/{tail} with {next}"),
-                    format!(
-                        "{head} and {tail} read from the ends of the file; {next} reads from {start}."
-                    ),
-                    &format!(
-                        "Remove {head}/{tail} and keep {start} + {next}, or drop {next} to sample the file with {head} or {tail}."
-                    ),
-                ));
-            }
-            if pattern.is_empty() {
-                return Err(error(
-                    &format!("{next} is empty"),
-                    format!(
-                        "An empty pattern matches every line, so the read would always stop right after {start}."
-                    ),
-                    "Give a boundary regex such as \"^## \", \"^#+ \", \"^\\\\[LOG-\" or \"^$\".",
-                ));
-            }
+            self.check_to_next(pattern, w)?;
         }
+        self.check_mix(w)?;
+        self.check_numbers(w)?;
+        let u = |v: i64| v as u64;
+        Ok(match (self, &self.read_to_next_pattern) {
+            (_, Some(p)) => ReadMode::ToNext {
+                start: u(self.start_line.expect("checked")),
+                pattern: p.clone(),
+            },
+            _ if self.head.is_some() => ReadMode::Head(u(self.head.expect("checked"))),
+            _ if self.tail.is_some() => ReadMode::Tail(u(self.tail.expect("checked"))),
+            _ if self.start_line.is_some() || self.end_line.is_some() => ReadMode::Range {
+                start: self.start_line.map_or(1, u),
+                end: self.end_line.map(u),
+            },
+            _ => ReadMode::Whole,
+        })
+    }
+
+    /// The parameter error of this request, with its `You provided:` line.
+    fn error(&self, w: &dyn Words, short: &str, problem: String, fix: &str) -> ParamError {
+        ParamError::new(short, self.provided(w), problem, fix)
+    }
+
+    /// `read_to_next_pattern` needs `start_line`, alone, and a pattern that is not empty.
+    fn check_to_next(&self, pattern: &str, w: &dyn Words) -> Result<(), ParamError> {
+        let [head, tail, start, end, next] = names(w);
+        let error = |short: &str, problem: String, fix: &str| self.error(w, short, problem, fix);
+        if self.start_line.is_none() {
+            let example = w.example(
+                Term::ReadLines,
+                &[
+                    (Term::Path, "\"WORK.md\""),
+                    (Term::StartLine, "120"),
+                    (Term::ToNextPattern, "\"^\\\\[LOG-\""),
+                ],
+            );
+            return Err(error(
+                &format!("{start} is required when using {next}"),
+                format!("{next} scans forward from {start}, but no {start} was given."),
+                &format!(
+                    "Add {start} (1-indexed), e.g. {example}. Use {} to find the line.",
+                    w.name(Term::Search)
+                ),
+            ));
+        }
+        if self.end_line.is_some() {
+            return Err(error(
+                &format!("Cannot specify both {end} and {next}"),
+                format!(
+                    "{end} fixes where the read stops, and {next} computes it; only one can decide."
+                ),
+                &format!(
+                    "Remove {end} to stop at the next line matching the pattern, or remove {next} to stop at {end}."
+                ),
+            ));
+        }
+        if self.head.is_some() || self.tail.is_some() {
+            return Err(error(
+                &format!("Cannot mix {head}/{tail} with {next}"),
+                format!(
+                    "{head} and {tail} read from the ends of the file; {next} reads from {start}."
+                ),
+                &format!(
+                    "Remove {head}/{tail} and keep {start} + {next}, or drop {next} to sample the file with {head} or {tail}."
+                ),
+            ));
+        }
+        if pattern.is_empty() {
+            return Err(error(
+                &format!("{next} is empty"),
+                format!(
+                    "An empty pattern matches every line, so the read would always stop right after {start}."
+                ),
+                "Give a boundary regex such as \"^## \", \"^#+ \", \"^\\\\[LOG-\" or \"^$\".",
+            ));
+        }
+        Ok(())
+    }
+
+    /// `head` and `tail` go alone: not together, nor with a line range.
+    fn check_mix(&self, w: &dyn Words) -> Result<(), ParamError> {
+        let [head, tail, start, end, _] = names(w);
+        let error = |short: &str, problem: String, fix: &str| self.error(w, short, problem, fix);
         if self.head.is_some() && self.tail.is_some() {
             return Err(error(
                 &format!("Cannot specify both {head} and {tail}"),
@@ -141,6 +165,13 @@ impl ReadRequest {
                 &format!("Use either {head} or {tail} alone, or {start} (and optionally {end})."),
             ));
         }
+        Ok(())
+    }
+
+    /// Every line number and count is at least 1, and a range does not end before it starts.
+    fn check_numbers(&self, w: &dyn Words) -> Result<(), ParamError> {
+        let [head, tail, start, end, _] = names(w);
+        let error = |short: &str, problem: String, fix: &str| self.error(w, short, problem, fix);
         for (name, v) in [
             (head, self.head),
             (tail, self.tail),
@@ -168,21 +199,21 @@ impl ReadRequest {
                 ),
             ));
         }
-        let u = |v: i64| v as u64;
-        Ok(match (self, &self.read_to_next_pattern) {
-            (_, Some(p)) => ReadMode::ToNext {
-                start: u(self.start_line.expect("checked")),
-                pattern: p.clone(),
-            },
-            _ if self.head.is_some() => ReadMode::Head(u(self.head.expect("checked"))),
-            _ if self.tail.is_some() => ReadMode::Tail(u(self.tail.expect("checked"))),
-            _ if self.start_line.is_some() || self.end_line.is_some() => ReadMode::Range {
-                start: self.start_line.map_or(1, u),
-                end: self.end_line.map(u),
-            },
-            _ => ReadMode::Whole,
-        })
+        Ok(())
     }
+}
+
+/// The names the front-end gives `head`, `tail`, `start_line`, `end_line` and
+/// `read_to_next_pattern`, for the messages.
+fn names(w: &dyn Words) -> [&'static str; 5] {
+    [
+        Term::Head,
+        Term::Tail,
+        Term::StartLine,
+        Term::EndLine,
+        Term::ToNextPattern,
+    ]
+    .map(|t| w.name(t))
 }
 
 /// `start_line` is past the last line (docs/read_files.md, with its tip).

@@ -114,8 +114,6 @@ pub fn replace_file(
     allow_read_only: bool,
 ) -> Result<FileId> {
     use std::io::Write;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
 
     let io_err = |e: io::Error| Error::io(path, e);
     let (Some(dir_path), Some(name)) = (path.parent(), path.file_name()) else {
@@ -125,33 +123,10 @@ pub fn replace_file(
         });
     };
     let dir = platform::open_dir(dir_path).map_err(io_err)?;
-    // The file as it is now, opened through the directory: it must still be the one read.
-    let current = dir.open_read(name).map_err(io_err)?;
-    let md = current.metadata().map_err(io_err)?;
-    if !md.is_file() {
-        return Err(Error::NotAFile {
-            path: path.to_path_buf(),
-            kind: file_kind(&md),
-        });
-    }
-    if FileId::from_metadata(&md) != expected {
-        return Err(Error::Changed {
-            path: path.to_path_buf(),
-        });
-    }
-    if !allow_read_only {
-        check_writable(path, &md)?;
-    }
+    let md = still_expected(&dir, name, path, expected, allow_read_only)?;
     // The permission bits to keep (a read-only file's too, when it may be replaced).
     let mode = platform::owner_write_bit(&md).unwrap_or_else(|mode| mode);
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(
-        ".mapgrep-{}-{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let tmp_name = std::path::PathBuf::from(tmp_name);
+    let tmp_name = temp_name(name);
     let tmp_name = tmp_name.as_os_str();
     let mut tmp = dir.create_new(tmp_name, mode).map_err(io_err)?;
     let written = (|| -> Result<Metadata> {
@@ -192,4 +167,48 @@ pub fn replace_file(
             Err(e)
         }
     }
+}
+
+/// The metadata of the file `name` in `dir` (`path`), opened through the directory, once it
+/// is seen to be a regular file that still has the identity `expected` and (unless
+/// `allow_read_only`) may be written.
+fn still_expected(
+    dir: &platform::Dir,
+    name: &std::ffi::OsStr,
+    path: &Path,
+    expected: FileId,
+    allow_read_only: bool,
+) -> Result<Metadata> {
+    let io_err = |e: io::Error| Error::io(path, e);
+    let current = dir.open_read(name).map_err(io_err)?;
+    let md = current.metadata().map_err(io_err)?;
+    if !md.is_file() {
+        return Err(Error::NotAFile {
+            path: path.to_path_buf(),
+            kind: file_kind(&md),
+        });
+    }
+    if FileId::from_metadata(&md) != expected {
+        return Err(Error::Changed {
+            path: path.to_path_buf(),
+        });
+    }
+    if !allow_read_only {
+        check_writable(path, &md)?;
+    }
+    Ok(md)
+}
+
+/// A temporary name beside `name`, hidden, and unique in this process and among processes.
+fn temp_name(name: &std::ffi::OsStr) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(
+        ".mapgrep-{}-{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::path::PathBuf::from(tmp_name)
 }

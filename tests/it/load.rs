@@ -3,7 +3,7 @@
 //! (so answers are matched to their requests and nothing interferes), spot checks compare
 //! with the files themselves, and the server's memory stays within its cache budgets. CI runs
 //! it on a generated corpus; the Linux tree variant is run by hand and its figures go to
-//! BENCHMARKS.md.
+//! BENCHMARKS.md (the current figure) and benchmarks/2026-history.md (the runs).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -447,7 +447,7 @@ async fn sixty_four_concurrent_mixed_calls_on_the_linux_tree() {
     );
     if let Some(anon) = f.anon_peak_kb {
         // 256 MiB content budget + indexes + the runtime and 64 calls' working memory
-        // (measured: ~1 GB peak; see BENCHMARKS.md).
+        // (measured: ~1 GB peak; see benchmarks/2026-history.md).
         assert!(anon < 1_500_000, "server heap peak {anon} kB");
     }
     srv.shutdown().await;
