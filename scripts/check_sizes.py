@@ -43,16 +43,9 @@ FN_MARKER = re.compile(r"^\s*// Size: \S")
 # entry when that branch is merged. A file here is exempt from both rules.
 ALLOWANCE = {
     # being split on another branch (issue 25/26)
-    "src/cli/grep.rs",
-    "src/cli/printer.rs",
     "src/code/answer.rs",
     "src/code/builder.rs",
     "src/code/partition.rs",
-    "src/grep/file.rs",
-    "src/grep/visit.rs",
-    "src/grep/walklist.rs",
-    # rewritten with the CLI's streaming grep pipeline on another branch (issue 25, item 1)
-    "src/cli/json.rs",
 }
 
 

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use regex_automata::Input;
 
-use super::printer::{FileOut, Printer, Sel, Stats};
+use super::printer::{FileOut, Printer, Sel, Stats, leading_context};
 use crate::annotate::Hint;
 
 impl Printer<'_> {
@@ -17,59 +17,20 @@ impl Printer<'_> {
         if sels.is_empty() {
             return;
         }
-        let name = f.name.clone();
-        let mut out = Vec::new();
-        let event = |out: &mut Vec<u8>, v: serde_json::Value| {
-            let _ = serde_json::to_writer(&mut *out, &v);
-            out.push(b'\n');
+        let mut ev = Events {
+            out: Vec::new(),
+            name: &f.name,
+            bytes,
         };
-        event(
-            &mut out,
-            serde_json::json!({"type": "begin", "data": {"path": data(name.as_bytes())}}),
-        );
-        let line_event = |out: &mut Vec<u8>,
-                          kind: &str,
-                          n: u64,
-                          s: usize,
-                          e: usize,
-                          subs: &[(usize, usize)],
-                          hint: Option<&Hint>| {
-            let end = if e < bytes.len() { e + 1 } else { e };
-            let text = &bytes[s..e];
-            let subs: Vec<serde_json::Value> = subs
-                .iter()
-                .map(
-                    |&(a, b)| serde_json::json!({"match": data(&text[a..b]), "start": a, "end": b}),
-                )
-                .collect();
-            let mut d = serde_json::json!({
-                "path": data(name.as_bytes()),
-                "lines": data(&bytes[s..end]),
-                "line_number": n,
-                "absolute_offset": s,
-                "submatches": subs,
-            });
-            if let Some(h) = hint {
-                d["mapgrep"] = hint_json(h);
-            }
-            event(out, serde_json::json!({"type": kind, "data": d}));
-        };
+        ev.event(serde_json::json!({"type": "begin", "data": {"path": data(f.name.as_bytes())}}));
         let mut printed: u64 = 0;
+        let mut extra = Stats::default();
         for (k, sel) in sels.iter().enumerate() {
             // Leading context, after what is printed.
-            let mut starts = Vec::new();
-            let (mut s, mut n) = (sel.start, sel.line);
-            while n > printed + 1 && starts.len() < self.before && s > 0 {
-                let ps = memchr::memrchr(b'\n', &bytes[..s - 1]).map_or(0, |i| i + 1);
-                starts.push((n - 1, ps, s - 1));
-                s = ps;
-                n -= 1;
+            for (n, s, e) in leading_context(bytes, sel, printed + 1, self.before) {
+                ev.line("context", n, s, e, &[], None);
             }
-            for &(n, s, e) in starts.iter().rev() {
-                line_event(&mut out, "context", n, s, e, &[], None);
-            }
-            line_event(
-                &mut out,
+            ev.line(
                 "match",
                 sel.line,
                 sel.start,
@@ -80,40 +41,62 @@ impl Printer<'_> {
             printed = sel.line;
             // Trailing context, up to the next selected line.
             let stop = sels.get(k + 1).map_or(u64::MAX, |x| x.line);
-            let mut pos = sel.end + 1;
-            let mut left = self.after;
             // After the last line -m lets through, a matching line of the trailing context is
             // a match, and counted (ripgrep searches on to show it).
             let stopped = k + 1 == sels.len()
                 && self.max_count.is_some_and(|m| sels.len() as u64 >= m)
                 && !self.invert;
-            while left > 0 && printed + 1 < stop && pos < bytes.len() {
-                let e = crate::lines::line_end(bytes, pos);
-                let re = &*self.matcher.re;
-                let subs: Vec<(usize, usize)> = if stopped {
-                    re.find_iter(Input::new(&bytes[pos..e]))
-                        .map(|m| (m.start(), m.end()))
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                if subs.is_empty() {
-                    line_event(&mut out, "context", printed + 1, pos, e, &[], None);
-                } else {
-                    line_event(&mut out, "match", printed + 1, pos, e, &subs, None);
-                    f.stats.matched_lines += 1;
-                    f.stats.matches += subs.len() as u64;
-                    f.stats.bytes_searched = (e + 1).min(bytes.len()) as u64;
-                }
-                printed += 1;
-                pos = e + 1;
-                left -= 1;
-            }
+            printed = self.json_after(&mut ev, sel, printed, stop, stopped, &mut extra);
         }
-        f.stats.bytes_printed = out.len() as u64;
+        f.stats.matched_lines += extra.matched_lines;
+        f.stats.matches += extra.matches;
+        if extra.bytes_searched > 0 {
+            f.stats.bytes_searched = extra.bytes_searched;
+        }
+        f.stats.bytes_printed = ev.out.len() as u64;
         f.stats.files_printed = 1;
-        f.out = out;
+        f.out = ev.out;
         f.selected = sels.iter().map(|s| (s.line, 0)).collect();
+    }
+
+    /// The trailing context of `sel` up to the line `stop`: context events, or (`stopped`: past
+    /// the -m limit) match events for the lines that match, counted in `extra`. Returns the
+    /// last line printed.
+    fn json_after(
+        &self,
+        ev: &mut Events<'_>,
+        sel: &Sel,
+        mut printed: u64,
+        stop: u64,
+        stopped: bool,
+        extra: &mut Stats,
+    ) -> u64 {
+        let bytes = ev.bytes;
+        let mut pos = sel.end + 1;
+        let mut left = self.after;
+        while left > 0 && printed + 1 < stop && pos < bytes.len() {
+            let e = crate::lines::line_end(bytes, pos);
+            let subs: Vec<(usize, usize)> = if stopped {
+                (self.matcher.re)
+                    .find_iter(Input::new(&bytes[pos..e]))
+                    .map(|m| (m.start(), m.end()))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            if subs.is_empty() {
+                ev.line("context", printed + 1, pos, e, &[], None);
+            } else {
+                ev.line("match", printed + 1, pos, e, &subs, None);
+                extra.matched_lines += 1;
+                extra.matches += subs.len() as u64;
+                extra.bytes_searched = (e + 1).min(bytes.len()) as u64;
+            }
+            printed += 1;
+            pos = e + 1;
+            left -= 1;
+        }
+        printed
     }
 
     pub(super) fn json_end(&self, out: &mut impl Write, f: &FileOut) -> std::io::Result<()> {
@@ -142,6 +125,50 @@ impl Printer<'_> {
         }, "type": "summary"});
         serde_json::to_writer(&mut *out, &v)?;
         out.write_all(b"\n")
+    }
+}
+
+/// One file's JSON Lines, as they are written.
+struct Events<'a> {
+    out: Vec<u8>,
+    name: &'a str,
+    bytes: &'a [u8],
+}
+
+impl Events<'_> {
+    fn event(&mut self, v: serde_json::Value) {
+        let _ = serde_json::to_writer(&mut self.out, &v);
+        self.out.push(b'\n');
+    }
+
+    /// A `match` or `context` event for the line `bytes[s..e]` numbered `n`.
+    fn line(
+        &mut self,
+        kind: &str,
+        n: u64,
+        s: usize,
+        e: usize,
+        subs: &[(usize, usize)],
+        hint: Option<&Hint>,
+    ) {
+        let bytes = self.bytes;
+        let end = if e < bytes.len() { e + 1 } else { e };
+        let text = &bytes[s..e];
+        let subs: Vec<serde_json::Value> = subs
+            .iter()
+            .map(|&(a, b)| serde_json::json!({"match": data(&text[a..b]), "start": a, "end": b}))
+            .collect();
+        let mut d = serde_json::json!({
+            "path": data(self.name.as_bytes()),
+            "lines": data(&bytes[s..end]),
+            "line_number": n,
+            "absolute_offset": s,
+            "submatches": subs,
+        });
+        if let Some(h) = hint {
+            d["mapgrep"] = hint_json(h);
+        }
+        self.event(serde_json::json!({"type": kind, "data": d}));
     }
 }
 

@@ -184,23 +184,15 @@ impl Printer<'_> {
             }
             // This one's leading context, after what is already printed.
             let floor = last.map_or(1, |(n, _)| n + 1);
-            let mut starts = Vec::new();
-            let mut s = sel.start;
-            let mut n = sel.line;
-            while n > floor && starts.len() < self.before && s > 0 {
-                let ps = memchr::memrchr(b'\n', &bytes[..s - 1]).map_or(0, |i| i + 1);
-                starts.push((n - 1, ps, s - 1));
-                s = ps;
-                n -= 1;
-            }
-            let first = starts.last().map_or(sel.line, |t| t.0);
+            let starts = leading_context(bytes, sel, floor, self.before);
+            let first = starts.first().map_or(sel.line, |t| t.0);
             if self.context()
                 && let Some((ln, _)) = last
                 && first > ln + 1
             {
                 f.out.extend_from_slice(b"--\n");
             }
-            for &(n, s, e) in starts.iter().rev() {
+            for &(n, s, e) in &starts {
                 self.line(&mut f.out, &name, n, &bytes[s..e], &[], b'-');
             }
             self.selected(&mut f.out, &name, bytes, sel);
@@ -327,6 +319,26 @@ impl Printer<'_> {
         }
         out.extend_from_slice(&text[at..]);
     }
+}
+
+/// The lines before `sel` to show as its context, top down: up to `max` of them, none above
+/// line `floor` (what is already printed); each `(number, start, end)`.
+pub(super) fn leading_context(
+    bytes: &[u8],
+    sel: &Sel,
+    floor: u64,
+    max: usize,
+) -> Vec<(u64, usize, usize)> {
+    let mut starts = Vec::new();
+    let (mut s, mut n) = (sel.start, sel.line);
+    while n > floor && starts.len() < max && s > 0 {
+        let ps = memchr::memrchr(b'\n', &bytes[..s - 1]).map_or(0, |i| i + 1);
+        starts.push((n - 1, ps, s - 1));
+        s = ps;
+        n -= 1;
+    }
+    starts.reverse();
+    starts
 }
 
 /// A compact line after a hit: its section (first and last line, the boundary after it),
