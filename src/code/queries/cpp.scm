@@ -17,6 +17,7 @@
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
 
-([(translation_unit) (preproc_ifdef) (preproc_if)] (preproc_include) @import)
+(translation_unit (preproc_include) @import)
+(translation_unit (preproc_ifdef (preproc_include) @import))
 (translation_unit (using_declaration) @import)
 (translation_unit (comment) @comment)

@@ -532,3 +532,73 @@ fn c_kmalloc_array_in_the_linux_tree() {
     let found = kinds_of(&all, "kmalloc_array");
     println!("{} symbols; kmalloc_array: {found:?}", all.len());
 }
+
+/// Parses every file of real trees in the languages of this build, without panicking, and
+/// prints per language: files, symbols found, MB and parse speed (MB/s of one core: the
+/// bytes over the summed time of the whole structure build of each file). Trees:
+/// `MAPGREP_CODE_TREES` (paths separated by `:`), by default corpora/langs
+/// (`bash corpora/fetch_langs.sh`) and corpora/linux.
+#[test]
+#[ignore = "walks large trees; run by hand: cargo test --release --lib parse_speed_per_language -- --ignored --nocapture"]
+fn parse_speed_per_language() {
+    use rayon::prelude::*;
+    use std::time::{Duration, Instant};
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let roots: Vec<std::path::PathBuf> = match std::env::var_os("MAPGREP_CODE_TREES") {
+        Some(list) => std::env::split_paths(&list).collect(),
+        None => vec![repo.join("corpora/langs"), repo.join("corpora/linux")],
+    };
+    let mut files = Vec::new();
+    for root in roots.iter().filter(|r| r.exists()) {
+        let walk = ignore::WalkBuilder::new(root)
+            .standard_filters(false)
+            .follow_links(true)
+            .build();
+        for entry in walk.flatten() {
+            if entry.file_type().is_some_and(|t| t.is_file())
+                && let Some(lang) = Lang::from_path(entry.path())
+            {
+                files.push((lang, entry.path().to_path_buf()));
+            }
+        }
+    }
+    // (files, bytes, symbols, time, failures) per language
+    type Tally = (usize, usize, usize, Duration, Vec<String>);
+    let tallies: Vec<(Lang, Tally)> = files
+        .par_iter()
+        .filter_map(|(lang, path)| {
+            let bytes = std::fs::read(path).ok()?;
+            if bytes.len() > structure::MAX_PARSE_BYTES || bytes.contains(&0) {
+                return None;
+            }
+            let started = Instant::now();
+            let built = std::panic::catch_unwind(|| {
+                FileStructure::build_split(*lang, &bytes, usize::MAX).map(|s| s.symbols.len())
+            });
+            let time = started.elapsed();
+            let (symbols, failed) = match built {
+                Ok(Some(n)) => (n, vec![]),
+                _ => (0, vec![path.display().to_string()]),
+            };
+            Some((*lang, (1, bytes.len(), symbols, time, failed)))
+        })
+        .collect();
+    let mut by_lang: std::collections::BTreeMap<&str, Tally> = Default::default();
+    for (lang, (f, b, s, t, mut failed)) in tallies {
+        let e = by_lang.entry(lang.name()).or_default();
+        (e.0, e.1, e.2, e.3) = (e.0 + f, e.1 + b, e.2 + s, e.3 + t);
+        e.4.append(&mut failed);
+    }
+    println!("language  files  symbols  MB  MB/s (one core)");
+    for (name, (files, bytes, symbols, time, _)) in &by_lang {
+        let mb = *bytes as f64 / 1e6;
+        let speed = mb / time.as_secs_f64().max(1e-9);
+        println!("{name:9} {files:6} {symbols:8} {mb:7.1} {speed:6.1}");
+    }
+    let failed: Vec<&String> = by_lang.values().flat_map(|t| &t.4).collect();
+    assert!(
+        failed.is_empty(),
+        "{} files failed: {failed:?}",
+        failed.len()
+    );
+}
