@@ -274,17 +274,7 @@ impl<'a> Builder<'a> {
                     .parent(cand.node)
                     .is_none_or(|p| !imports.contains(&p.id()))
         });
-        if matches!(self.lang, Lang::C | Lang::Cpp) {
-            // Names and kinds of C/C++ definitions come from their declarators.
-            candidates.retain_mut(|cand| {
-                let named = cfamily::name_of(cand.node, cand.name, cand.kind, |n| self.text(n));
-                let Some((name, kind, qualifier)) = named else {
-                    return false;
-                };
-                (cand.name, cand.kind, cand.qualifier) = (Some(name), kind, qualifier);
-                true
-            });
-        }
+        self.name_declarators(&mut candidates);
         candidates.sort_by_key(|cand| (cand.node.start_byte(), usize::MAX - cand.node.end_byte()));
         by_node = candidates
             .iter()
@@ -396,27 +386,7 @@ impl<'a> Builder<'a> {
             }
             _ => {}
         }
-        if kind == "function"
-            && parent.is_some_and(|p| {
-                matches!(
-                    symbols[p as usize].kind,
-                    "class" | "impl" | "trait" | "interface" | "struct" | "enum" | "record"
-                )
-            })
-        {
-            kind = "method";
-        }
-        if kind == "variable" && is_constant_name(&name) {
-            let declared_const = match self.lang {
-                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => self
-                    .parent(node)
-                    .is_some_and(|p| self.text(p).starts_with("const")),
-                _ => self.lang == Lang::Python,
-            };
-            if declared_const {
-                kind = "constant";
-            }
-        }
+        kind = self.refine_kind(kind, node, &name, parent, symbols);
         let qualified = match &owner {
             Some(o) if !o.is_empty() => format!("{o}.{name}"),
             _ => name.clone(),
@@ -438,6 +408,55 @@ impl<'a> Builder<'a> {
             },
             scope,
         )
+    }
+
+    /// C/C++: names and kinds of definitions come from their declarators.
+    fn name_declarators(&self, candidates: &mut Vec<Candidate<'a>>) {
+        if !matches!(self.lang, Lang::C | Lang::Cpp) {
+            return;
+        }
+        candidates.retain_mut(|cand| {
+            let named = cfamily::name_of(cand.node, cand.name, cand.kind, |n| self.text(n));
+            let Some((name, kind, qualifier)) = named else {
+                return false;
+            };
+            (cand.name, cand.kind, cand.qualifier) = (Some(name), kind, qualifier);
+            true
+        });
+    }
+
+    /// A function in a class-like symbol is a method; an all-capitals variable declared
+    /// constant is a constant.
+    fn refine_kind(
+        &self,
+        mut kind: &'static str,
+        node: Node<'a>,
+        name: &str,
+        parent: Option<u32>,
+        symbols: &[Symbol],
+    ) -> &'static str {
+        if kind == "function"
+            && parent.is_some_and(|p| {
+                matches!(
+                    symbols[p as usize].kind,
+                    "class" | "impl" | "trait" | "interface" | "struct" | "enum" | "record"
+                )
+            })
+        {
+            kind = "method";
+        }
+        if kind == "variable" && is_constant_name(name) {
+            let declared_const = match self.lang {
+                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => self
+                    .parent(node)
+                    .is_some_and(|p| self.text(p).starts_with("const")),
+                _ => self.lang == Lang::Python,
+            };
+            if declared_const {
+                kind = "constant";
+            }
+        }
+        kind
     }
 
     /// A type's name without generics, references or pointers (`Foo<T>` → `Foo`).
