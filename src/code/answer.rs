@@ -192,14 +192,7 @@ pub fn supported() -> String {
     let mut names = Vec::new();
     for l in lang::ALL {
         if l.enabled() {
-            names.push(match l {
-                lang::Lang::TypeScript => ".ts/.mts/.cts",
-                lang::Lang::Tsx => ".tsx",
-                lang::Lang::JavaScript => ".js/.jsx/.mjs/.cjs",
-                lang::Lang::Rust => ".rs",
-                lang::Lang::Python => ".py/.pyi",
-                lang::Lang::Go => ".go",
-            });
+            names.push(l.extensions());
         }
     }
     if names.is_empty() {

@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use tree_sitter::Parser;
 
 use super::builder::Builder;
+use super::cfamily;
 use super::lang::{Compiled, Lang};
 use super::structure::{Category, FileStructure, GapKind, Item, MAX_PARSE_BYTES, assign_addresses};
 
@@ -27,11 +28,21 @@ impl FileStructure {
         if bytes.len() > MAX_PARSE_BYTES {
             return None;
         }
+        // What tree-sitter reads: the file itself, or for C/C++ the file with its attribute
+        // macros blanked out (every byte in its place: the builder reads names from `bytes`).
+        let parsed: std::borrow::Cow<[u8]> = match lang {
+            Lang::C | Lang::Cpp => cfamily::mask_attributes(bytes),
+            _ => bytes.into(),
+        };
         if bytes.len() >= split_min
             && let Some(at) = split_point(lang, bytes)
         {
             let (head, tail) = bytes.split_at(at);
-            let (a, b) = rayon::join(|| parse(compiled, head), || parse(compiled, tail));
+            let (parse_head, parse_tail) = parsed.split_at(at);
+            let (a, b) = rayon::join(
+                || parse(compiled, parse_head),
+                || parse(compiled, parse_tail),
+            );
             if let (Some(a), Some(b)) = (a, b)
                 && !a.root_node().has_error()
                 && !b.root_node().has_error()
@@ -43,7 +54,7 @@ impl FileStructure {
                 return Some(first.join(second));
             }
         }
-        let tree = parse(compiled, bytes)?;
+        let tree = parse(compiled, &parsed)?;
         Some(Builder::new(lang, compiled, bytes).run(tree.root_node()))
     }
 
@@ -132,6 +143,18 @@ pub(crate) fn split_point(lang: Lang, bytes: &[u8]) -> Option<usize> {
         ],
         Lang::Python => &[b"def ", b"class ", b"async def "],
         Lang::Go => &[b"func ", b"type "],
+        Lang::C | Lang::Cpp => &[
+            b"static ",
+            b"struct ",
+            b"int ",
+            b"void ",
+            b"/**",
+            b"#define ",
+            b"extern ",
+        ],
+        Lang::Bash => &[b"function ", b"# "],
+        // A class or namespace holds the whole file.
+        Lang::Java | Lang::CSharp => &[],
     };
     let mid = bytes.len() / 2;
     // Look in the second and then the first half of the middle third.

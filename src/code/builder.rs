@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCursor};
 
+use super::cfamily;
 use super::lang::{Compiled, Lang};
 use super::structure::{FileStructure, Symbol, assign_addresses};
 
@@ -66,6 +67,8 @@ struct Candidate<'t> {
     name: Option<Node<'t>>,
     kind: &'static str,
     pattern: usize,
+    /// The scope a C++ out-of-line definition names (`ns.Foo` of `void ns::Foo::bar()`).
+    qualifier: Option<String>,
 }
 
 pub(super) struct Builder<'a> {
@@ -78,6 +81,8 @@ pub(super) struct Builder<'a> {
     links: HashMap<usize, Links<'a>, BuildIdHasher>,
     /// Byte offset where each line starts.
     pub(super) line_starts: Vec<usize>,
+    /// Structural nodes the query is started again below (see [`Lang::reopens`]).
+    reopen: Vec<Node<'a>>,
 }
 
 impl<'a> Builder<'a> {
@@ -96,6 +101,7 @@ impl<'a> Builder<'a> {
             bytes,
             links: HashMap::default(),
             line_starts,
+            reopen: Vec::new(),
         }
     }
 
@@ -170,6 +176,9 @@ impl<'a> Builder<'a> {
             if node.is_named() {
                 *last = Some(node);
             }
+            if self.lang.reopens(node.kind()) {
+                self.reopen.push(node);
+            }
         }
     }
 
@@ -198,7 +207,8 @@ impl<'a> Builder<'a> {
         let mut candidates: Vec<Candidate> = Vec::new();
         let mut by_node: HashMap<usize, usize, BuildIdHasher> = HashMap::default();
         let mut items: Vec<(Node, ItemCat)> = Vec::new();
-        let mut queue = vec![root];
+        let mut queue = std::mem::take(&mut self.reopen);
+        queue.push(root);
         let mut searched = std::collections::HashSet::new();
         while let Some(top) = queue.pop() {
             if !searched.insert(top.id()) {
@@ -235,6 +245,7 @@ impl<'a> Builder<'a> {
                     name,
                     kind,
                     pattern: m.pattern_index,
+                    qualifier: None,
                 };
                 match by_node.get(&node.id()) {
                     Some(&at) if candidates[at].pattern <= m.pattern_index => {}
@@ -263,6 +274,7 @@ impl<'a> Builder<'a> {
                     .parent(cand.node)
                     .is_none_or(|p| !imports.contains(&p.id()))
         });
+        self.name_declarators(&mut candidates);
         candidates.sort_by_key(|cand| (cand.node.start_byte(), usize::MAX - cand.node.end_byte()));
         by_node = candidates
             .iter()
@@ -308,7 +320,9 @@ impl<'a> Builder<'a> {
     ) -> Option<Option<u32>> {
         let mut at = self.parent(node);
         while let Some(n) = at {
-            if let Some(&ci) = by_node.get(&n.id()) {
+            if let Some(&ci) = by_node.get(&n.id())
+                && !(matches!(self.lang, Lang::C | Lang::Cpp) && cfamily::sees_through(n.kind()))
+            {
                 let sym = kept[ci]?;
                 return is_container(symbols[sym as usize].kind).then_some(Some(sym));
             }
@@ -343,6 +357,12 @@ impl<'a> Builder<'a> {
         }
         let mut scope = None;
         let mut owner = parent.map(|p| scopes[p as usize].clone());
+        if let Some(q) = &cand.qualifier {
+            owner = Some(match owner {
+                Some(o) if !o.is_empty() => format!("{o}.{q}"),
+                _ => q.clone(),
+            });
+        }
         match (self.lang, node.kind()) {
             (Lang::Rust, "impl_item") => {
                 let ty = node
@@ -366,27 +386,7 @@ impl<'a> Builder<'a> {
             }
             _ => {}
         }
-        if kind == "function"
-            && parent.is_some_and(|p| {
-                matches!(
-                    symbols[p as usize].kind,
-                    "class" | "impl" | "trait" | "interface"
-                )
-            })
-        {
-            kind = "method";
-        }
-        if kind == "variable" && is_constant_name(&name) {
-            let declared_const = match self.lang {
-                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => self
-                    .parent(node)
-                    .is_some_and(|p| self.text(p).starts_with("const")),
-                _ => self.lang == Lang::Python,
-            };
-            if declared_const {
-                kind = "constant";
-            }
-        }
+        kind = self.refine_kind(kind, node, &name, parent, symbols);
         let qualified = match &owner {
             Some(o) if !o.is_empty() => format!("{o}.{name}"),
             _ => name.clone(),
@@ -408,6 +408,55 @@ impl<'a> Builder<'a> {
             },
             scope,
         )
+    }
+
+    /// C/C++: names and kinds of definitions come from their declarators.
+    fn name_declarators(&self, candidates: &mut Vec<Candidate<'a>>) {
+        if !matches!(self.lang, Lang::C | Lang::Cpp) {
+            return;
+        }
+        candidates.retain_mut(|cand| {
+            let named = cfamily::name_of(cand.node, cand.name, cand.kind, |n| self.text(n));
+            let Some((name, kind, qualifier)) = named else {
+                return false;
+            };
+            (cand.name, cand.kind, cand.qualifier) = (Some(name), kind, qualifier);
+            true
+        });
+    }
+
+    /// A function in a class-like symbol is a method; an all-capitals variable declared
+    /// constant is a constant.
+    fn refine_kind(
+        &self,
+        mut kind: &'static str,
+        node: Node<'a>,
+        name: &str,
+        parent: Option<u32>,
+        symbols: &[Symbol],
+    ) -> &'static str {
+        if kind == "function"
+            && parent.is_some_and(|p| {
+                matches!(
+                    symbols[p as usize].kind,
+                    "class" | "impl" | "trait" | "interface" | "struct" | "enum" | "record"
+                )
+            })
+        {
+            kind = "method";
+        }
+        if kind == "variable" && is_constant_name(name) {
+            let declared_const = match self.lang {
+                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => self
+                    .parent(node)
+                    .is_some_and(|p| self.text(p).starts_with("const")),
+                _ => self.lang == Lang::Python,
+            };
+            if declared_const {
+                kind = "constant";
+            }
+        }
+        kind
     }
 
     /// A type's name without generics, references or pointers (`Foo<T>` → `Foo`).
@@ -436,6 +485,7 @@ impl<'a> Builder<'a> {
                     "lexical_declaration" | "variable_declaration",
                 ) => parent.named_child_count() == 1,
                 (Lang::Python, "decorated_definition") => true,
+                (Lang::C | Lang::Cpp, _) => cfamily::grows_into(outer, parent),
                 (Lang::Go, "type_declaration" | "const_declaration" | "var_declaration") => {
                     let mut walk = parent.walk();
                     parent
@@ -481,120 +531,6 @@ impl<'a> Builder<'a> {
         let t = self.text(comment);
         t.starts_with("//!") || t.starts_with("/*!")
     }
-
-    /// The kind and display name of an item.
-    pub(super) fn describe(&self, node: Node, cat: ItemCat) -> (&'static str, String) {
-        let text = self.text(node);
-        match cat {
-            ItemCat::Import => self.describe_import(node, text),
-            ItemCat::Export if node.kind() == "expression_statement" => {
-                let left = node
-                    .named_child(0)
-                    .and_then(|a| a.child_by_field_name("left"))
-                    .map_or(text, |l| self.text(l));
-                ("commonjs-export", short(left))
-            }
-            ItemCat::Export => {
-                let body = text.trim_start_matches("export").trim_start();
-                if let Some(rest) = body.strip_prefix("default") {
-                    ("default-export", short(rest.trim_end_matches(';')))
-                } else if body.starts_with('*') || node.child_by_field_name("source").is_some() {
-                    ("re-export", short(body.trim_end_matches(';')))
-                } else {
-                    ("named-export", short(body.trim_end_matches(';')))
-                }
-            }
-            ItemCat::Comment => {
-                let kind = if node.kind() == "expression_statement" {
-                    "docstring"
-                } else if text.starts_with("/**")
-                    || text.starts_with("///")
-                    || text.starts_with("//!")
-                    || text.starts_with("/*!")
-                {
-                    "doc-comment"
-                } else if text.starts_with("/*") {
-                    "block-comment"
-                } else {
-                    "line-comment"
-                };
-                (kind, comment_title(text))
-            }
-            ItemCat::Directive => match node.kind() {
-                "hash_bang_line" | "comment" => ("shebang", short(text)),
-                "inner_attribute_item" => ("inner-attribute", short(text)),
-                "package_clause" => (
-                    "package",
-                    short(text.trim_start_matches("package").trim_start()),
-                ),
-                _ => (
-                    "directive",
-                    short(text.trim_end_matches(';').trim_matches(['"', '\''])),
-                ),
-            },
-        }
-    }
-
-    fn describe_import(&self, node: Node, text: &str) -> (&'static str, String) {
-        match (self.lang, node.kind()) {
-            (_, "import_statement") if matches!(self.lang, Lang::Python) => (
-                "import",
-                short(text.trim_start_matches("import").trim_start()),
-            ),
-            (_, "import_statement") => {
-                let mut walk = node.walk();
-                let clause = node
-                    .named_children(&mut walk)
-                    .find(|c| c.kind() == "import_clause");
-                let Some(clause) = clause else {
-                    return match node.child_by_field_name("source") {
-                        Some(src) => ("side-effect-import", short(self.text(src))),
-                        None => ("import", short(text.trim_start_matches("import"))),
-                    };
-                };
-                let first = clause.named_child(0).map(|n| n.kind()).unwrap_or("");
-                let kind = match first {
-                    "named_imports" => "named-import",
-                    "namespace_import" => "namespace-import",
-                    _ => "default-import",
-                };
-                (kind, short(self.text(clause)))
-            }
-            (_, "import_from_statement") => (
-                "from-import",
-                short(text.trim_start_matches("from").trim_start()),
-            ),
-            (_, "future_import_statement") => (
-                "future-import",
-                short(text.trim_start_matches("from").trim_start()),
-            ),
-            (_, "use_declaration") => (
-                "use",
-                short(
-                    node.child_by_field_name("argument")
-                        .map(|a| self.text(a))
-                        .unwrap_or(text),
-                ),
-            ),
-            (_, "extern_crate_declaration") => ("extern-crate", short(text)),
-            (_, "import_declaration") => {
-                let mut paths = Vec::new();
-                collect_kind(node, "import_spec", &mut |spec| {
-                    paths.push(self.text(spec).to_string());
-                });
-                ("import", short(&paths.join(", ")))
-            }
-            (_, "lexical_declaration" | "variable_declaration") => {
-                let name = node
-                    .named_child(0)
-                    .and_then(|d| d.child_by_field_name("name"))
-                    .map(|n| self.text(n))
-                    .unwrap_or(text);
-                ("require", short(name))
-            }
-            _ => ("import", short(text)),
-        }
-    }
 }
 
 /// How deep below the root or a container the query starts matches: deep enough for
@@ -605,19 +541,17 @@ const QUERY_DEPTH: u32 = 4;
 fn is_container(kind: &str) -> bool {
     matches!(
         kind,
-        "class" | "interface" | "namespace" | "module" | "impl" | "trait"
+        "class"
+            | "interface"
+            | "namespace"
+            | "module"
+            | "impl"
+            | "trait"
+            | "struct"
+            | "union"
+            | "enum"
+            | "record"
     )
-}
-
-fn collect_kind<'t>(node: Node<'t>, kind: &str, f: &mut impl FnMut(Node<'t>)) {
-    if node.kind() == kind {
-        f(node);
-        return;
-    }
-    let mut walk = node.walk();
-    for child in node.named_children(&mut walk) {
-        collect_kind(child, kind, f);
-    }
 }
 
 /// `MAX_RETRIES`, `API_URL`: all capitals, digits and underscores, with a letter.
@@ -626,38 +560,4 @@ fn is_constant_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
-}
-
-/// Whitespace collapsed, cut at 80 characters.
-fn short(text: &str) -> String {
-    const MAX: usize = 80;
-    let mut out = String::new();
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.chars().count() > MAX {
-            let cut: String = out.chars().take(MAX).collect();
-            return cut + "…";
-        }
-    }
-    out
-}
-
-/// The first line of a comment's text without its markers.
-fn comment_title(text: &str) -> String {
-    let line = text
-        .lines()
-        .map(|l| {
-            let l = l.trim().trim_end_matches("*/");
-            let l = ["///", "//!", "//", "/**", "/*!", "/*", "*", "#"]
-                .iter()
-                .find_map(|m| l.strip_prefix(m))
-                .unwrap_or(l);
-            l.trim_matches(['"', '\'']).trim()
-        })
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    short(line)
 }

@@ -6,6 +6,8 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Query};
 
+use super::cfamily;
+
 /// A language with a grammar and a symbol query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Lang {
@@ -15,16 +17,26 @@ pub enum Lang {
     Rust,
     Python,
     Go,
+    C,
+    Cpp,
+    Java,
+    CSharp,
+    Bash,
 }
 
 /// Every language, in the order the docs list them.
-pub const ALL: [Lang; 6] = [
+pub const ALL: [Lang; 11] = [
     Lang::TypeScript,
     Lang::Tsx,
     Lang::JavaScript,
     Lang::Rust,
     Lang::Python,
     Lang::Go,
+    Lang::C,
+    Lang::Cpp,
+    Lang::Java,
+    Lang::CSharp,
+    Lang::Bash,
 ];
 
 impl Lang {
@@ -38,6 +50,15 @@ impl Lang {
             "rs" => Lang::Rust,
             "py" | "pyi" => Lang::Python,
             "go" => Lang::Go,
+            // `.h` is C unless told otherwise: C++ headers mostly parse as C, the reverse
+            // (C keywords used as names in C++) does not hold.
+            "c" | "h" => Lang::C,
+            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" => {
+                Lang::Cpp
+            }
+            "java" => Lang::Java,
+            "cs" => Lang::CSharp,
+            "sh" | "bash" => Lang::Bash,
             _ => return None,
         };
         lang.enabled().then_some(lang)
@@ -51,6 +72,28 @@ impl Lang {
             Lang::Rust => "rust",
             Lang::Python => "python",
             Lang::Go => "go",
+            Lang::C => "c",
+            Lang::Cpp => "cpp",
+            Lang::Java => "java",
+            Lang::CSharp => "csharp",
+            Lang::Bash => "bash",
+        }
+    }
+
+    /// The file extensions parsed as this language, for messages.
+    pub fn extensions(self) -> &'static str {
+        match self {
+            Lang::TypeScript => ".ts/.mts/.cts",
+            Lang::Tsx => ".tsx",
+            Lang::JavaScript => ".js/.jsx/.mjs/.cjs",
+            Lang::Rust => ".rs",
+            Lang::Python => ".py/.pyi",
+            Lang::Go => ".go",
+            Lang::C => ".c/.h",
+            Lang::Cpp => ".cc/.cpp/.cxx/.hpp/.hh/.hxx/.ipp",
+            Lang::Java => ".java",
+            Lang::CSharp => ".cs",
+            Lang::Bash => ".sh/.bash",
         }
     }
 
@@ -73,6 +116,16 @@ impl Lang {
             Lang::Python => Some(tree_sitter_python::LANGUAGE.into()),
             #[cfg(feature = "lang-go")]
             Lang::Go => Some(tree_sitter_go::LANGUAGE.into()),
+            #[cfg(feature = "lang-c")]
+            Lang::C => Some(tree_sitter_c::LANGUAGE.into()),
+            #[cfg(feature = "lang-cpp")]
+            Lang::Cpp => Some(tree_sitter_cpp::LANGUAGE.into()),
+            #[cfg(feature = "lang-java")]
+            Lang::Java => Some(tree_sitter_java::LANGUAGE.into()),
+            #[cfg(feature = "lang-csharp")]
+            Lang::CSharp => Some(tree_sitter_c_sharp::LANGUAGE.into()),
+            #[cfg(feature = "lang-bash")]
+            Lang::Bash => Some(tree_sitter_bash::LANGUAGE.into()),
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -85,13 +138,19 @@ impl Lang {
             Lang::Rust => include_str!("queries/rust.scm"),
             Lang::Python => include_str!("queries/python.scm"),
             Lang::Go => include_str!("queries/go.scm"),
+            Lang::C => include_str!("queries/c.scm"),
+            Lang::Cpp => include_str!("queries/cpp.scm"),
+            Lang::Java => include_str!("queries/java.scm"),
+            Lang::CSharp => include_str!("queries/csharp.scm"),
+            Lang::Bash => include_str!("queries/bash.scm"),
         }
     }
 
     /// The grammar and compiled query of an enabled language (compiled on first use, then
     /// shared by every thread).
     pub(crate) fn compiled(self) -> Option<&'static Compiled> {
-        static CELLS: [OnceLock<Option<Compiled>>; 6] = [const { OnceLock::new() }; 6];
+        static CELLS: [OnceLock<Option<Compiled>>; ALL.len()] =
+            [const { OnceLock::new() }; ALL.len()];
         let slot = ALL
             .iter()
             .position(|l| *l == self)
@@ -138,7 +197,25 @@ impl Lang {
                     | "var_declaration"
                     | "var_spec_list"
             ),
+            Lang::C | Lang::Cpp => cfamily::transparent(self, kind),
+            Lang::Java => matches!(
+                kind,
+                "program"
+                    | "class_body"
+                    | "interface_body"
+                    | "enum_body"
+                    | "enum_body_declarations"
+                    | "annotation_type_body"
+            ),
+            Lang::CSharp => matches!(kind, "compilation_unit" | "declaration_list"),
+            Lang::Bash => kind == "program",
         }
+    }
+
+    /// Structural node kinds the symbol query starts again below (C/C++ preprocessor
+    /// branches and blocks, which nest deeper than the query's start depth).
+    pub(crate) fn reopens(self, kind: &str) -> bool {
+        matches!(self, Lang::C | Lang::Cpp) && cfamily::reopens(kind)
     }
 
     /// Node kinds of definitions whose bodies hold member symbols.
@@ -153,7 +230,27 @@ impl Lang {
             ),
             Lang::Rust => matches!(kind, "impl_item" | "trait_item" | "mod_item"),
             Lang::Python => kind == "class_definition",
-            Lang::Go => false,
+            Lang::Go | Lang::Bash => false,
+            Lang::C | Lang::Cpp => matches!(
+                kind,
+                "class_specifier" | "struct_specifier" | "union_specifier" | "namespace_definition"
+            ),
+            Lang::Java => matches!(
+                kind,
+                "class_declaration"
+                    | "interface_declaration"
+                    | "enum_declaration"
+                    | "record_declaration"
+                    | "annotation_type_declaration"
+            ),
+            Lang::CSharp => matches!(
+                kind,
+                "namespace_declaration"
+                    | "class_declaration"
+                    | "struct_declaration"
+                    | "interface_declaration"
+                    | "record_declaration"
+            ),
         }
     }
 
@@ -208,7 +305,7 @@ impl Compiled {
 
 /// Symbol kinds as static strings (the queries' capture suffixes).
 fn intern_kind(kind: &str) -> &'static str {
-    const KINDS: [&str; 18] = [
+    const KINDS: [&str; 21] = [
         "function",
         "method",
         "class",
@@ -227,6 +324,9 @@ fn intern_kind(kind: &str) -> &'static str {
         "static",
         "macro",
         "field",
+        "prototype",
+        "constructor",
+        "record",
     ];
     KINDS
         .iter()

@@ -5,6 +5,8 @@
 pub mod answer;
 mod build;
 mod builder;
+mod cfamily;
+mod describe;
 pub mod lang;
 mod partition;
 pub mod render;
@@ -337,7 +339,7 @@ pub enum TargetMatch {
 /// Resolves a target: a symbol's address (what stubs print: the qualified name, or for one of
 /// several members of one name `impl Trait for Type.method` / `name@LINE`), the qualified
 /// name (`Class.method`; `::` works as `.`), the plain name at any depth, then both ignoring
-/// case.
+/// case. Where a name has both, definitions win over prototypes (declarations).
 pub fn resolve_target(s: &FileStructure, target: &str) -> TargetMatch {
     let want = norm(target.trim());
     let all = 0..s.symbols.len() as u32;
@@ -355,7 +357,11 @@ pub fn resolve_target(s: &FileStructure, target: &str) -> TargetMatch {
         &|sym| norm(&sym.name).eq_ignore_ascii_case(&want),
     ];
     for tier in tiers {
-        let hits: Vec<u32> = all.clone().filter(|&i| tier(s.symbol(i))).collect();
+        let mut hits: Vec<u32> = all.clone().filter(|&i| tier(s.symbol(i))).collect();
+        // A C/C++ prototype and the definition of that name: the definition.
+        if hits.len() > 1 && hits.iter().any(|&i| s.symbol(i).kind != "prototype") {
+            hits.retain(|&i| s.symbol(i).kind != "prototype");
+        }
         match hits.len() {
             0 => continue,
             1 => return TargetMatch::Found(hits),

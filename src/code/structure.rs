@@ -20,7 +20,8 @@ pub struct Symbol {
     pub kind: &'static str,
     /// The name to pass as `target` to read exactly this symbol: the qualified name, unless
     /// several symbols share it — then `impl Trait for Type.method` (the parent's name and
-    /// the symbol's), or `QUALIFIED@LINE`. Overloads (adjacent siblings of one name) share
+    /// the symbol's), or `QUALIFIED@LINE` (a C/C++ definition keeps the qualified name, its
+    /// prototypes take `@LINE`). Overloads (adjacent siblings of one name) share
     /// their qualified name and are read together.
     pub address: String,
     /// 1-based, inclusive: the whole definition with its export wrapper, decorators and doc
@@ -279,6 +280,22 @@ pub(super) fn assign_addresses(symbols: &mut [Symbol], roots: &[u32]) {
     }
     let mut addresses: Vec<(u32, String)> = Vec::new();
     for (qualified, group) in groups {
+        // One definition and its prototypes (C/C++): the definition keeps the plain name.
+        let definitions: Vec<u32> = group
+            .iter()
+            .copied()
+            .filter(|&i| symbols[i as usize].kind != "prototype")
+            .collect();
+        if let [definition] = definitions[..]
+            && group.len() > 1
+        {
+            addresses.push((definition, qualified.to_string()));
+            for &i in group.iter().filter(|&&i| i != definition) {
+                let line = symbols[i as usize].start_line;
+                addresses.push((i, format!("{qualified}@{line}")));
+            }
+            continue;
+        }
         if group.len() == 1 || adjacent_siblings(symbols, roots, &group) {
             addresses.extend(group.iter().map(|&i| (i, qualified.to_string())));
             continue;

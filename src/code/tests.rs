@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+mod clike;
+
 use super::answer::answer;
 use super::*;
 use crate::roots::Roots;

@@ -15,6 +15,7 @@ mod doc_read;
 mod doc_replace;
 mod doc_tools;
 mod file_read;
+mod file_read_clike;
 mod file_read_langs;
 mod grep_tool;
 mod hints_agree;
