@@ -199,6 +199,11 @@ pub fn supported() -> String {
                 lang::Lang::Rust => ".rs",
                 lang::Lang::Python => ".py/.pyi",
                 lang::Lang::Go => ".go",
+                lang::Lang::Kotlin => ".kt/.kts",
+                lang::Lang::Ruby => ".rb/.rake/.gemspec",
+                lang::Lang::Php => ".php",
+                lang::Lang::Swift => ".swift",
+                lang::Lang::Scala => ".scala/.sc",
             });
         }
     }

@@ -132,6 +132,9 @@ pub(crate) fn split_point(lang: Lang, bytes: &[u8]) -> Option<usize> {
         ],
         Lang::Python => &[b"def ", b"class ", b"async def "],
         Lang::Go => &[b"func ", b"type "],
+        Lang::Kotlin | Lang::Ruby | Lang::Php | Lang::Swift | Lang::Scala => {
+            super::lang_b::split_starts(lang)
+        }
     };
     let mid = bytes.len() / 2;
     // Look in the second and then the first half of the middle third.

@@ -9,6 +9,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCursor};
 
 use super::lang::{Compiled, Lang};
+use super::lang_b::{self, Naming};
 use super::structure::{FileStructure, Symbol, assign_addresses};
 
 /// Per-line owner while the partition is built.
@@ -110,6 +111,9 @@ impl<'a> Builder<'a> {
 
     /// 0-based last line of a node (a node ending at column 0 ends on the line before).
     pub(super) fn last(&self, node: Node) -> u32 {
+        if self.lang == Lang::Scala {
+            return self.last_trimmed(node);
+        }
         let end = node.end_position();
         let row = if end.column == 0 && end.row > node.start_position().row {
             end.row - 1
@@ -242,7 +246,7 @@ impl<'a> Builder<'a> {
                     None => {
                         by_node.insert(node.id(), candidates.len());
                         candidates.push(candidate);
-                        if is_container(kind) && node != top {
+                        if is_container(self.lang, kind) && node != top {
                             queue.push(node);
                         }
                     }
@@ -310,7 +314,7 @@ impl<'a> Builder<'a> {
         while let Some(n) = at {
             if let Some(&ci) = by_node.get(&n.id()) {
                 let sym = kept[ci]?;
-                return is_container(symbols[sym as usize].kind).then_some(Some(sym));
+                return is_container(self.lang, symbols[sym as usize].kind).then_some(Some(sym));
             }
             if !self.lang.transparent(n.kind()) {
                 return None;
@@ -363,6 +367,21 @@ impl<'a> Builder<'a> {
                     .and_then(|r| r.named_child(0))
                     .and_then(|p| p.child_by_field_name("type"))
                     .map(|t| self.base_type(t));
+            }
+            (lang, _) if lang_b::is_b(lang) => {
+                let mut n = Naming {
+                    kind,
+                    name,
+                    owner,
+                    scope,
+                };
+                self.name_b(node, parent.map(|p| symbols[p as usize].kind), &mut n);
+                Naming {
+                    kind,
+                    name,
+                    owner,
+                    scope,
+                } = n;
             }
             _ => {}
         }
@@ -484,6 +503,9 @@ impl<'a> Builder<'a> {
 
     /// The kind and display name of an item.
     pub(super) fn describe(&self, node: Node, cat: ItemCat) -> (&'static str, String) {
+        if let Some(described) = self.describe_b(node, cat) {
+            return described;
+        }
         let text = self.text(node);
         match cat {
             ItemCat::Import => self.describe_import(node, text),
@@ -602,11 +624,11 @@ impl<'a> Builder<'a> {
 const QUERY_DEPTH: u32 = 4;
 
 /// Symbol kinds whose members are symbols too.
-fn is_container(kind: &str) -> bool {
+fn is_container(lang: Lang, kind: &str) -> bool {
     matches!(
         kind,
         "class" | "interface" | "namespace" | "module" | "impl" | "trait"
-    )
+    ) || lang_b::is_container_kind(lang, kind)
 }
 
 fn collect_kind<'t>(node: Node<'t>, kind: &str, f: &mut impl FnMut(Node<'t>)) {
@@ -629,7 +651,7 @@ fn is_constant_name(name: &str) -> bool {
 }
 
 /// Whitespace collapsed, cut at 80 characters.
-fn short(text: &str) -> String {
+pub(super) fn short(text: &str) -> String {
     const MAX: usize = 80;
     let mut out = String::new();
     for word in text.split_whitespace() {

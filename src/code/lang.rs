@@ -15,21 +15,35 @@ pub enum Lang {
     Rust,
     Python,
     Go,
+    // Kotlin, Ruby, PHP, Swift and Scala: their tables are in `lang_b.rs`.
+    Kotlin,
+    Ruby,
+    Php,
+    Swift,
+    Scala,
 }
 
 /// Every language, in the order the docs list them.
-pub const ALL: [Lang; 6] = [
+pub const ALL: [Lang; 11] = [
     Lang::TypeScript,
     Lang::Tsx,
     Lang::JavaScript,
     Lang::Rust,
     Lang::Python,
     Lang::Go,
+    Lang::Kotlin,
+    Lang::Ruby,
+    Lang::Php,
+    Lang::Swift,
+    Lang::Scala,
 ];
 
 impl Lang {
     /// The language of a file by its extension, if its grammar is built in.
     pub fn from_path(path: &Path) -> Option<Lang> {
+        if let Some(lang) = super::lang_b::from_file_name(path) {
+            return lang.enabled().then_some(lang);
+        }
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         let lang = match ext.as_str() {
             "ts" | "mts" | "cts" => Lang::TypeScript,
@@ -38,7 +52,7 @@ impl Lang {
             "rs" => Lang::Rust,
             "py" | "pyi" => Lang::Python,
             "go" => Lang::Go,
-            _ => return None,
+            _ => super::lang_b::from_extension(&ext)?,
         };
         lang.enabled().then_some(lang)
     }
@@ -51,6 +65,11 @@ impl Lang {
             Lang::Rust => "rust",
             Lang::Python => "python",
             Lang::Go => "go",
+            Lang::Kotlin => "kotlin",
+            Lang::Ruby => "ruby",
+            Lang::Php => "php",
+            Lang::Swift => "swift",
+            Lang::Scala => "scala",
         }
     }
 
@@ -73,6 +92,16 @@ impl Lang {
             Lang::Python => Some(tree_sitter_python::LANGUAGE.into()),
             #[cfg(feature = "lang-go")]
             Lang::Go => Some(tree_sitter_go::LANGUAGE.into()),
+            #[cfg(feature = "lang-kotlin")]
+            Lang::Kotlin => Some(tree_sitter_kotlin_ng::LANGUAGE.into()),
+            #[cfg(feature = "lang-ruby")]
+            Lang::Ruby => Some(tree_sitter_ruby::LANGUAGE.into()),
+            #[cfg(feature = "lang-php")]
+            Lang::Php => Some(tree_sitter_php::LANGUAGE_PHP.into()),
+            #[cfg(feature = "lang-swift")]
+            Lang::Swift => Some(tree_sitter_swift::LANGUAGE.into()),
+            #[cfg(feature = "lang-scala")]
+            Lang::Scala => Some(tree_sitter_scala::LANGUAGE.into()),
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -85,13 +114,19 @@ impl Lang {
             Lang::Rust => include_str!("queries/rust.scm"),
             Lang::Python => include_str!("queries/python.scm"),
             Lang::Go => include_str!("queries/go.scm"),
+            Lang::Kotlin => include_str!("queries/kotlin.scm"),
+            Lang::Ruby => include_str!("queries/ruby.scm"),
+            Lang::Php => include_str!("queries/php.scm"),
+            Lang::Swift => include_str!("queries/swift.scm"),
+            Lang::Scala => include_str!("queries/scala.scm"),
         }
     }
 
     /// The grammar and compiled query of an enabled language (compiled on first use, then
     /// shared by every thread).
     pub(crate) fn compiled(self) -> Option<&'static Compiled> {
-        static CELLS: [OnceLock<Option<Compiled>>; 6] = [const { OnceLock::new() }; 6];
+        static CELLS: [OnceLock<Option<Compiled>>; ALL.len()] =
+            [const { OnceLock::new() }; ALL.len()];
         let slot = ALL
             .iter()
             .position(|l| *l == self)
@@ -138,6 +173,9 @@ impl Lang {
                     | "var_declaration"
                     | "var_spec_list"
             ),
+            Lang::Kotlin | Lang::Ruby | Lang::Php | Lang::Swift | Lang::Scala => {
+                super::lang_b::transparent(self, kind)
+            }
         }
     }
 
@@ -154,12 +192,17 @@ impl Lang {
             Lang::Rust => matches!(kind, "impl_item" | "trait_item" | "mod_item"),
             Lang::Python => kind == "class_definition",
             Lang::Go => false,
+            Lang::Kotlin | Lang::Ruby | Lang::Php | Lang::Swift | Lang::Scala => {
+                super::lang_b::is_container_node(self, kind)
+            }
         }
     }
 
     /// Comment node kinds (doc comments above a symbol belong to it).
     pub(crate) fn is_comment(self, kind: &str) -> bool {
         matches!(kind, "comment" | "line_comment" | "block_comment")
+            // Swift's `/* */`
+            || kind == "multiline_comment"
     }
 
     /// Node kinds that prefix a symbol and belong to it (decorators, attributes).
@@ -231,6 +274,7 @@ fn intern_kind(kind: &str) -> &'static str {
     KINDS
         .iter()
         .find(|k| **k == kind)
+        .or_else(|| super::lang_b::KINDS.iter().find(|k| **k == kind))
         .copied()
         .unwrap_or_else(|| panic!("symbol kind {kind:?} is not listed in intern_kind"))
 }
