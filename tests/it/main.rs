@@ -16,6 +16,7 @@ mod doc_replace;
 mod doc_tools;
 mod file_read;
 mod file_read_langs;
+mod file_read_langs_b;
 mod grep_tool;
 mod index_restart;
 mod index_upkeep;
