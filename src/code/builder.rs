@@ -9,7 +9,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCursor};
 
 use super::lang::{Compiled, Lang};
-use super::lang_b::{self, Naming};
+use super::lang_b;
 use super::structure::{FileStructure, Symbol, assign_addresses};
 
 /// Per-line owner while the partition is built.
@@ -369,19 +369,9 @@ impl<'a> Builder<'a> {
                     .map(|t| self.base_type(t));
             }
             (lang, _) if lang_b::is_b(lang) => {
-                let mut n = Naming {
-                    kind,
-                    name,
-                    owner,
-                    scope,
-                };
-                self.name_b(node, parent.map(|p| symbols[p as usize].kind), &mut n);
-                Naming {
-                    kind,
-                    name,
-                    owner,
-                    scope,
-                } = n;
+                let parent_kind = parent.map(|p| symbols[p as usize].kind);
+                let naming = (kind, name, owner, scope);
+                (kind, name, owner, scope) = self.name_b(node, parent_kind, naming);
             }
             _ => {}
         }

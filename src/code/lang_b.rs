@@ -107,14 +107,17 @@ pub(crate) fn split_starts(lang: Lang) -> &'static [&'static [u8]] {
     }
 }
 
+/// A symbol's kind, name, owner and scope (see [`Naming`]).
+pub(super) type NamingParts = (&'static str, String, Option<String>, Option<String>);
+
 /// A symbol's naming while it is built: what [`Builder::name_b`] may change.
-pub(super) struct Naming {
-    pub kind: &'static str,
-    pub name: String,
+struct Naming {
+    kind: &'static str,
+    name: String,
     /// The qualified name of the symbol's owner (`None` at the top level).
-    pub owner: Option<String>,
+    owner: Option<String>,
     /// The scope its members are qualified with (`None`: its qualified name).
-    pub scope: Option<String>,
+    scope: Option<String>,
 }
 
 impl Builder<'_> {
@@ -122,7 +125,19 @@ impl Builder<'_> {
     /// named; their members are the class's) and extension functions (`String.slugify`),
     /// Ruby `class A::B` (`B` in `A`) and `def obj.x`, Swift extensions (`extension T`,
     /// whose members are `T`'s); functions inside a type are its methods.
-    pub(super) fn name_b(&self, node: Node, parent_kind: Option<&str>, n: &mut Naming) {
+    pub(super) fn name_b(
+        &self,
+        node: Node,
+        parent_kind: Option<&str>,
+        (kind, name, owner, scope): NamingParts,
+    ) -> NamingParts {
+        let mut n = Naming {
+            kind,
+            name,
+            owner,
+            scope,
+        };
+        let n = &mut n;
         match (self.lang, node.kind()) {
             (Lang::Kotlin, "companion_object") => {
                 if let Some(name) = node.child_by_field_name("name") {
@@ -181,13 +196,31 @@ impl Builder<'_> {
         if n.kind == "property" && parent_kind.is_none() {
             n.kind = "variable";
         }
+        (
+            n.kind,
+            std::mem::take(&mut n.name),
+            n.owner.take(),
+            n.scope.take(),
+        )
     }
 
-    /// The last line (0-based) of a node's text without its trailing whitespace: Scala's
-    /// grammar ends an indented body where the next definition starts.
+    /// The last line (0-based) of a node without its trailing whitespace and comments:
+    /// Scala's grammar ends an indented body where the next definition starts, comments
+    /// between included.
     pub(super) fn last_trimmed(&self, node: Node) -> u32 {
+        let mut end = node;
+        while let Some(last) = end.child(end.child_count().saturating_sub(1)) {
+            let mut at = Some(last);
+            while let Some(c) = at.filter(|c| self.lang.is_comment(c.kind())) {
+                at = c.prev_sibling();
+            }
+            match at {
+                Some(c) => end = c,
+                None => break,
+            }
+        }
         let start = node.start_byte();
-        let text = &self.bytes[start..node.end_byte()];
+        let text = &self.bytes[start..end.end_byte().max(start)];
         let end = start + text.trim_ascii_end().len().max(1) - 1;
         let row = self
             .line_starts
@@ -232,7 +265,11 @@ impl Builder<'_> {
             (ItemCat::Import, "expression_statement") => {
                 ("require", short(text.trim_end_matches(';')))
             }
-            (ItemCat::Import, _) => ("import", after("import")),
+            // `@testable import X` (Swift): what follows the keyword.
+            (ItemCat::Import, _) => {
+                let rest = text.split_once("import ").map_or(text, |(_, r)| r);
+                ("import", short(rest.trim_end_matches(';')))
+            }
             (ItemCat::Directive, "package_header" | "package_clause") => {
                 ("package", after("package"))
             }

@@ -359,3 +359,88 @@ fn broken_sources_still_partition() {
         build(name, src);
     }
 }
+
+/// Every Kotlin, Ruby, PHP, Swift and Scala file of real trees parses without a panic and
+/// partitions its lines; prints files, MB, symbols and speed per language (tree-sitter's
+/// parse alone, then the whole structure), one thread. Trees: `MAPGREP_LANGS_B_TREES`
+/// (paths separated by `:`), by default corpora/langs-b (`bash corpora/fetch_langs_b.sh`).
+#[test]
+#[ignore = "walks large trees; run by hand: cargo test --release --lib langs_b_parse_real_trees -- --ignored --nocapture"]
+fn langs_b_parse_real_trees() {
+    let roots: Vec<std::path::PathBuf> = match std::env::var_os("MAPGREP_LANGS_B_TREES") {
+        Some(list) => std::env::split_paths(&list).collect(),
+        None => vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora/langs-b")],
+    };
+    let mut files: Vec<(Lang, std::path::PathBuf)> = Vec::new();
+    for root in roots.iter().filter(|r| r.exists()) {
+        let walk = ignore::WalkBuilder::new(root)
+            .standard_filters(false)
+            .build();
+        for entry in walk.flatten() {
+            let lang = Lang::from_path(entry.path()).filter(|l| super::is_b(*l));
+            if let (Some(lang), true) = (lang, entry.file_type().is_some_and(|t| t.is_file())) {
+                files.push((lang, entry.path().to_path_buf()));
+            }
+        }
+    }
+    // Per language: files, bytes, symbols, parse time, build time, failures.
+    let mut stats: std::collections::BTreeMap<&str, (usize, usize, usize, f64, f64)> =
+        Default::default();
+    let mut failures = Vec::new();
+    for (lang, path) in &files {
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        if bytes.len() > super::super::structure::MAX_PARSE_BYTES || bytes.contains(&0) {
+            continue;
+        }
+        let compiled = lang.compiled().unwrap();
+        let outcome = std::panic::catch_unwind(|| {
+            let started = std::time::Instant::now();
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&compiled.language).unwrap();
+            std::hint::black_box(parser.parse(&bytes, None).unwrap());
+            let parsed = started.elapsed().as_secs_f64();
+            let started = std::time::Instant::now();
+            let s = FileStructure::build_split(*lang, &bytes, usize::MAX).expect("parsed");
+            let built = started.elapsed().as_secs_f64();
+            assert_partition(&s, &bytes);
+            (s.symbols.len(), parsed, built)
+        });
+        match outcome {
+            Ok((symbols, parsed, built)) => {
+                let e = stats.entry(lang.name()).or_default();
+                *e = (
+                    e.0 + 1,
+                    e.1 + bytes.len(),
+                    e.2 + symbols,
+                    e.3 + parsed,
+                    e.4 + built,
+                );
+            }
+            Err(_) => failures.push(path.display().to_string()),
+        }
+    }
+    for (name, (n, bytes, symbols, parsed, built)) in &stats {
+        let mb = *bytes as f64 / 1e6;
+        println!(
+            "{name:>7}: {n:>6} files, {mb:>7.1} MB, {symbols:>7} symbols; parse {:>5.1} MB/s, whole structure {:>5.1} MB/s",
+            mb / parsed,
+            mb / built
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "{} files break:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn scala_comments_after_an_indented_body_are_not_the_body() {
+    let src = "class Opt {\n  /** Gets. */\n  def get: Int =\n    1\n\n  /** The value,\n   * or null. */\n  def orNull: Any = null\n}\n";
+    let s = build("opt.scala", src);
+    assert_eq!(one(&s, "Opt.get"), ("method", "Opt.get".into(), 2, 4));
+    assert_eq!(one(&s, "Opt.orNull").3, 8);
+}
