@@ -155,6 +155,9 @@ pub(crate) fn split_point(lang: Lang, bytes: &[u8]) -> Option<usize> {
         Lang::Bash => &[b"function ", b"# "],
         // A class or namespace holds the whole file.
         Lang::Java | Lang::CSharp => &[],
+        Lang::Kotlin | Lang::Ruby | Lang::Php | Lang::Swift | Lang::Scala => {
+            super::lang_b::split_starts(lang)
+        }
     };
     let mid = bytes.len() / 2;
     // Look in the second and then the first half of the middle third.

@@ -10,6 +10,7 @@ use tree_sitter::{Node, QueryCursor};
 
 use super::cfamily;
 use super::lang::{Compiled, Lang};
+use super::lang_b;
 use super::structure::{FileStructure, Symbol, assign_addresses};
 
 /// Per-line owner while the partition is built.
@@ -116,6 +117,9 @@ impl<'a> Builder<'a> {
 
     /// 0-based last line of a node (a node ending at column 0 ends on the line before).
     pub(super) fn last(&self, node: Node) -> u32 {
+        if self.lang == Lang::Scala {
+            return self.last_trimmed(node);
+        }
         let end = node.end_position();
         let row = if end.column == 0 && end.row > node.start_position().row {
             end.row - 1
@@ -253,7 +257,7 @@ impl<'a> Builder<'a> {
                     None => {
                         by_node.insert(node.id(), candidates.len());
                         candidates.push(candidate);
-                        if is_container(kind) && node != top {
+                        if is_container(self.lang, kind) && node != top {
                             queue.push(node);
                         }
                     }
@@ -324,7 +328,7 @@ impl<'a> Builder<'a> {
                 && !(matches!(self.lang, Lang::C | Lang::Cpp) && cfamily::sees_through(n.kind()))
             {
                 let sym = kept[ci]?;
-                return is_container(symbols[sym as usize].kind).then_some(Some(sym));
+                return is_container(self.lang, symbols[sym as usize].kind).then_some(Some(sym));
             }
             if !self.lang.transparent(n.kind()) {
                 return None;
@@ -383,6 +387,11 @@ impl<'a> Builder<'a> {
                     .and_then(|r| r.named_child(0))
                     .and_then(|p| p.child_by_field_name("type"))
                     .map(|t| self.base_type(t));
+            }
+            (lang, _) if lang_b::is_b(lang) => {
+                let parent_kind = parent.map(|p| symbols[p as usize].kind);
+                let naming = (kind, name, owner, scope);
+                (kind, name, owner, scope) = self.name_b(node, parent_kind, naming);
             }
             _ => {}
         }
@@ -538,7 +547,7 @@ impl<'a> Builder<'a> {
 const QUERY_DEPTH: u32 = 4;
 
 /// Symbol kinds whose members are symbols too.
-fn is_container(kind: &str) -> bool {
+fn is_container(lang: Lang, kind: &str) -> bool {
     matches!(
         kind,
         "class"
@@ -551,7 +560,7 @@ fn is_container(kind: &str) -> bool {
             | "union"
             | "enum"
             | "record"
-    )
+    ) || lang_b::is_container_kind(lang, kind)
 }
 
 /// `MAX_RETRIES`, `API_URL`: all capitals, digits and underscores, with a letter.

@@ -251,89 +251,97 @@ fn call_len(rest: &[u8]) -> usize {
     0
 }
 
-/// `Some(takes_arguments)` for the attribute macros masked before parsing (the Linux
-/// kernel's, from include/linux/compiler*.h, init.h and friends).
+/// The attribute macros masked before parsing that take arguments (the Linux kernel's, from
+/// include/linux/compiler*.h and friends).
+const ATTRIBUTES_WITH_ARGUMENTS: &[&[u8]] = &[
+    b"__alloc_size",
+    b"__realloc_size",
+    b"__printf",
+    b"__scanf",
+    b"__section",
+    b"__aligned",
+    b"__assume_aligned",
+    b"__acquires",
+    b"__releases",
+    b"__must_hold",
+    b"__cond_acquires",
+    b"__diagnose_as",
+    b"__counted_by",
+];
+
+/// The attribute macros masked before parsing that stand alone (`__init`, `__must_check`…).
+const BARE_ATTRIBUTES: &[&[u8]] = &[
+    b"__init",
+    b"__exit",
+    b"__initdata",
+    b"__initconst",
+    b"__exitdata",
+    b"__ref",
+    b"__refdata",
+    b"__meminit",
+    b"__init_or_module",
+    b"__must_check",
+    b"__weak",
+    b"__always_inline",
+    b"noinline",
+    b"__noinline",
+    b"__visible",
+    b"asmlinkage",
+    b"notrace",
+    b"noinstr",
+    b"__cold",
+    b"__hot",
+    b"__pure",
+    b"__malloc",
+    b"__maybe_unused",
+    b"__always_unused",
+    b"__used",
+    b"__noreturn",
+    b"__iomem",
+    b"__user",
+    b"__force",
+    b"__rcu",
+    b"__percpu",
+    b"__kernel",
+    b"__bitwise",
+    b"__attribute_const__",
+    b"__latent_entropy",
+    b"__ro_after_init",
+    b"__read_mostly",
+    b"__cacheline_aligned",
+    b"__cacheline_aligned_in_smp",
+    b"__randomize_layout",
+    b"__packed",
+    b"__flatten",
+    b"__naked",
+    b"__nocfi",
+    b"__cpuidle",
+    b"__sched",
+    b"__lockfunc",
+    b"__irq_entry",
+    b"__kprobes",
+    b"nokprobe_inline",
+    b"__deprecated",
+    b"__nonstring",
+    b"__no_kcsan",
+    b"__no_sanitize_address",
+    b"__assume_kmalloc_alignment",
+    b"__assume_slab_alignment",
+    b"__assume_page_alignment",
+];
+
+/// `Some(takes_arguments)` for the attribute macros masked before parsing.
 fn attribute_macro(word: &[u8]) -> Option<bool> {
     if word.len() < 5 {
         return None;
     }
-    let args = matches!(
-        word,
-        b"__alloc_size"
-            | b"__realloc_size"
-            | b"__printf"
-            | b"__scanf"
-            | b"__section"
-            | b"__aligned"
-            | b"__assume_aligned"
-            | b"__acquires"
-            | b"__releases"
-            | b"__must_hold"
-            | b"__cond_acquires"
-            | b"__diagnose_as"
-            | b"__counted_by"
-    );
-    let bare = matches!(
-        word,
-        b"__init"
-            | b"__exit"
-            | b"__initdata"
-            | b"__initconst"
-            | b"__exitdata"
-            | b"__ref"
-            | b"__refdata"
-            | b"__meminit"
-            | b"__init_or_module"
-            | b"__must_check"
-            | b"__weak"
-            | b"__always_inline"
-            | b"noinline"
-            | b"__noinline"
-            | b"__visible"
-            | b"asmlinkage"
-            | b"notrace"
-            | b"noinstr"
-            | b"__cold"
-            | b"__hot"
-            | b"__pure"
-            | b"__malloc"
-            | b"__maybe_unused"
-            | b"__always_unused"
-            | b"__used"
-            | b"__noreturn"
-            | b"__iomem"
-            | b"__user"
-            | b"__force"
-            | b"__rcu"
-            | b"__percpu"
-            | b"__kernel"
-            | b"__bitwise"
-            | b"__attribute_const__"
-            | b"__latent_entropy"
-            | b"__ro_after_init"
-            | b"__read_mostly"
-            | b"__cacheline_aligned"
-            | b"__cacheline_aligned_in_smp"
-            | b"__randomize_layout"
-            | b"__packed"
-            | b"__flatten"
-            | b"__naked"
-            | b"__nocfi"
-            | b"__cpuidle"
-            | b"__sched"
-            | b"__lockfunc"
-            | b"__irq_entry"
-            | b"__kprobes"
-            | b"nokprobe_inline"
-            | b"__deprecated"
-            | b"__nonstring"
-            | b"__no_kcsan"
-            | b"__no_sanitize_address"
-            | b"__assume_kmalloc_alignment"
-            | b"__assume_slab_alignment"
-            | b"__assume_page_alignment"
-    );
-    (args || bare).then_some(args)
+    if ATTRIBUTES_WITH_ARGUMENTS.contains(&word) {
+        Some(true)
+    } else if BARE_ATTRIBUTES.contains(&word) {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,9 @@ use super::lang::Lang;
 impl Builder<'_> {
     /// The kind and display name of an item.
     pub(super) fn describe(&self, node: Node, cat: ItemCat) -> (&'static str, String) {
+        if let Some(described) = self.describe_b(node, cat) {
+            return described;
+        }
         let text = self.text(node);
         match cat {
             ItemCat::Import => self.describe_import(node, text),

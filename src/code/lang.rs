@@ -22,10 +22,16 @@ pub enum Lang {
     Java,
     CSharp,
     Bash,
+    // Kotlin, Ruby, PHP, Swift and Scala: their tables are in `lang_b.rs`.
+    Kotlin,
+    Ruby,
+    Php,
+    Swift,
+    Scala,
 }
 
 /// Every language, in the order the docs list them.
-pub const ALL: [Lang; 11] = [
+pub const ALL: [Lang; 16] = [
     Lang::TypeScript,
     Lang::Tsx,
     Lang::JavaScript,
@@ -37,11 +43,19 @@ pub const ALL: [Lang; 11] = [
     Lang::Java,
     Lang::CSharp,
     Lang::Bash,
+    Lang::Kotlin,
+    Lang::Ruby,
+    Lang::Php,
+    Lang::Swift,
+    Lang::Scala,
 ];
 
 impl Lang {
     /// The language of a file by its extension, if its grammar is built in.
     pub fn from_path(path: &Path) -> Option<Lang> {
+        if let Some(lang) = super::lang_b::from_file_name(path) {
+            return lang.enabled().then_some(lang);
+        }
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         let lang = match ext.as_str() {
             "ts" | "mts" | "cts" => Lang::TypeScript,
@@ -59,7 +73,7 @@ impl Lang {
             "java" => Lang::Java,
             "cs" => Lang::CSharp,
             "sh" | "bash" => Lang::Bash,
-            _ => return None,
+            _ => super::lang_b::from_extension(&ext)?,
         };
         lang.enabled().then_some(lang)
     }
@@ -77,6 +91,11 @@ impl Lang {
             Lang::Java => "java",
             Lang::CSharp => "csharp",
             Lang::Bash => "bash",
+            Lang::Kotlin => "kotlin",
+            Lang::Ruby => "ruby",
+            Lang::Php => "php",
+            Lang::Swift => "swift",
+            Lang::Scala => "scala",
         }
     }
 
@@ -94,6 +113,11 @@ impl Lang {
             Lang::Java => ".java",
             Lang::CSharp => ".cs",
             Lang::Bash => ".sh/.bash",
+            Lang::Kotlin => ".kt/.kts",
+            Lang::Ruby => ".rb/.rake/.gemspec",
+            Lang::Php => ".php",
+            Lang::Swift => ".swift",
+            Lang::Scala => ".scala/.sc",
         }
     }
 
@@ -126,6 +150,16 @@ impl Lang {
             Lang::CSharp => Some(tree_sitter_c_sharp::LANGUAGE.into()),
             #[cfg(feature = "lang-bash")]
             Lang::Bash => Some(tree_sitter_bash::LANGUAGE.into()),
+            #[cfg(feature = "lang-kotlin")]
+            Lang::Kotlin => Some(tree_sitter_kotlin_ng::LANGUAGE.into()),
+            #[cfg(feature = "lang-ruby")]
+            Lang::Ruby => Some(tree_sitter_ruby::LANGUAGE.into()),
+            #[cfg(feature = "lang-php")]
+            Lang::Php => Some(tree_sitter_php::LANGUAGE_PHP.into()),
+            #[cfg(feature = "lang-swift")]
+            Lang::Swift => Some(tree_sitter_swift::LANGUAGE.into()),
+            #[cfg(feature = "lang-scala")]
+            Lang::Scala => Some(tree_sitter_scala::LANGUAGE.into()),
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -143,6 +177,11 @@ impl Lang {
             Lang::Java => include_str!("queries/java.scm"),
             Lang::CSharp => include_str!("queries/csharp.scm"),
             Lang::Bash => include_str!("queries/bash.scm"),
+            Lang::Kotlin => include_str!("queries/kotlin.scm"),
+            Lang::Ruby => include_str!("queries/ruby.scm"),
+            Lang::Php => include_str!("queries/php.scm"),
+            Lang::Swift => include_str!("queries/swift.scm"),
+            Lang::Scala => include_str!("queries/scala.scm"),
         }
     }
 
@@ -209,6 +248,9 @@ impl Lang {
             ),
             Lang::CSharp => matches!(kind, "compilation_unit" | "declaration_list"),
             Lang::Bash => kind == "program",
+            Lang::Kotlin | Lang::Ruby | Lang::Php | Lang::Swift | Lang::Scala => {
+                super::lang_b::transparent(self, kind)
+            }
         }
     }
 
@@ -251,12 +293,17 @@ impl Lang {
                     | "interface_declaration"
                     | "record_declaration"
             ),
+            Lang::Kotlin | Lang::Ruby | Lang::Php | Lang::Swift | Lang::Scala => {
+                super::lang_b::is_container_node(self, kind)
+            }
         }
     }
 
     /// Comment node kinds (doc comments above a symbol belong to it).
     pub(crate) fn is_comment(self, kind: &str) -> bool {
         matches!(kind, "comment" | "line_comment" | "block_comment")
+            // Swift's `/* */`
+            || kind == "multiline_comment"
     }
 
     /// Node kinds that prefix a symbol and belong to it (decorators, attributes).
@@ -331,6 +378,7 @@ fn intern_kind(kind: &str) -> &'static str {
     KINDS
         .iter()
         .find(|k| **k == kind)
+        .or_else(|| super::lang_b::KINDS.iter().find(|k| **k == kind))
         .copied()
         .unwrap_or_else(|| panic!("symbol kind {kind:?} is not listed in intern_kind"))
 }

@@ -8,6 +8,7 @@ mod builder;
 mod cfamily;
 mod describe;
 pub mod lang;
+mod lang_b;
 mod partition;
 pub mod render;
 pub mod structure;
@@ -338,8 +339,10 @@ pub enum TargetMatch {
 
 /// Resolves a target: a symbol's address (what stubs print: the qualified name, or for one of
 /// several members of one name `impl Trait for Type.method` / `name@LINE`), the qualified
-/// name (`Class.method`; `::` works as `.`), the plain name at any depth, then both ignoring
-/// case. Where a name has both, definitions win over prototypes (declarations).
+/// name (`Class.method`; `::` and Ruby's `Class#method` work as `.`), the plain name at any
+/// depth, the end of a qualified name (`Inner.method` for `Outer.Inner.method`), then the
+/// first two ignoring case. Where a name has both, definitions win over prototypes
+/// (declarations).
 pub fn resolve_target(s: &FileStructure, target: &str) -> TargetMatch {
     let want = norm(target.trim());
     let all = 0..s.symbols.len() as u32;
@@ -350,9 +353,17 @@ pub fn resolve_target(s: &FileStructure, target: &str) -> TargetMatch {
     if !address.is_empty() {
         return TargetMatch::Found(address);
     }
-    let tiers: [&dyn Fn(&Symbol) -> bool; 4] = [
+    // The end of a qualified name: `Invoice.total` finds `Billing.Invoice.total`.
+    let tail = |sym: &Symbol| {
+        want.contains('.')
+            && norm(&sym.qualified)
+                .strip_suffix(want.as_ref())
+                .is_some_and(|outer| outer.ends_with('.'))
+    };
+    let tiers: [&dyn Fn(&Symbol) -> bool; 5] = [
         &|sym| norm(&sym.qualified) == want,
         &|sym| norm(&sym.name) == want,
+        &tail,
         &|sym| norm(&sym.qualified).eq_ignore_ascii_case(&want),
         &|sym| norm(&sym.name).eq_ignore_ascii_case(&want),
     ];
@@ -372,13 +383,24 @@ pub fn resolve_target(s: &FileStructure, target: &str) -> TargetMatch {
     TargetMatch::NotFound(similar(s, &want))
 }
 
-/// `::` read as `.` (Rust paths), so `Foo::new` finds `Foo.new`.
+/// `::` read as `.` (Rust, Ruby and PHP paths), so `Foo::new` finds `Foo.new`; Ruby's
+/// `Class#method` (an instance method) is `Class.method` too.
 fn norm(name: &str) -> std::borrow::Cow<'_, str> {
-    if name.contains("::") {
-        name.replace("::", ".").into()
-    } else {
-        name.into()
+    if !name.contains("::") && !name.contains('#') {
+        return name.into();
     }
+    let name = name.replace("::", ".");
+    let chars: Vec<char> = name.chars().collect();
+    let word = |c: Option<&char>| c.is_some_and(|c| c.is_alphanumeric() || *c == '_');
+    let letter = |c: Option<&char>| c.is_some_and(|c| c.is_alphabetic() || *c == '_');
+    (0..chars.len())
+        .map(|i| {
+            let ruby =
+                chars[i] == '#' && i > 0 && word(chars.get(i - 1)) && letter(chars.get(i + 1));
+            if ruby { '.' } else { chars[i] }
+        })
+        .collect::<String>()
+        .into()
 }
 
 fn adjacent_siblings(s: &FileStructure, hits: &[u32]) -> bool {

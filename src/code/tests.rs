@@ -4,6 +4,7 @@
 use std::path::Path;
 
 mod clike;
+mod lang_b;
 
 use super::answer::answer;
 use super::*;

@@ -17,6 +17,7 @@ mod doc_tools;
 mod file_read;
 mod file_read_clike;
 mod file_read_langs;
+mod file_read_langs_b;
 mod grep_tool;
 mod hints_agree;
 mod index_restart;
