@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 
@@ -95,6 +95,8 @@ enum Target {
 struct Window {
     taken: Mutex<u64>,
     moved: Condvar,
+    /// The walk waits on `moved` (so a move is worth a wake-up).
+    waiting: AtomicBool,
 }
 
 /// Counts shared by the threads of a visit.
@@ -130,28 +132,39 @@ pub fn visit_in_order<T: Send>(
     let window = Window {
         taken: Mutex::new(0),
         moved: Condvar::new(),
+        waiting: AtomicBool::new(false),
     };
-    let (job_tx, job_rx) = mpsc::channel::<Job>();
+    let (job_tx, job_rx) = mpsc::channel::<Vec<Job>>();
     let job_rx = Mutex::new(job_rx);
-    let (done_tx, done_rx) = mpsc::channel::<(u64, Option<T>)>();
+    let (done_tx, done_rx) = mpsc::channel::<Vec<(u64, Option<T>)>>();
     let workers = q.threads.unwrap_or_else(rayon::current_num_threads).max(1);
     std::thread::scope(|s| {
         let (tally, window, job_rx) = (&tally, &window, &job_rx);
-        s.spawn(move || produce(ws, q, targets, names_only, progress, tally, window, job_tx));
+        s.spawn(move || {
+            let mut queue = Queue::new(job_tx, window, progress);
+            produce(ws, q, targets, names_only, tally, &mut queue);
+            queue.flush();
+        });
         for _ in 0..workers {
             let done_tx = done_tx.clone();
             s.spawn(move || {
                 let mut buf = Vec::new();
                 loop {
-                    let Ok(job) = job_rx.lock().expect("jobs").recv() else {
+                    let Ok(batch) = job_rx.lock().expect("jobs").recv() else {
                         return;
                     };
-                    let out = if progress.cancelled.load(Ordering::Relaxed) {
-                        None
-                    } else {
-                        one(q, &job, names_only, progress, tally, &mut buf, work)
-                    };
-                    if done_tx.send((job.seq, out)).is_err() {
+                    let outs = batch
+                        .iter()
+                        .map(|job| {
+                            let out = if progress.cancelled.load(Ordering::Relaxed) {
+                                None
+                            } else {
+                                one(q, job, names_only, progress, tally, &mut buf, work)
+                            };
+                            (job.seq, out)
+                        })
+                        .collect();
+                    if done_tx.send(outs).is_err() {
                         return;
                     }
                 }
@@ -196,38 +209,85 @@ fn resolve(ws: &Workspace, q: &GrepQuery) -> Result<Vec<(usize, Target)>, GrepEr
     Ok(targets)
 }
 
-/// The walk: numbers every file in path order and queues it, staying at most [`WINDOW`]
-/// files ahead of the sink; stops when the visit is cancelled.
-#[allow(clippy::too_many_arguments)]
+/// The files in path order, handed to the workers in batches (growing from one file to
+/// [`MAX_BATCH`], so the first file goes out at once and later ones cost few hand-overs),
+/// at most [`WINDOW`] files ahead of the sink.
+struct Queue<'a> {
+    seq: u64,
+    batch: Vec<Job>,
+    cap: usize,
+    jobs: mpsc::Sender<Vec<Job>>,
+    window: &'a Window,
+    progress: &'a Progress,
+}
+
+/// The largest batch of files handed to a worker at once.
+const MAX_BATCH: usize = 64;
+
+impl<'a> Queue<'a> {
+    fn new(jobs: mpsc::Sender<Vec<Job>>, window: &'a Window, progress: &'a Progress) -> Queue<'a> {
+        Queue {
+            seq: 0,
+            batch: Vec::new(),
+            cap: 1,
+            jobs,
+            window,
+            progress,
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.progress.cancelled.load(Ordering::Relaxed)
+    }
+
+    /// Numbers and queues one file; `false` once the visit is cancelled.
+    fn push(&mut self, given: usize, path: PathBuf, name: String) -> bool {
+        if self.seq >= *self.window.taken.lock().expect("window") + WINDOW {
+            // The sink waits for what is batched here: hand it over before waiting.
+            if !self.flush() {
+                return false;
+            }
+            let mut taken = self.window.taken.lock().expect("window");
+            self.window.waiting.store(true, Ordering::Relaxed);
+            while self.seq >= *taken + WINDOW && !self.cancelled() {
+                taken = self.window.moved.wait(taken).expect("window");
+            }
+            self.window.waiting.store(false, Ordering::Relaxed);
+        }
+        if self.cancelled() {
+            return false;
+        }
+        self.batch.push(Job {
+            seq: self.seq,
+            given,
+            path,
+            name,
+        });
+        self.seq += 1;
+        if self.batch.len() >= self.cap {
+            self.cap = (self.cap * 2).min(MAX_BATCH);
+            return self.flush();
+        }
+        true
+    }
+
+    /// Hands the batch over; `false` once nobody takes it.
+    fn flush(&mut self) -> bool {
+        self.batch.is_empty() || self.jobs.send(std::mem::take(&mut self.batch)).is_ok()
+    }
+}
+
+/// The walk: every file of the query's paths in path order, queued; stops when the queue
+/// does (the visit is cancelled).
 fn produce(
     ws: &Workspace,
     q: &GrepQuery,
     targets: Vec<(usize, Target)>,
     names_only: bool,
-    progress: &Progress,
     tally: &Tally,
-    window: &Window,
-    jobs: mpsc::Sender<Job>,
+    queue: &mut Queue<'_>,
 ) {
-    let mut seq = 0;
-    let mut queue = |given: usize, path: PathBuf, name: String| -> bool {
-        let mut taken = window.taken.lock().expect("window");
-        while seq >= *taken + WINDOW && !progress.cancelled.load(Ordering::Relaxed) {
-            taken = window.moved.wait(taken).expect("window");
-        }
-        drop(taken);
-        if progress.cancelled.load(Ordering::Relaxed) {
-            return false;
-        }
-        let job = Job {
-            seq,
-            given,
-            path,
-            name,
-        };
-        seq += 1;
-        jobs.send(job).is_ok()
-    };
+    let mut queue = |given: usize, path: PathBuf, name: String| queue.push(given, path, name);
     for (given, target) in targets {
         match target {
             Target::File(path, name) => {
@@ -274,7 +334,7 @@ fn produce(
 
 /// Hands the results to the sink in their numbering; tells the walk how far the sink is.
 fn consume<T>(
-    done: mpsc::Receiver<(u64, Option<T>)>,
+    done: mpsc::Receiver<Vec<(u64, Option<T>)>>,
     window: &Window,
     progress: &Progress,
     sink: &mut dyn Sink<T>,
@@ -288,7 +348,7 @@ fn consume<T>(
         window.moved.notify_all();
     };
     loop {
-        let (seq, out) = match done.try_recv() {
+        let batch = match done.try_recv() {
             Ok(r) => r,
             Err(mpsc::TryRecvError::Empty) => match done.recv_timeout(IDLE) {
                 Ok(r) => r,
@@ -305,7 +365,7 @@ fn consume<T>(
             },
             Err(mpsc::TryRecvError::Disconnected) => return,
         };
-        early.insert(seq, out);
+        early.extend(batch);
         let before = next;
         while let Some(out) = early.remove(&next) {
             next += 1;
@@ -316,8 +376,12 @@ fn consume<T>(
             }
         }
         if next != before {
-            *window.taken.lock().expect("window") = next;
-            window.moved.notify_all();
+            let mut taken = window.taken.lock().expect("window");
+            *taken = next;
+            if window.waiting.load(Ordering::Relaxed) {
+                drop(taken);
+                window.moved.notify_all();
+            }
         }
     }
 }
