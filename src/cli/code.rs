@@ -12,7 +12,8 @@ use crate::roots::Roots;
 
 #[derive(Debug, clap::Args)]
 pub struct OutlineArgs {
-    /// The code file (TypeScript, JavaScript, Rust, Python, Go).
+    /// The code file (TypeScript, JavaScript, Rust, Python, Go, C, C++, Java, C#, Kotlin, Ruby,
+    /// PHP, Swift, Scala, Bash).
     pub path: String,
 }
 
