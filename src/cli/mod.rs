@@ -1,7 +1,8 @@
-//! The command line: `mapgrep serve` (the MCP server), and `read`, `grep`, `toc` and
+//! The command line: `mapgrep serve` (the MCP server), and `read`, `grep`, `toc`, `def` and
 //! `section` for people. Parsing and rendering only; the work is the engine's.
 
 mod code;
+mod define;
 mod doc;
 mod errors;
 mod grep;
@@ -46,6 +47,11 @@ pub enum Command {
     Outline(code::OutlineArgs),
     /// Print symbols of a code file by name ("initializeApp") or qualified name ("App.start").
     Symbol(code::SymbolArgs),
+    /// Print where a symbol is defined across a tree: `path:start-end: kind name — signature`
+    /// per site (and the code of a single site), by name ("parse") or qualified name
+    /// ("Parser.parse", "Foo::new").
+    #[command(alias = "definition")]
+    Def(define::DefArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard
     /// output, e.g. `mapgrep completions bash > ~/.local/share/bash-completion/completions/mapgrep`.
     Completions {
@@ -60,6 +66,9 @@ pub enum Command {
     /// Time a search repeated in one process (a warm server); for scripts/bench_grep.py.
     #[command(hide = true)]
     BenchGrep(grep::BenchGrepArgs),
+    /// Time definition lookups (cold, then warm) in one process; for scripts/bench_define.py.
+    #[command(hide = true)]
+    BenchDef(define::BenchDefArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -115,6 +124,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Section(args) => doc::section(args),
         Command::Outline(args) => code::outline(args),
         Command::Symbol(args) => code::symbol(args),
+        Command::Def(args) => define::run(args),
+        Command::BenchDef(args) => define::bench(args),
         Command::Index(args) => index::run(args),
         Command::BenchGrep(args) => grep::bench(args),
         Command::Completions { shell } => {

@@ -35,8 +35,19 @@ pub fn site_line(s: &Site) -> String {
     )
 }
 
-/// The answer for the lookup of `name`, with at most about `room` bytes of sites and code.
+/// The answer for the lookup of `name`: [`body`] with at most about `room` bytes of sites
+/// and code, then the [`summary`].
 pub fn render(d: &Definitions, name: &str, room: usize, w: &dyn Words) -> Rendered {
+    let mut r = body(d, room, w);
+    if !d.sites.is_empty() {
+        r.text.push('\n');
+    }
+    r.text.push_str(&summary(d, name, w));
+    r
+}
+
+/// The sites, one line each, then the code of those that carry it, within about `room` bytes.
+pub fn body(d: &Definitions, room: usize, w: &dyn Words) -> Rendered {
     let mut out = String::new();
     let mut truncated = false;
     let mut used = 0;
@@ -71,10 +82,6 @@ pub fn render(d: &Definitions, name: &str, room: usize, w: &dyn Words) -> Render
         out.push('\n');
         out.push_str(&block);
     }
-    if !d.sites.is_empty() {
-        out.push('\n');
-    }
-    summary(&mut out, d, name, w);
     Rendered {
         text: out,
         truncated,
@@ -156,7 +163,9 @@ fn json(s: &str) -> String {
 }
 
 /// The summary line and the notes.
-fn summary(out: &mut String, d: &Definitions, name: &str, w: &dyn Words) {
+pub fn summary(d: &Definitions, name: &str, w: &dyn Words) -> String {
+    let mut text = String::new();
+    let out = &mut text;
     let last = super::components(name.trim()).last().copied().unwrap_or("");
     let files: std::collections::BTreeSet<&str> = d.sites.iter().map(|s| s.path.as_str()).collect();
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
@@ -225,4 +234,5 @@ fn summary(out: &mut String, d: &Definitions, name: &str, w: &dyn Words) {
     } else if d.cancelled {
         let _ = writeln!(out, "Note: the lookup was cancelled; the sites are partial.");
     }
+    text
 }
