@@ -14,6 +14,7 @@ mod common;
 mod doc_read;
 mod doc_replace;
 mod doc_tools;
+mod find_definition;
 mod file_read;
 mod file_read_langs;
 mod grep_tool;
