@@ -60,11 +60,18 @@ fn fixture() -> Fixture {
     fx
 }
 
-/// The site lines of an answer (`path:a-b: ...`).
+/// The site lines of an answer (`path:a-b: kind name (...) — signature`), up to the ` (`.
 fn sites(text: &str) -> Vec<String> {
     text.lines()
-        .filter(|l| l.contains(": ") && l.split(':').nth(1).is_some_and(|r| r.contains('-')))
-        .filter(|l| !l.starts_with("---") && !l.starts_with("Found"))
+        .filter(|l| {
+            let mut parts = l.splitn(3, ':');
+            let (path, lines) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            !path.is_empty()
+                && !path.contains(' ')
+                && lines.split_once('-').is_some_and(|(a, b)| {
+                    a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok()
+                })
+        })
         .map(|l| l.split(" (").next().unwrap().to_string())
         .collect()
 }
@@ -160,15 +167,6 @@ async fn an_edit_that_adds_moves_or_removes_a_definition_is_seen_at_once_with_th
     )
     .await;
     wait_for_log(&log, "built");
-    let lookup = |srv: &Server| {
-        let srv: &Server = srv;
-        async move {
-            let a = srv
-                .ok("find_definition", json!({"name": "Client.get", "code": false}))
-                .await;
-            sites(&a.text)
-        }
-    };
     assert_eq!(lookup(&srv).await, ["web/client.ts:2-4: method Client.get"]);
     // Added: a second class of that name in a new file.
     fx.write("web/other.ts", "export class Client {\n  get() {\n    return 1;\n  }\n}\n");
@@ -186,6 +184,13 @@ async fn an_edit_that_adds_moves_or_removes_a_definition_is_seen_at_once_with_th
     std::fs::remove_file(fx.root.join("web/other.ts")).unwrap();
     assert_eq!(lookup(&srv).await, ["web/client.ts:5-7: method Client.get"]);
     srv.shutdown().await;
+}
+
+async fn lookup(srv: &Server) -> Vec<String> {
+    let a = srv
+        .ok("find_definition", json!({"name": "Client.get", "code": false}))
+        .await;
+    sites(&a.text)
 }
 
 #[test]
@@ -217,7 +222,7 @@ fn the_command_line_prints_one_line_per_site() {
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(v["path"], "src/store.rs");
     assert_eq!(v["language"], "rust");
-    assert_eq!(v["address"], "impl Store for Memory.get");
+    assert_eq!(v["address"], "Memory.get");
     assert!(v["code"].as_str().unwrap().contains("self.items.iter()"));
     let none = std::process::Command::new(BIN)
         .args(["def", "nothing_here"])
