@@ -18,28 +18,28 @@ use crate::define::{DefineQuery, Definitions, lookup};
 use crate::grep::{GrepQuery, Progress};
 use crate::read::ParamError;
 
-const FIND_DEFINITION_DESCRIPTION: &str = r###"Where is NAME defined? Every definition of a symbol across the roots, parsed (not guessed), in milliseconds: use it instead of grepping a regex for "fn NAME"/"def NAME"/"class NAME". One line per site:
-  src/app.rs:40-52: method Parser.parse (rust, doc from 37) — pub fn parse(&mut self) -> Ast {
-Definitions with a body come first; declarations (prototypes, trait/interface/overload signatures) only with declarations: true, or when nothing else defines the name. Calls and other uses are never listed. A single site comes with its code (code: true for all); then read around it with file_read (target: the qualified name) or read_files. name may be qualified: "Parser.parse", "Foo::new". Narrow with kind (function, method, class, struct, enum, interface, trait, type, macro, constant, variable...), lang, search_path, glob. Languages: those file_read parses; an edit is seen by the next call."###;
+const FIND_DEFINITION_DESCRIPTION: &str = r###"Where is NAME defined? Every definition across the roots, parsed: use it instead of grepping a regex. One line per site:
+  src/a.rs:40-52: method Parser.parse (rust, doc from 37) — pub fn parse(&self) {
+Bodies first; declarations (prototypes, signatures) only with declarations: true or if no body exists; never calls. One site comes with its code (code: true: all); read more with file_read target. name: "parse", "Parser.parse", "Foo::new"; narrow with kind (function, class...), lang, search_path, glob."###;
 
 /// Parameters of `find_definition`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FindDefinitionParams {
-    /// A symbol name ("parse") or qualified name ("Parser.parse", "Foo::new").
+    // A symbol name ("parse") or qualified name ("Parser.parse", "Foo::new").
     pub name: String,
-    /// Only this kind ("function", "method", "class", "struct"...).
+    // Only this kind ("function", "method", "class", "struct"...).
     pub kind: Option<String>,
-    /// Only this language ("rust", "py"...).
+    // Only this language ("rust", "py"...).
     pub lang: Option<String>,
-    /// File or directory (default: the first root).
+    // File or directory (default: the first root).
     pub search_path: Option<String>,
-    /// Globs like "*.rs"; "!" excludes.
+    // Globs like "*.rs"; "!" excludes.
     pub glob: Option<Vec<String>>,
-    /// List declarations (prototypes, signatures) too.
+    // List declarations (prototypes, signatures) too.
     #[serde(default)]
     pub declarations: bool,
-    /// Each site's code (default: only for a single site).
+    // Each site's code (default: only for a single site).
     pub code: Option<bool>,
     pub max_output_bytes: Option<u32>,
 }
