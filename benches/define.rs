@@ -28,9 +28,15 @@ fn tree() -> PathBuf {
 fn names() -> Vec<String> {
     match std::env::var("MAPGREP_BENCH_NAMES") {
         Ok(list) => list.split(',').map(|s| s.trim().to_string()).collect(),
-        Err(_) => ["lookup", "structure_of", "GrepQuery", "Workspace.open", "search"]
-            .map(String::from)
-            .to_vec(),
+        Err(_) => [
+            "lookup",
+            "structure_of",
+            "GrepQuery",
+            "Workspace.open",
+            "search",
+        ]
+        .map(String::from)
+        .to_vec(),
     }
 }
 
@@ -97,7 +103,9 @@ fn bench(c: &mut Criterion) {
             ..GrepQuery::default()
         };
         group.bench_function(format!("search-only/{name}"), |b| {
-            b.iter(|| black_box(mapgrep::grep::search(&warm, &search, &Progress::default()).unwrap()))
+            b.iter(|| {
+                black_box(mapgrep::grep::search(&warm, &search, &Progress::default()).unwrap())
+            })
         });
     }
     group.finish();

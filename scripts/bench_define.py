@@ -168,7 +168,12 @@ def main():
     print(f"mapgrep: index loaded in {statistics.median(r['index_load_ms'] for r in rows.values()):.0f} ms "
           f"(median per fresh server); indexed: {all(r['indexed'] for r in rows.values())}; "
           f"names with a site: {found} of {len(names)}")
-    print(f"mapgrep: parse cache after the last name: {rows[names[-1]]['parse_cache_bytes'] / 2**20:.1f} MiB")
+    last = rows[names[-1]]
+    print(f"mapgrep: parse cache after the last name's lookups: {last['parse_cache_bytes'] / 2**20:.1f} MiB "
+          f"for {last['bytes_parsed'] / 2**20:.1f} MiB of candidate files ({last['files_parsed']} files); "
+          f"the cache's budget is --outline-cache-bytes (256 MiB)")
+    total = sum(r["bytes_parsed"] for r in rows.values())
+    print(f"mapgrep: candidate files parsed over all names: {total / 2**20:.1f} MiB")
     if built:
         print(f"ctags -R: {built[0]:.1f} s, peak {built[1]:.0f} MiB (built once; the tags file is "
               f"stale after the first edit)")

@@ -183,6 +183,7 @@ pub fn bench(args: BenchDefArgs) -> anyhow::Result<ExitCode> {
             "sites": sites,
             "files_with_name": d.files_with_name,
             "files_parsed": d.files_parsed,
+            "bytes_parsed": d.bytes_parsed,
             "parse_cache_bytes": ws.parse_cache_bytes(),
         });
         println!("{line}");

@@ -116,6 +116,8 @@ pub struct Definitions {
     pub files_with_name: usize,
     /// Of those, the files parsed (a language with a grammar, and the `lang` asked).
     pub files_parsed: usize,
+    /// Bytes of the files parsed (or found parsed in the cache).
+    pub bytes_parsed: u64,
     /// Files the search looked at (the index's ruled-out files count as looked at).
     pub files_searched: u64,
     pub index: Option<crate::index::IndexUse>,
@@ -303,6 +305,7 @@ pub fn lookup(
         .filter(|(_, l)| want.lang.is_none_or(|w| w == *l))
         .collect();
     let errors = Mutex::new(report.errors.clone());
+    let bytes = std::sync::atomic::AtomicU64::new(0);
     let mut found: Vec<Site> = parsed
         .par_iter()
         .flat_map_iter(|(path, lang)| {
@@ -310,7 +313,7 @@ pub fn lookup(
                 return Vec::new();
             }
             let code = q.code == Some(true);
-            sites_in(ws, path, *lang, &want, code).unwrap_or_else(|e| {
+            sites_in(ws, path, *lang, &want, code, &bytes).unwrap_or_else(|e| {
                 errors.lock().expect("errors").push(e);
                 Vec::new()
             })
@@ -324,6 +327,7 @@ pub fn lookup(
     }
     d.files_with_name = files.len();
     d.files_parsed = parsed.len();
+    d.bytes_parsed = bytes.into_inner();
     d.files_searched = report.files_searched;
     d.index = report.index;
     d.errors = errors.into_inner().expect("errors");
@@ -364,11 +368,13 @@ fn sites_in(
     lang: Lang,
     want: &Want,
     with_code: bool,
+    parsed_bytes: &std::sync::atomic::AtomicU64,
 ) -> Result<Vec<Site>, String> {
     let source = ws.open_source(path).map_err(|e| e.to_string())?;
     if source.is_binary() {
         return Ok(Vec::new());
     }
+    parsed_bytes.fetch_add(source.bytes().len() as u64, Ordering::Relaxed);
     let structure = code::structure_of(ws, &source, lang).map_err(|e| e.to_string())?;
     let Some(s) = structure else {
         return Ok(Vec::new());
@@ -431,7 +437,7 @@ fn signature<'b>(name: &str, first: u32, last: u32, line: impl Fn(u32) -> &'b [u
         let text = String::from_utf8_lossy(line(n)).trim().to_string();
         let decorator = text.starts_with('@') || text.starts_with("#[");
         let named = text.contains(name);
-        if !(decorator && !named) && !text.is_empty() {
+        if (!decorator || named) && !text.is_empty() {
             parts.push(text);
         }
         if named {
@@ -442,7 +448,11 @@ fn signature<'b>(name: &str, first: u32, last: u32, line: impl Fn(u32) -> &'b [u
         // The name is further down (or not on a line of its own): the first line alone.
         parts.truncate(1);
     }
-    let joined = parts.join(" ").split_whitespace().collect::<Vec<_>>().join(" ");
+    let joined = parts
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     match joined.char_indices().nth(MAX_SIGNATURE) {
         Some((at, _)) => format!("{}…", &joined[..at]),
         None => joined,

@@ -232,7 +232,10 @@ pub fn summary(d: &Definitions, name: &str, w: &dyn Words) -> String {
             w.name(Term::Glob)
         );
     } else if d.cancelled {
-        let _ = writeln!(out, "Note: the lookup was cancelled; the sites are partial.");
+        let _ = writeln!(
+            out,
+            "Note: the lookup was cancelled; the sites are partial."
+        );
     }
     text
 }

@@ -206,7 +206,10 @@ fn declarations_come_after_definitions_when_asked_or_alone() {
         },
     );
     let flags: Vec<bool> = all.sites.iter().map(|s| s.declaration).collect();
-    assert_eq!(flags, [false, false, false, false, false, false, true, true, true]);
+    assert_eq!(
+        flags,
+        [false, false, false, false, false, false, true, true, true]
+    );
     assert_eq!(
         keys(&all)[6..],
         [
@@ -238,7 +241,10 @@ fn qualified_names_with_dots_or_colons_pick_one_site_with_its_code() {
             continue;
         }
         assert_eq!(keys(&d), ["src/shapes.rs:12-14 Circle.area"], "{name}");
-        let code = d.sites[0].code.as_deref().expect("one site comes with its code");
+        let code = d.sites[0]
+            .code
+            .as_deref()
+            .expect("one site comes with its code");
         assert!(code.contains("3.0 * self.r * self.r"), "{code}");
         assert_eq!(d.sites[0].address, "Circle.area");
     }
@@ -246,18 +252,36 @@ fn qualified_names_with_dots_or_colons_pick_one_site_with_its_code() {
     let d = find(&ws, &query("Start"));
     assert_eq!(
         keys(&d),
-        ["svc/server.go:9-11 Server.Start", "svc/server.go:13-17 Start"]
+        [
+            "svc/server.go:9-11 Server.Start",
+            "svc/server.go:13-17 Start"
+        ]
     );
     let d = find(&ws, &query("Server.Start"));
     assert_eq!(keys(&d), ["svc/server.go:9-11 Server.Start"]);
     assert_eq!(d.sites[0].doc_line, Some(8));
     // The doc comment is part of the code shown.
     let d = find(&ws, &query("new"));
-    assert_eq!(d.sites[0].code.as_deref().unwrap().lines().next(), Some("    /// Makes a circle."));
+    assert_eq!(
+        d.sites[0].code.as_deref().unwrap().lines().next(),
+        Some("    /// Makes a circle.")
+    );
     // Code asked off, and on for several sites.
-    let none = find(&ws, &DefineQuery { code: Some(false), ..query("new") });
+    let none = find(
+        &ws,
+        &DefineQuery {
+            code: Some(false),
+            ..query("new")
+        },
+    );
     assert!(none.sites[0].code.is_none());
-    let all = find(&ws, &DefineQuery { code: Some(true), ..query("area") });
+    let all = find(
+        &ws,
+        &DefineQuery {
+            code: Some(true),
+            ..query("area")
+        },
+    );
     assert!(all.sites.iter().all(|s| s.code.is_some()));
 }
 
@@ -287,7 +311,13 @@ fn kind_and_language_filters() {
         assert_eq!(d.sites.len(), 2, "{lang}");
         assert_eq!(d.files_parsed, 1);
     }
-    let types = find(&ws, &DefineQuery { kind: Some("struct".into()), ..query("Server") });
+    let types = find(
+        &ws,
+        &DefineQuery {
+            kind: Some("struct".into()),
+            ..query("Server")
+        },
+    );
     assert_eq!(keys(&types), ["svc/server.go:4-6 Server"]);
 }
 
@@ -335,7 +365,11 @@ fn an_edit_that_adds_moves_or_removes_a_definition_is_seen_by_the_next_lookup() 
     assert_eq!(keys(&find(&ws, &query("start"))), ["lib/util.js:1-3 start"]);
     // Moved down, and a second one added in another file.
     std::fs::write(&path, format!("// moved\n\n{JS}")).unwrap();
-    std::fs::write(dir.path().join("lib/more.js"), "export const start = () => 2;\n").unwrap();
+    std::fs::write(
+        dir.path().join("lib/more.js"),
+        "export const start = () => 2;\n",
+    )
+    .unwrap();
     assert_eq!(
         keys(&find(&ws, &query("start"))),
         ["lib/more.js:1-1 start", "lib/util.js:3-5 start"]
@@ -359,11 +393,17 @@ fn parameter_errors_say_what_to_do() {
     assert_eq!(e.short, "Invalid name");
     let e = err(query("two words"));
     assert_eq!(e.short, "Invalid name");
-    let e = err(DefineQuery { kind: Some("fn".into()), ..query("area") });
+    let e = err(DefineQuery {
+        kind: Some("fn".into()),
+        ..query("area")
+    });
     assert_eq!(e.short, "Unknown kind");
     assert!(e.fix.contains("function, method"), "{}", e.fix);
     assert_eq!(e.provided, "name=\"area\", kind=\"fn\"");
-    let e = err(DefineQuery { lang: Some("cobol".into()), ..query("area") });
+    let e = err(DefineQuery {
+        lang: Some("cobol".into()),
+        ..query("area")
+    });
     assert_eq!(e.short, "Unknown lang");
     assert!(e.fix.contains("rust"), "{}", e.fix);
 }
@@ -390,7 +430,11 @@ fn the_room_cuts_code_and_sites_and_says_how_to_read_the_rest() {
     assert_eq!(d.sites.len(), 1);
     let full = render(&d, "Rect", 10_000, &crate::words::NEUTRAL);
     assert!(!full.truncated);
-    assert!(full.text.contains("    return area(this.w, this.h);\n"), "{}", full.text);
+    assert!(
+        full.text.contains("    return area(this.w, this.h);\n"),
+        "{}",
+        full.text
+    );
     let cut = render(&d, "Rect", 200, &crate::words::NEUTRAL);
     assert!(cut.truncated);
     assert!(
@@ -399,7 +443,11 @@ fn the_room_cuts_code_and_sites_and_says_how_to_read_the_rest() {
         cut.text
     );
     assert!(cut.text.contains("\"target\": \"Rect\"}"), "{}", cut.text);
-    assert!(!cut.text.contains("return area(this.w, this.h)"), "{}", cut.text);
+    assert!(
+        !cut.text.contains("return area(this.w, this.h)"),
+        "{}",
+        cut.text
+    );
     // Sites beyond the room: the first ones, and how many more.
     let many = find(&ws, &query("area"));
     let text = render(&many, "area", 150, &crate::words::NEUTRAL).text;

@@ -81,7 +81,8 @@ impl MapgrepServer {
         let worker = Arc::clone(&progress);
         let name = q.name.clone();
         let work = self.blocking(move |ws| {
-            lookup(ws, &q, &worker).map_err(|e| e.to_param_error(&q.provided(&MCP_WORDS), &MCP_WORDS))
+            lookup(ws, &q, &worker)
+                .map_err(|e| e.to_param_error(&q.provided(&MCP_WORDS), &MCP_WORDS))
         });
         let timeout = self.workspace().limits().search_timeout;
         let outcome = with_progress(&context, progress, timeout, work).await;

@@ -68,9 +68,9 @@ fn sites(text: &str) -> Vec<String> {
             let (path, lines) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
             !path.is_empty()
                 && !path.contains(' ')
-                && lines.split_once('-').is_some_and(|(a, b)| {
-                    a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok()
-                })
+                && lines
+                    .split_once('-')
+                    .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
         })
         .map(|l| l.split(" (").next().unwrap().to_string())
         .collect()
@@ -81,7 +81,11 @@ async fn every_site_ranked_with_both_views_and_no_call() {
     let fx = fixture();
     let srv = fx.serve().await;
     let a = srv.ok("find_definition", json!({"name": "get"})).await;
-    assert!(a.text.starts_with("## find_definition: get\n\n"), "{}", a.text);
+    assert!(
+        a.text.starts_with("## find_definition: get\n\n"),
+        "{}",
+        a.text
+    );
     assert_eq!(
         sites(&a.text),
         [
@@ -91,26 +95,58 @@ async fn every_site_ranked_with_both_views_and_no_call() {
             "web/client.ts:2-4: method Client.get",
         ]
     );
-    assert!(a.text.contains("Note: 1 declaration (prototypes, signatures) not shown; declarations: true lists them."), "{}", a.text);
+    assert!(
+        a.text.contains(
+            "Note: 1 declaration (prototypes, signatures) not shown; declarations: true lists them."
+        ),
+        "{}",
+        a.text
+    );
     assert_eq!(a.structured["content"], a.text.as_str());
     assert!(a.structured.get("truncated").is_none());
     // Declarations after the definitions.
     let all = srv
-        .ok("find_definition", json!({"name": "get", "declarations": "true"}))
+        .ok(
+            "find_definition",
+            json!({"name": "get", "declarations": "true"}),
+        )
         .await;
-    assert_eq!(sites(&all.text).last().unwrap(), "src/store.rs:3-3: method Store.get");
+    assert_eq!(
+        sites(&all.text).last().unwrap(),
+        "src/store.rs:3-3: method Store.get"
+    );
     // A qualified name: one site, with its code.
     let one = srv
         .ok("find_definition", json!({"name": "Memory::get"}))
         .await;
     assert_eq!(sites(&one.text), ["src/store.rs:11-13: method Memory.get"]);
-    assert!(one.text.contains("--- src/store.rs:11-13: method Memory.get ---\n    fn get(&self"), "{}", one.text);
+    assert!(
+        one.text
+            .contains("--- src/store.rs:11-13: method Memory.get ---\n    fn get(&self"),
+        "{}",
+        one.text
+    );
     // Kind, language, search_path and glob narrow it.
     for (args, want) in [
-        (json!({"name": "get", "kind": "function"}), vec!["py/cache.py:6-8: function get"]),
-        (json!({"name": "get", "lang": "ts"}), vec!["web/client.ts:2-4: method Client.get"]),
-        (json!({"name": "get", "search_path": "src"}), vec!["src/store.rs:11-13: method Memory.get"]),
-        (json!({"name": "get", "glob": "*.py", "code": false}), vec!["py/cache.py:2-3: method Cache.get", "py/cache.py:6-8: function get"]),
+        (
+            json!({"name": "get", "kind": "function"}),
+            vec!["py/cache.py:6-8: function get"],
+        ),
+        (
+            json!({"name": "get", "lang": "ts"}),
+            vec!["web/client.ts:2-4: method Client.get"],
+        ),
+        (
+            json!({"name": "get", "search_path": "src"}),
+            vec!["src/store.rs:11-13: method Memory.get"],
+        ),
+        (
+            json!({"name": "get", "glob": "*.py", "code": false}),
+            vec![
+                "py/cache.py:2-3: method Cache.get",
+                "py/cache.py:6-8: function get",
+            ],
+        ),
     ] {
         let a = srv.ok("find_definition", args.clone()).await;
         assert_eq!(sites(&a.text), want, "{args}");
@@ -131,7 +167,10 @@ async fn errors_use_the_layout() {
     assert_eq!(e.provided, "name=\"get\", kind=\"func\"");
     assert!(e.fix.contains("function, method, class"), "{}", e.fix);
     let e = srv
-        .layout_err("find_definition", json!({"name": "get", "search_path": "nowhere"}))
+        .layout_err(
+            "find_definition",
+            json!({"name": "get", "search_path": "nowhere"}),
+        )
         .await;
     assert_eq!(e.short, "search_path not found");
     srv.shutdown().await;
@@ -140,18 +179,27 @@ async fn errors_use_the_layout() {
 #[tokio::test]
 async fn a_long_definition_is_cut_to_the_budget_and_says_how_to_read_the_rest() {
     let fx = Fixture::new();
-    let body: String = (0..400).map(|i| format!("    let v{i} = {i} * 2;\n")).collect();
+    let body: String = (0..400)
+        .map(|i| format!("    let v{i} = {i} * 2;\n"))
+        .collect();
     fx.write("src/big.rs", format!("pub fn huge() {{\n{body}}}\n"));
     let srv = fx.serve().await;
     let a = srv
-        .ok("find_definition", json!({"name": "huge", "max_output_bytes": 2000}))
+        .ok(
+            "find_definition",
+            json!({"name": "huge", "max_output_bytes": 2000}),
+        )
         .await;
     let bytes = a.text.len();
     assert!(bytes <= 2000, "{bytes}");
     assert_eq!(a.structured["truncated"], true);
     assert!(a.text.contains("left out (response size limit). Read them with read_files {\"path\": \"src/big.rs\", \"start_line\": "), "{}", a.text);
     assert!(a.text.contains("\"end_line\": 402}, or the symbol with file_read {\"path\": \"src/big.rs\", \"target\": \"huge\"}"), "{}", a.text);
-    assert!(a.text.contains("Found 1 definition in 1 file"), "{}", a.text);
+    assert!(
+        a.text.contains("Found 1 definition in 1 file"),
+        "{}",
+        a.text
+    );
     srv.shutdown().await;
 }
 
@@ -169,16 +217,25 @@ async fn an_edit_that_adds_moves_or_removes_a_definition_is_seen_at_once_with_th
     wait_for_log(&log, "built");
     assert_eq!(lookup(&srv).await, ["web/client.ts:2-4: method Client.get"]);
     // Added: a second class of that name in a new file.
-    fx.write("web/other.ts", "export class Client {\n  get() {\n    return 1;\n  }\n}\n");
+    fx.write(
+        "web/other.ts",
+        "export class Client {\n  get() {\n    return 1;\n  }\n}\n",
+    );
     assert_eq!(
         lookup(&srv).await,
-        ["web/client.ts:2-4: method Client.get", "web/other.ts:2-4: method Client.get"]
+        [
+            "web/client.ts:2-4: method Client.get",
+            "web/other.ts:2-4: method Client.get"
+        ]
     );
     // Moved: three lines further down.
     fx.write("web/client.ts", format!("// one\n// two\n\n{CLIENT_TS}"));
     assert_eq!(
         lookup(&srv).await,
-        ["web/client.ts:5-7: method Client.get", "web/other.ts:2-4: method Client.get"]
+        [
+            "web/client.ts:5-7: method Client.get",
+            "web/other.ts:2-4: method Client.get"
+        ]
     );
     // Removed: the file deleted.
     std::fs::remove_file(fx.root.join("web/other.ts")).unwrap();
@@ -188,7 +245,10 @@ async fn an_edit_that_adds_moves_or_removes_a_definition_is_seen_at_once_with_th
 
 async fn lookup(srv: &Server) -> Vec<String> {
     let a = srv
-        .ok("find_definition", json!({"name": "Client.get", "code": false}))
+        .ok(
+            "find_definition",
+            json!({"name": "Client.get", "code": false}),
+        )
         .await;
     sites(&a.text)
 }
@@ -211,7 +271,10 @@ fn the_command_line_prints_one_line_per_site() {
          web/client.ts:2-4: method Client.get (typescript) — get(path: string): Promise<string> {\n"
     );
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("Found 3 definitions in 3 files"), "{stderr}");
+    assert!(
+        stderr.contains("Found 3 definitions in 3 files"),
+        "{stderr}"
+    );
     assert!(stderr.contains("--declarations lists them"), "{stderr}");
     let json = std::process::Command::new(BIN)
         .args(["definition", "Memory.get", "--json", "src"])

@@ -152,7 +152,12 @@ async fn schemas_are_portable_and_the_list_is_lean() {
             assert!(bytes <= 14_000, "tools/list is {bytes} bytes");
             for t in &tools {
                 let d = t.description.as_deref().unwrap_or_default();
-                assert!(d.len() <= 1_024, "{}: {} bytes of description", t.name, d.len());
+                assert!(
+                    d.len() <= 1_024,
+                    "{}: {} bytes of description",
+                    t.name,
+                    d.len()
+                );
             }
         }
         srv.shutdown().await;
