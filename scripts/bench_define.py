@@ -98,7 +98,9 @@ def run_readtags(tags, name):
     kinds = {}
     lines = [l for l in out.stdout.splitlines() if l]
     for l in lines:
-        kind = next((f[5:] if f.startswith("kind:") else f for f in l.split("\t")[3:4]), "?")
+        # NAME<TAB>FILE<TAB>PATTERN;"<TAB>kind:K<TAB>... (the pattern may hold tabs).
+        fields = l.split(';"\t', 1)[-1].split("\t")
+        kind = next((f[5:] for f in fields if f.startswith("kind:")), fields[0] or "?")
         kinds[kind] = kinds.get(kind, 0) + 1
     return secs, len(lines), kinds
 

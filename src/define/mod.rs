@@ -379,6 +379,11 @@ fn sites_in(
     let Some(s) = structure else {
         return Ok(Vec::new());
     };
+    let matched: Vec<&code::Symbol> = s.symbols.iter().filter(|sym| want.matches(sym)).collect();
+    if matched.is_empty() {
+        // Most candidates only use the name: no line index for them.
+        return Ok(Vec::new());
+    }
     let index = ws.index(&source);
     let bytes = source.bytes();
     let line = |n: u32| -> &[u8] {
@@ -387,7 +392,7 @@ fn sites_in(
         l.strip_suffix(b"\n").unwrap_or(l)
     };
     let mut sites = Vec::new();
-    for sym in s.symbols.iter().filter(|sym| want.matches(sym)) {
+    for sym in matched {
         let mut site = Site {
             path: path.to_string(),
             lang,
