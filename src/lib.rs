@@ -21,6 +21,7 @@ mod changing_files_tests;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod code;
+pub mod define;
 pub mod error;
 pub mod grep;
 pub mod index;

@@ -47,6 +47,17 @@ pub enum Term {
     Skeleton,
     CodeStartLine,
     CodeEndLine,
+    // Fields of a definition lookup.
+    /// The name looked up.
+    DefName,
+    /// The symbol kind a lookup keeps.
+    Kind,
+    /// The language a lookup keeps.
+    Lang,
+    /// The switch that lists declarations (prototypes, signatures) too.
+    Declarations,
+    /// The switch that shows each definition's code.
+    Code,
     // Fields of a section replacement.
     IncludeChildren,
     ExpectedHash,
@@ -124,6 +135,11 @@ impl Words for Neutral {
             Term::Cursor => "cursor",
             Term::Target => "target",
             Term::Skeleton => "skeleton",
+            Term::DefName => "name",
+            Term::Kind => "kind",
+            Term::Lang => "lang",
+            Term::Declarations => "declarations",
+            Term::Code => "code",
             Term::ExpectedHash => "expected_hash",
             Term::IncludeChildren => "include_children",
             Term::AllowReadOnly => "allow_read_only",

@@ -49,6 +49,11 @@ impl Words for CliWords {
             Term::Cursor => "--cursor",
             Term::Target => "NAME",
             Term::Skeleton => "`mapgrep outline`",
+            Term::DefName => "NAME",
+            Term::Kind => "--kind",
+            Term::Lang => "--lang",
+            Term::Declarations => "--declarations",
+            Term::Code => "--code",
             Term::ExpectedHash => "the section's hash",
             Term::AllowReadOnly => "--allow-read-only",
             Term::IncludeChildren => "--no-children",
@@ -71,7 +76,9 @@ impl Words for CliWords {
 
     fn given(&self, term: Term, value: &str) -> String {
         match term {
-            Term::Path | Term::SearchPath | Term::Pattern | Term::Target => value.to_string(),
+            Term::Path | Term::SearchPath | Term::Pattern | Term::Target | Term::DefName => {
+                value.to_string()
+            }
             _ => format!("{} {value}", self.name(term)),
         }
     }

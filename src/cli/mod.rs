@@ -1,8 +1,9 @@
-//! The command line: `mapgrep serve` (the MCP server), and `read`, `grep`, `toc` and
+//! The command line: `mapgrep serve` (the MCP server), and `read`, `grep`, `toc`, `def` and
 //! `section` for people. Parsing and rendering only; the work is the engine's.
 
 mod bench;
 mod code;
+mod define;
 mod doc;
 mod errors;
 mod grep;
@@ -50,6 +51,11 @@ pub enum Command {
     Outline(code::OutlineArgs),
     /// Print symbols of a code file by name ("initializeApp") or qualified name ("App.start").
     Symbol(code::SymbolArgs),
+    /// Print where a symbol is defined across a tree: `path:start-end: kind name — signature`
+    /// per site (and the code of a single site), by name ("parse") or qualified name
+    /// ("Parser.parse", "Foo::new").
+    #[command(alias = "definition")]
+    Def(define::DefArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard
     /// output, e.g. `mapgrep completions bash > ~/.local/share/bash-completion/completions/mapgrep`.
     Completions {
@@ -64,6 +70,9 @@ pub enum Command {
     /// Time a search repeated in one process (a warm server); for scripts/bench_grep.py.
     #[command(hide = true)]
     BenchGrep(bench::BenchGrepArgs),
+    /// Time definition lookups (cold, then warm) in one process; for scripts/bench_define.py.
+    #[command(hide = true)]
+    BenchDef(define::BenchDefArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -120,6 +129,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Section(args) => doc::section(args),
         Command::Outline(args) => code::outline(args),
         Command::Symbol(args) => code::symbol(args),
+        Command::Def(args) => define::run(args),
+        Command::BenchDef(args) => define::bench(args),
         Command::Index(args) => index::run(args),
         Command::BenchGrep(args) => bench::run(args),
         Command::Completions { shell } => {

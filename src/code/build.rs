@@ -66,6 +66,7 @@ impl FileStructure {
         for mut sym in next.symbols {
             sym.start_line += lines;
             sym.end_line += lines;
+            sym.def_line += lines;
             sym.parent = sym.parent.map(|p| p + base);
             for c in &mut sym.children {
                 *c += base;
@@ -111,6 +112,26 @@ impl FileStructure {
         assign_addresses(&mut self.symbols, &self.roots);
         self
     }
+}
+
+/// Whether the definition at `node` (a symbol of `kind`) is a declaration without a body,
+/// by the grammars' common names: a node with a `body` is a definition; without one, a
+/// `*signature*` node (a trait's or an abstract method, a TypeScript overload), a
+/// `*_specifier` (C/C++ `struct foo;`), a function or method `*_declaration` (Go's external
+/// functions, Java's abstract methods), or a function declared by a statement ending in
+/// `;` (a C prototype) is a declaration.
+pub(super) fn is_declaration(node: tree_sitter::Node, kind: &str, bytes: &[u8]) -> bool {
+    if node.child_by_field_name("body").is_some() || node.child_by_field_name("value").is_some() {
+        return false;
+    }
+    let node_kind = node.kind();
+    let function = matches!(kind, "function" | "method");
+    node_kind.contains("signature")
+        || node_kind.ends_with("_specifier")
+        || (function && matches!(node_kind, "function_declaration" | "method_declaration"))
+        || (function
+            && node_kind.contains("declar")
+            && bytes[node.byte_range()].trim_ascii_end().ends_with(b";"))
 }
 
 /// Files from this size on are parsed in two halves on two threads (when they split cleanly).

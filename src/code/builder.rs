@@ -412,6 +412,8 @@ impl<'a> Builder<'a> {
                 kind,
                 start_line: start + 1,
                 end_line: end + 1,
+                def_line: self.first(outer) + 1,
+                declaration: super::build::is_declaration(node, kind, self.bytes),
                 parent,
                 children: Vec::new(),
             },

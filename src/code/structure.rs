@@ -28,6 +28,12 @@ pub struct Symbol {
     /// comment.
     pub start_line: u32,
     pub end_line: u32,
+    /// 1-based first line of the definition itself (its export wrapper or decorators
+    /// included): `start_line` without the doc comment and attributes above it.
+    pub def_line: u32,
+    /// A declaration without a body: a prototype, a signature (a trait's or an abstract
+    /// method, an overload signature), a forward declaration.
+    pub declaration: bool,
     pub parent: Option<u32>,
     pub children: Vec<u32>,
 }

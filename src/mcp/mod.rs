@@ -6,6 +6,7 @@
 mod answer;
 pub mod budget;
 mod code;
+mod define;
 mod doc;
 mod grep;
 mod params;
@@ -34,6 +35,7 @@ use answer::Answer;
 use budget::{Budget, Budgets};
 
 pub use code::FileReadParams;
+pub use define::FindDefinitionParams;
 pub use grep::GrepContentParams;
 pub use read::{
     FileReadRequest, ReadFilesParams, ReadTextFileMeta, ReadTextFileParams, ReadTextFileResult,
@@ -45,7 +47,8 @@ mapgrep reads the files under its roots fast and exactly (relative paths resolve
 first root). Find, then read only what you need: grep_content gives each hit its line, the end \
 of its section (Section-End-Hint) and, in code, its enclosing symbol; then read_files reads \
 that range (or start_line + read_to_next_pattern), doc_toc/doc_read read markdown sections by \
-title or slug, and file_read reads code symbols by name.";
+title or slug, and file_read reads code symbols by name; find_definition finds where a symbol \
+is defined across the roots.";
 
 /// The tool that writes: listed only when the server may write.
 const WRITING_TOOL: &str = "doc_replace";
@@ -75,7 +78,8 @@ impl MapgrepServer {
         let mut tool_router = MapgrepServer::read_router()
             + MapgrepServer::grep_router()
             + MapgrepServer::doc_router()
-            + MapgrepServer::code_router();
+            + MapgrepServer::code_router()
+            + MapgrepServer::define_router();
         for route in tool_router.map.values_mut() {
             let tool = &mut route.attr;
             tool.input_schema = schema::portable_object(&tool.input_schema);

@@ -107,7 +107,7 @@ def main():
         names = sorted(t["name"] for t in listed)
         check("tools/list: the read-only tools, no doc_replace",
               names == ["doc_find", "doc_read", "doc_read_many", "doc_toc", "file_read",
-                        "grep_content", "read_files", "read_text_file"], names)
+                        "find_definition", "grep_content", "read_files", "read_text_file"], names)
 
         # read_files: an array of objects, a bare path list, a boolean.
         call(ins, "read_files section read", "read_files", "Lines: 8-11 of 22",
@@ -157,6 +157,10 @@ def main():
         call(ins, "file_read skeleton", "file_read", "initializeApp", file="app.ts", skeleton="true")
         call(ins, "file_read range", "file_read", "symbol: initializeApp", file="app.ts", startLine="1",
              endLine="7")
+
+        # find_definition: a name, a boolean as a string, a glob as a string.
+        call(ins, "find_definition", "find_definition", "app.ts:", name="initializeApp",
+             declarations="true", glob="*.ts")
 
         # doc_replace, listed and callable with --allow-write.
         writer = Inspector(inspector, server, root, ["--allow-write"])

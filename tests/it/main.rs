@@ -18,6 +18,7 @@ mod file_read;
 mod file_read_clike;
 mod file_read_langs;
 mod file_read_langs_b;
+mod find_definition;
 mod grep_tool;
 mod hints_agree;
 mod index_restart;
