@@ -13,6 +13,7 @@
 //! both front-ends show.
 
 pub mod render;
+mod shape;
 #[cfg(test)]
 mod tests;
 
@@ -299,26 +300,38 @@ pub fn lookup(
         other => other,
     })?;
     let files = files_of(&report.matches);
-    let parsed: Vec<(&str, Lang)> = files
+    let candidates: Vec<(&str, Lang)> = files
         .iter()
         .filter_map(|f| Some((*f, Lang::from_path(Path::new(f))?)))
         .filter(|(_, l)| want.lang.is_none_or(|w| w == *l))
         .collect();
+    // The files with a line where the name stands in a definition's place first; the others
+    // only when those define nothing.
+    let likely = likely_files(&report.matches, &want.last);
+    let (first, rest): (Vec<_>, Vec<_>) = candidates.iter().partition(|(f, _)| likely.contains(f));
     let errors = Mutex::new(report.errors.clone());
     let bytes = std::sync::atomic::AtomicU64::new(0);
-    let mut found: Vec<Site> = parsed
-        .par_iter()
-        .flat_map_iter(|(path, lang)| {
-            if progress.cancelled.load(Ordering::Relaxed) {
-                return Vec::new();
-            }
-            let code = q.code == Some(true);
-            sites_in(ws, path, *lang, &want, code, &bytes).unwrap_or_else(|e| {
-                errors.lock().expect("errors").push(e);
-                Vec::new()
+    let parse = |files: &[(&str, Lang)]| -> Vec<Site> {
+        files
+            .par_iter()
+            .flat_map_iter(|(path, lang)| {
+                if progress.cancelled.load(Ordering::Relaxed) {
+                    return Vec::new();
+                }
+                let code = q.code == Some(true);
+                sites_in(ws, path, *lang, &want, code, &bytes).unwrap_or_else(|e| {
+                    errors.lock().expect("errors").push(e);
+                    Vec::new()
+                })
             })
-        })
-        .collect();
+            .collect()
+    };
+    let mut found = parse(&first);
+    let mut parsed = first.len();
+    if found.iter().all(|s| s.declaration) {
+        found.extend(parse(&rest));
+        parsed += rest.len();
+    }
     found.sort_by(|a, b| (&a.path, a.start_line).cmp(&(&b.path, b.start_line)));
     let mut d = rank(found, q.declarations);
     if q.code.is_none() && d.sites.len() == 1 {
@@ -326,7 +339,7 @@ pub fn lookup(
         site.code = code_of(ws, site).ok();
     }
     d.files_with_name = files.len();
-    d.files_parsed = parsed.len();
+    d.files_parsed = parsed;
     d.bytes_parsed = bytes.into_inner();
     d.files_searched = report.files_searched;
     d.index = report.index;
@@ -335,6 +348,15 @@ pub fn lookup(
     d.cancelled = report.cancelled || progress.cancelled.load(Ordering::Relaxed);
     d.timed_out = report.timed_out || progress.timed_out.load(Ordering::Relaxed);
     Ok(d)
+}
+
+/// The files with a line where `name` could be defined ([`shape::could_define`]).
+fn likely_files<'m>(matches: &'m [GrepMatch], name: &str) -> std::collections::HashSet<&'m str> {
+    matches
+        .iter()
+        .filter(|m| shape::could_define(&m.text, name))
+        .map(|m| m.path.as_str())
+        .collect()
 }
 
 /// The distinct paths of sorted matches.
