@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::render::{self, PieceWriter};
-use super::{CodeFile, Mode, QueryError, ReadQuery, TargetMatch, lang};
+use super::{CodeFile, FileStructure, Mode, QueryError, ReadQuery, TargetMatch, lang};
 use crate::error::ParamError;
 use crate::words::{Term, Words};
 
@@ -34,113 +34,194 @@ pub fn answer(
     let mode = query.mode().map_err(|e| query_error(&e, provided, words))?;
     let mut text = String::new();
     render::header(&mut text, shown, words);
-    let total = file.total_lines();
-    let structure = file.structure();
-    let mut answer = Answer {
-        text: String::new(),
-        mode,
-        range: None,
-        symbols: Vec::new(),
-        truncated: false,
+    let read = Read {
+        file,
+        query,
+        provided,
+        budget,
+        words,
     };
-    let hint: String;
-    let mut cut_line = false;
-    match mode {
-        Mode::Target => {
-            let Some(s) = structure else {
-                return Err(query_error(&QueryError::NoStructure, provided, words));
-            };
-            let matches: Vec<(String, TargetMatch)> = query
-                .targets
-                .iter()
-                .map(|t| (t.clone(), super::resolve_target(s, t)))
-                .collect();
-            let found = matches
-                .iter()
-                .filter(|(_, m)| matches!(m, TargetMatch::Found(_)))
-                .count();
-            if found == 0 {
-                return Err(target_error(s, &matches, provided, words));
+    let body = match mode {
+        Mode::Target => read.targets(&mut text)?,
+        Mode::Skeleton => read.skeleton(&mut text),
+        Mode::Range => read.range(&mut text)?,
+        Mode::Whole => read.whole(&mut text),
+    };
+    file.check_intact()
+        .map_err(|e| crate::error::file_error_layout(&e, provided, words))?;
+    let mut truncated = render::fit(&mut text, budget, &body.hint);
+    if body.cut_line && !truncated {
+        cut_line_note(&mut text, words);
+        truncated = true;
+    }
+    Ok(Answer {
+        text,
+        mode,
+        range: body.range,
+        symbols: body.symbols,
+        truncated,
+    })
+}
+
+/// One `file_read` call: the file, the query, the size limit and what messages need.
+struct Read<'r> {
+    file: &'r CodeFile,
+    query: &'r ReadQuery,
+    /// The parameters as given, for error messages.
+    provided: &'r str,
+    /// The response size limit.
+    budget: usize,
+    words: &'r dyn Words,
+}
+
+/// What a mode wrote below the header, before the text is fitted to the budget.
+#[derive(Default)]
+struct Body {
+    /// The lines shown ([`Answer::range`]).
+    range: Option<(u32, u32)>,
+    /// The symbols shown ([`Answer::symbols`]).
+    symbols: Vec<u32>,
+    /// A line longer than the budget was shown in part.
+    cut_line: bool,
+    /// How to read less (or the rest), for when the text is over the budget.
+    hint: String,
+}
+
+impl Read<'_> {
+    /// Target mode: the symbols each target names, a problem note for a target that does
+    /// not resolve; an error when the file has no structure or no target resolves.
+    fn targets(&self, text: &mut String) -> Result<Body, ParamError> {
+        let Some(s) = self.file.structure() else {
+            return Err(query_error(
+                &QueryError::NoStructure,
+                self.provided,
+                self.words,
+            ));
+        };
+        let matches: Vec<(String, TargetMatch)> = self
+            .query
+            .targets
+            .iter()
+            .map(|t| (t.clone(), super::resolve_target(s, t)))
+            .collect();
+        if !matches
+            .iter()
+            .any(|(_, m)| matches!(m, TargetMatch::Found(_)))
+        {
+            return Err(target_error(s, &matches, self.provided, self.words));
+        }
+        let mut body = Body {
+            hint: "Read fewer targets per call, or members one by one (`Class.method`).".into(),
+            ..Body::default()
+        };
+        for (n, (target, m)) in matches.iter().enumerate() {
+            if n > 0 {
+                text.push('\n');
             }
-            for (n, (target, m)) in matches.iter().enumerate() {
-                if n > 0 {
+            let TargetMatch::Found(hits) = m else {
+                render::target_problem(text, s, target, m, self.words);
+                continue;
+            };
+            for (k, &hit) in hits.iter().enumerate() {
+                if k > 0 {
                     text.push('\n');
                 }
-                let TargetMatch::Found(hits) = m else {
-                    render::target_problem(&mut text, s, target, m, words);
-                    continue;
-                };
-                for (k, &hit) in hits.iter().enumerate() {
-                    if k > 0 {
-                        text.push('\n');
-                    }
-                    let sym = s.symbol(hit);
-                    let _ = writeln!(text, "### {}\n", render::describe(sym));
-                    let pieces = super::symbol_pieces(s, hit, query.recursive);
-                    let mut w = PieceWriter::new(&mut text, budget, words);
-                    w.pieces(file, s, &pieces);
-                    cut_line |= w.cut_line;
-                    answer.symbols.push(hit);
-                }
+                body.cut_line |= self.symbol(text, s, hit);
+                body.symbols.push(hit);
             }
-            hint = "Read fewer targets per call, or members one by one (`Class.method`).".into();
         }
-        Mode::Skeleton => match structure {
-            Some(s) => {
-                render::skeleton(&mut text, file, s);
-                answer.symbols = (0..s.symbols.len() as u32).collect();
-                hint = format!(
-                    "Read a part with {}/{} and {}.",
-                    words.name(Term::CodeStartLine),
-                    words.name(Term::CodeEndLine),
-                    words.set(Term::Skeleton)
-                );
-            }
-            None => {
-                raw_note(&mut text);
-                cut_line |= whole(&mut text, file, total, budget, words);
-                answer.range = (total > 0).then_some((1, total));
-                hint = format!("Read the rest with {}.", words.name(Term::CodeStartLine));
-            }
-        },
-        Mode::Range => {
-            let (first, last) = query
-                .range(total)
-                .map_err(|e| query_error(&e, provided, words))?;
-            match structure {
-                Some(s) => {
-                    let read = super::structured_range(s, first, last, query.skeleton);
-                    let _ = write!(
-                        text,
-                        "**Range:** lines {}-{} of {total}\n\n",
-                        read.first, read.last
-                    );
-                    let mut w = PieceWriter::new(&mut text, budget, words);
-                    answer.symbols = w.pieces(file, s, &read.pieces);
-                    cut_line |= w.cut_line;
-                    answer.range = Some((read.first, read.last));
-                }
-                None => {
-                    let _ = write!(text, "**Range:** lines {first}-{last} of {total}\n\n");
-                    let mut w = PieceWriter::new(&mut text, budget, words);
-                    w.raw_lines(file, first, last);
-                    cut_line |= w.cut_line;
-                    answer.range = Some((first, last));
-                }
-            }
-            hint = format!(
-                "Read a smaller range, or symbols with {}.",
-                words.name(Term::Target)
-            );
-        }
-        Mode::Whole => {
-            cut_line |= whole(&mut text, file, total, budget, words);
-            answer.range = (total > 0).then_some((1, total));
-            let (start, end) = (
+        Ok(body)
+    }
+
+    /// One symbol under its heading: its lines, members of more than one line as stubs
+    /// unless the query is recursive; true if a line had to be cut.
+    fn symbol(&self, text: &mut String, s: &FileStructure, hit: u32) -> bool {
+        let _ = writeln!(text, "### {}\n", render::describe(s.symbol(hit)));
+        let pieces = super::symbol_pieces(s, hit, self.query.recursive);
+        let mut w = PieceWriter::new(text, self.budget, self.words);
+        w.pieces(self.file, s, &pieces);
+        w.cut_line
+    }
+
+    /// Skeleton mode: the file's map; without structure, the whole file raw under a note.
+    fn skeleton(&self, text: &mut String) -> Body {
+        let words = self.words;
+        let Some(s) = self.file.structure() else {
+            raw_note(text);
+            let total = self.file.total_lines();
+            return Body {
+                range: (total > 0).then_some((1, total)),
+                cut_line: whole_raw(text, self.file, total, self.budget, words),
+                hint: format!("Read the rest with {}.", words.name(Term::CodeStartLine)),
+                ..Body::default()
+            };
+        };
+        render::skeleton(text, self.file, s);
+        Body {
+            symbols: (0..s.symbols.len() as u32).collect(),
+            hint: format!(
+                "Read a part with {}/{} and {}.",
                 words.name(Term::CodeStartLine),
                 words.name(Term::CodeEndLine),
-            );
-            hint = if structure.is_some() {
+                words.set(Term::Skeleton)
+            ),
+            ..Body::default()
+        }
+    }
+
+    /// Range mode: the lines asked for, raw without structure; with it, symbols as stubs
+    /// and the other blocks widened to whole (one line each when the query asks for a
+    /// skeleton). An error when the range does not fit the file.
+    fn range(&self, text: &mut String) -> Result<Body, ParamError> {
+        let (file, budget, words) = (self.file, self.budget, self.words);
+        let total = file.total_lines();
+        let (first, last) = self
+            .query
+            .range(total)
+            .map_err(|e| query_error(&e, self.provided, words))?;
+        let mut body = Body {
+            hint: format!(
+                "Read a smaller range, or symbols with {}.",
+                words.name(Term::Target)
+            ),
+            ..Body::default()
+        };
+        match file.structure() {
+            Some(s) => {
+                let read = super::structured_range(s, first, last, self.query.skeleton);
+                let _ = write!(
+                    text,
+                    "**Range:** lines {}-{} of {total}\n\n",
+                    read.first, read.last
+                );
+                let mut w = PieceWriter::new(text, budget, words);
+                body.symbols = w.pieces(file, s, &read.pieces);
+                body.cut_line = w.cut_line;
+                body.range = Some((read.first, read.last));
+            }
+            None => {
+                let _ = write!(text, "**Range:** lines {first}-{last} of {total}\n\n");
+                let mut w = PieceWriter::new(text, budget, words);
+                w.raw_lines(file, first, last);
+                body.cut_line = w.cut_line;
+                body.range = Some((first, last));
+            }
+        }
+        Ok(body)
+    }
+
+    /// Whole mode: every line, raw.
+    fn whole(&self, text: &mut String) -> Body {
+        let words = self.words;
+        let total = self.file.total_lines();
+        let (start, end) = (
+            words.name(Term::CodeStartLine),
+            words.name(Term::CodeEndLine),
+        );
+        Body {
+            range: (total > 0).then_some((1, total)),
+            cut_line: whole_raw(text, self.file, total, self.budget, words),
+            hint: if self.file.structure().is_some() {
                 format!(
                     "See the file's map with {}, then read symbols with {} or parts with {start}/{end}.",
                     words.set(Term::Skeleton),
@@ -148,27 +229,30 @@ pub fn answer(
                 )
             } else {
                 format!("Read the rest with {start}/{end}.")
-            };
+            },
+            ..Body::default()
         }
     }
-    file.check_intact()
-        .map_err(|e| crate::error::file_error_layout(&e, provided, words))?;
-    answer.truncated = render::fit(&mut text, budget, &hint);
-    if cut_line && !answer.truncated {
-        let _ = writeln!(
-            text,
-            "\n[cut: a line longer than the response size limit is shown in part and nothing after it. Search inside it with {}, or read the lines after it with {}.]",
-            words.name(Term::Search),
-            words.name(Term::CodeStartLine)
-        );
-        answer.truncated = true;
-    }
-    answer.text = text;
-    Ok(answer)
+}
+
+/// The note after a text that fits the budget but has a line shown in part.
+fn cut_line_note(text: &mut String, words: &dyn Words) {
+    let _ = writeln!(
+        text,
+        "\n[cut: a line longer than the response size limit is shown in part and nothing after it. Search inside it with {}, or read the lines after it with {}.]",
+        words.name(Term::Search),
+        words.name(Term::CodeStartLine)
+    );
 }
 
 /// The whole file, raw; true if a line had to be cut.
-fn whole(text: &mut String, file: &CodeFile, total: u32, budget: usize, words: &dyn Words) -> bool {
+fn whole_raw(
+    text: &mut String,
+    file: &CodeFile,
+    total: u32,
+    budget: usize,
+    words: &dyn Words,
+) -> bool {
     if total == 0 {
         text.push_str("(empty file)\n");
         return false;
@@ -252,7 +336,7 @@ fn query_error(e: &QueryError, provided: &str, w: &dyn Words) -> ParamError {
 }
 
 fn target_error(
-    s: &super::FileStructure,
+    s: &FileStructure,
     matches: &[(String, TargetMatch)],
     provided: &str,
     w: &dyn Words,

@@ -200,9 +200,18 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// The file's structure: the query's definitions as a symbol tree, the items, the blocks.
     pub(super) fn run(mut self, root: Node<'a>) -> FileStructure {
         self.link(root);
-        let c = self.compiled;
+        let (mut candidates, items) = self.search(root);
+        self.keep_symbols(&mut candidates, &items);
+        let (symbols, roots) = self.symbol_tree(&candidates);
+        self.partition(root, symbols, roots, items)
+    }
+
+    /// Runs the query from the root, then again below each container it finds and each node
+    /// [`Lang::reopens`]: the definitions (per node, the lowest pattern's) and the root's items.
+    fn search(&mut self, root: Node<'a>) -> (Vec<Candidate<'a>>, Vec<(Node<'a>, ItemCat)>) {
         let mut cursor = QueryCursor::new();
         // Symbols sit near the top of the tree or of a container's body: the query starts
         // matches at most QUERY_DEPTH levels below the root, then below each container
@@ -218,41 +227,14 @@ impl<'a> Builder<'a> {
             if !searched.insert(top.id()) {
                 continue;
             }
-            let mut matches = cursor.matches(&c.query, top, self.bytes);
+            let mut matches = cursor.matches(&self.compiled.query, top, self.bytes);
             while let Some(m) = matches.next() {
-                let mut name = None;
-                let mut def = None;
-                for cap in m.captures() {
-                    let i = cap.index;
-                    if Some(i) == c.name {
-                        name = Some(cap.node);
-                    } else if let Some(&(_, kind)) = c.definitions.iter().find(|(d, _)| *d == i) {
-                        def = Some((cap.node, kind));
-                    } else if top == root {
-                        let cat = if Some(i) == c.import {
-                            ItemCat::Import
-                        } else if Some(i) == c.export {
-                            ItemCat::Export
-                        } else if Some(i) == c.comment {
-                            ItemCat::Comment
-                        } else if Some(i) == c.directive {
-                            ItemCat::Directive
-                        } else {
-                            continue;
-                        };
-                        items.push((cap.node, cat));
-                    }
-                }
-                let Some((node, kind)) = def else { continue };
-                let candidate = Candidate {
-                    node,
-                    name,
-                    kind,
-                    pattern: m.pattern_index,
-                    qualifier: None,
+                let Some(candidate) = self.read_match(m, top == root, &mut items) else {
+                    continue;
                 };
+                let (node, kind) = (candidate.node, candidate.kind);
                 match by_node.get(&node.id()) {
-                    Some(&at) if candidates[at].pattern <= m.pattern_index => {}
+                    Some(&at) if candidates[at].pattern <= candidate.pattern => {}
                     Some(&at) => candidates[at] = candidate,
                     None => {
                         by_node.insert(node.id(), candidates.len());
@@ -264,28 +246,72 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        // `const x = require('x')` is an import, not a symbol.
+        (candidates, items)
+    }
+
+    /// One query match: its definition as a candidate, if it captured one; the items it
+    /// captured are added to `items` when the query ran from the root.
+    fn read_match(
+        &self,
+        m: &tree_sitter::QueryMatch<'_, 'a>,
+        at_root: bool,
+        items: &mut Vec<(Node<'a>, ItemCat)>,
+    ) -> Option<Candidate<'a>> {
+        let c = self.compiled;
+        let item_captures = [
+            (c.import, ItemCat::Import),
+            (c.export, ItemCat::Export),
+            (c.comment, ItemCat::Comment),
+            (c.directive, ItemCat::Directive),
+        ];
+        let (mut name, mut def) = (None, None);
+        for cap in m.captures() {
+            let i = cap.index;
+            if Some(i) == c.name {
+                name = Some(cap.node);
+            } else if let Some(&(_, kind)) = c.definitions.iter().find(|(d, _)| *d == i) {
+                def = Some((cap.node, kind));
+            } else if at_root
+                && let Some(&(_, cat)) = item_captures.iter().find(|(k, _)| *k == Some(i))
+            {
+                items.push((cap.node, cat));
+            }
+        }
+        let (node, kind) = def?;
+        Some(Candidate {
+            node,
+            name,
+            kind,
+            pattern: m.pattern_index,
+            qualifier: None,
+        })
+    }
+
+    /// Drops the candidates that are never symbols: definitions outside the structural part of
+    /// the tree (in a function body or an expression) or in an import (`const x = require('x')`).
+    /// Names the C/C++ ones from their declarators; sorts by start, an enclosing one first.
+    fn keep_symbols(&self, candidates: &mut Vec<Candidate<'a>>, items: &[(Node<'a>, ItemCat)]) {
         let imports: std::collections::HashSet<usize> = items
             .iter()
             .filter(|(_, cat)| *cat == ItemCat::Import)
             .map(|(n, _)| n.id())
             .collect();
-        // A definition outside the structural part of the tree (inside a function body or an
-        // expression) is never a symbol.
         candidates.retain(|cand| {
             self.links.contains_key(&cand.node.id())
                 && self
                     .parent(cand.node)
                     .is_none_or(|p| !imports.contains(&p.id()))
         });
-        self.name_declarators(&mut candidates);
+        self.name_declarators(candidates);
         candidates.sort_by_key(|cand| (cand.node.start_byte(), usize::MAX - cand.node.end_byte()));
-        by_node = candidates
-            .iter()
-            .enumerate()
-            .map(|(i, cand)| (cand.node.id(), i))
-            .collect();
+    }
 
+    /// The symbols of the sorted candidates, each under the container it sits in (one in a
+    /// function body or an expression is dropped), with their addresses; and the roots.
+    fn symbol_tree(&self, candidates: &[Candidate<'a>]) -> (Vec<Symbol>, Vec<u32>) {
+        // node id → candidate index
+        let by_node: HashMap<usize, usize, BuildIdHasher> =
+            candidates.iter().map(|c| c.node.id()).zip(0..).collect();
         let mut symbols: Vec<Symbol> = Vec::with_capacity(candidates.len());
         // candidate index → symbol index
         let mut kept: Vec<Option<u32>> = vec![None; candidates.len()];
@@ -303,14 +329,11 @@ impl<'a> Builder<'a> {
             scopes.push(scope);
             kept[ci] = Some(index);
         }
-        let roots: Vec<u32> = symbols
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.parent.is_none())
-            .map(|(i, _)| i as u32)
+        let roots: Vec<u32> = (0..symbols.len() as u32)
+            .filter(|&i| symbols[i as usize].parent.is_none())
             .collect();
         assign_addresses(&mut symbols, &roots);
-        self.partition(root, symbols, roots, items)
+        (symbols, roots)
     }
 
     /// `Some(parent)` if the definition at `node` is kept (`Some(None)` at the top level),

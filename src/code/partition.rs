@@ -7,6 +7,9 @@ use super::builder::{Builder, ItemCat, Own};
 use super::structure::{Block, Category, FileStructure, GapKind, Item, Symbol};
 
 impl<'a> Builder<'a> {
+    /// The file's structure: each line goes to the first owner that claims it — the
+    /// top-level symbols, then the items (directives, imports, exports, comments, in that
+    /// order), then the root's other statements — and runs of one owner become blocks.
     pub(super) fn partition(
         self,
         root: Node,
@@ -15,24 +18,39 @@ impl<'a> Builder<'a> {
         items: Vec<(Node, ItemCat)>,
     ) -> FileStructure {
         let total = self.total_lines();
-        let mut own = vec![Own::Unset; total as usize];
-        let claim = |first: u32, last: u32, owner: Own, own: &mut Vec<Own>| -> bool {
-            let mut got = false;
-            for line in first..=last.min(total.saturating_sub(1)) {
-                let slot = &mut own[line as usize];
-                if *slot == Own::Unset {
-                    *slot = owner;
-                    got = true;
-                } else if *slot == owner {
-                    got = true;
-                }
-            }
-            got
-        };
+        let mut owners = Owners(vec![Own::Unset; total as usize]);
         for &r in &roots {
             let s = &symbols[r as usize];
-            claim(s.start_line - 1, s.end_line - 1, Own::Symbol(r), &mut own);
+            owners.claim(s.start_line - 1, s.end_line - 1, Own::Symbol(r));
         }
+        let [imports, exports, comments, directives] = self.claim_items(&items, &mut owners);
+        let mut walk = root.walk();
+        for (k, child) in root.named_children(&mut walk).enumerate() {
+            owners.claim(
+                self.first(child),
+                self.last(child),
+                Own::Statement(k as u32),
+            );
+        }
+        let blocks = self.blocks(&owners.0);
+        let mut structure = FileStructure {
+            lang: Some(self.lang),
+            total_lines: total,
+            symbols,
+            roots,
+            imports,
+            exports,
+            comments,
+            directives,
+            blocks,
+        };
+        count_items(&mut structure);
+        structure
+    }
+
+    /// Claims the items' lines a category at a time (directives, imports, exports, comments);
+    /// an item that gets a line is listed. The lists are in [`ItemCat`] order, sorted by line.
+    fn claim_items(&self, items: &[(Node, ItemCat)], owners: &mut Owners) -> [Vec<Item>; 4] {
         let mut lists: [Vec<Item>; 4] = Default::default();
         for cat in [
             ItemCat::Directive,
@@ -40,12 +58,12 @@ impl<'a> Builder<'a> {
             ItemCat::Export,
             ItemCat::Comment,
         ] {
-            for &(node, c) in &items {
+            for &(node, c) in items {
                 if self.category(c, node) != cat {
                     continue;
                 }
                 let (first, last) = (self.first(node), self.last(node));
-                if claim(first, last, Own::Item(cat), &mut own) {
+                if owners.claim(first, last, Own::Item(cat)) {
                     let (kind, name) = self.describe(node, cat);
                     lists[cat as usize].push(Item {
                         name,
@@ -56,34 +74,19 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        let mut walk = root.walk();
-        for (k, child) in root.named_children(&mut walk).enumerate() {
-            claim(
-                self.first(child),
-                self.last(child),
-                Own::Statement(k as u32),
-                &mut own,
-            );
-        }
         for list in &mut lists {
             list.sort_by_key(|i| (i.start_line, i.end_line));
         }
-        let [imports, exports, comments, directives] = lists;
+        lists
+    }
 
-        // Runs of one owner become blocks.
+    /// The blocks: a run of lines of one owner is one block; a run of unowned lines is split
+    /// where blank lines turn to unknown ones or back.
+    fn blocks(&self, own: &[Own]) -> Vec<Block> {
         let mut blocks: Vec<Block> = Vec::new();
         for (line, &owner) in own.iter().enumerate() {
             let line = line as u32 + 1;
-            let category = match owner {
-                Own::Symbol(i) => Category::Symbol(i),
-                Own::Item(ItemCat::Import) => Category::Import,
-                Own::Item(ItemCat::Export) => Category::Export,
-                Own::Item(ItemCat::Comment) => Category::Comment,
-                Own::Item(ItemCat::Directive) => Category::Directive,
-                Own::Statement(_) => Category::Gap(GapKind::Unknown),
-                Own::Unset if self.is_blank(line - 1) => Category::Gap(GapKind::Blank),
-                Own::Unset => Category::Gap(GapKind::Unknown),
-            };
+            let category = self.line_category(owner, line);
             let continues = line > 1 && {
                 let prev = own[line as usize - 2];
                 match (prev, owner) {
@@ -104,32 +107,22 @@ impl<'a> Builder<'a> {
                 });
             }
         }
-        let mut structure = FileStructure {
-            lang: Some(self.lang),
-            total_lines: total,
-            symbols,
-            roots,
-            imports,
-            exports,
-            comments,
-            directives,
-            blocks,
-        };
-        let counts: Vec<u32> = structure
-            .blocks
-            .iter()
-            .map(|b| {
-                structure
-                    .items(b.category)
-                    .iter()
-                    .filter(|i| b.start_line <= i.start_line && i.start_line <= b.end_line)
-                    .count() as u32
-            })
-            .collect();
-        for (block, n) in structure.blocks.iter_mut().zip(counts) {
-            block.items = n.max(1);
+        blocks
+    }
+
+    /// The block category of (1-based) `line` owned by `owner`: a statement no symbol or
+    /// item took is an unknown gap.
+    fn line_category(&self, owner: Own, line: u32) -> Category {
+        match owner {
+            Own::Symbol(i) => Category::Symbol(i),
+            Own::Item(ItemCat::Import) => Category::Import,
+            Own::Item(ItemCat::Export) => Category::Export,
+            Own::Item(ItemCat::Comment) => Category::Comment,
+            Own::Item(ItemCat::Directive) => Category::Directive,
+            Own::Statement(_) => Category::Gap(GapKind::Unknown),
+            Own::Unset if self.is_blank(line - 1) => Category::Gap(GapKind::Blank),
+            Own::Unset => Category::Gap(GapKind::Unknown),
         }
-        structure
     }
 
     /// The category of a captured item: a `#!` comment on the first line is a directive.
@@ -149,5 +142,45 @@ impl<'a> Builder<'a> {
             .copied()
             .unwrap_or(self.bytes.len());
         self.bytes[start..end].iter().all(u8::is_ascii_whitespace)
+    }
+}
+
+/// The owner of each (0-based) line while the partition is built.
+struct Owners(Vec<Own>);
+
+impl Owners {
+    /// Gives lines `first..=last` (0-based, cut at the file's end) that have no owner yet to
+    /// `owner`; true if `owner` holds any of them afterwards.
+    fn claim(&mut self, first: u32, last: u32, owner: Own) -> bool {
+        let total = self.0.len() as u32;
+        let mut got = false;
+        for line in first..=last.min(total.saturating_sub(1)) {
+            let slot = &mut self.0[line as usize];
+            if *slot == Own::Unset {
+                *slot = owner;
+                got = true;
+            } else if *slot == owner {
+                got = true;
+            }
+        }
+        got
+    }
+}
+
+/// Sets each block's item count: the items of its category starting in it, at least 1.
+fn count_items(structure: &mut FileStructure) {
+    let counts: Vec<u32> = structure
+        .blocks
+        .iter()
+        .map(|b| {
+            structure
+                .items(b.category)
+                .iter()
+                .filter(|i| b.start_line <= i.start_line && i.start_line <= b.end_line)
+                .count() as u32
+        })
+        .collect();
+    for (block, n) in structure.blocks.iter_mut().zip(counts) {
+        block.items = n.max(1);
     }
 }
