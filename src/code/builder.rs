@@ -9,6 +9,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCursor};
 
 use super::cfamily;
+use super::describe::{is_constant_name, is_container};
 use super::lang::{Compiled, Lang};
 use super::lang_b;
 use super::structure::{FileStructure, Symbol, assign_addresses};
@@ -371,17 +372,7 @@ impl<'a> Builder<'a> {
     ) -> (Symbol, String) {
         let node = cand.node;
         let mut kind = cand.kind;
-        let mut name = match cand.name {
-            Some(n) => self
-                .text(n)
-                .trim_matches(['"', '\'', '`'])
-                .trim()
-                .to_string(),
-            None => "default".to_string(),
-        };
-        if name.is_empty() {
-            name = "anonymous".to_string();
-        }
+        let mut name = self.candidate_name(cand);
         let mut scope = None;
         let mut owner = parent.map(|p| scopes[p as usize].clone());
         if let Some(q) = &cand.qualifier {
@@ -442,6 +433,20 @@ impl<'a> Builder<'a> {
             },
             scope,
         )
+    }
+
+    /// A candidate's name as written (quotes trimmed); `default` for an unnamed default
+    /// export, `anonymous` for an empty name.
+    fn candidate_name(&self, cand: &Candidate) -> String {
+        let name = match cand.name {
+            Some(n) => self.text(n).trim_matches(['"', '\'', '`']).trim(),
+            None => "default",
+        };
+        if name.is_empty() {
+            "anonymous".to_string()
+        } else {
+            name.to_string()
+        }
     }
 
     /// C/C++: names and kinds of definitions come from their declarators.
@@ -570,28 +575,3 @@ impl<'a> Builder<'a> {
 /// How deep below the root or a container the query starts matches: deep enough for
 /// `namespace N { export const x = … }` (statement block, export, declaration, declarator).
 const QUERY_DEPTH: u32 = 4;
-
-/// Symbol kinds whose members are symbols too.
-fn is_container(lang: Lang, kind: &str) -> bool {
-    matches!(
-        kind,
-        "class"
-            | "interface"
-            | "namespace"
-            | "module"
-            | "impl"
-            | "trait"
-            | "struct"
-            | "union"
-            | "enum"
-            | "record"
-    ) || lang_b::is_container_kind(lang, kind)
-}
-
-/// `MAX_RETRIES`, `API_URL`: all capitals, digits and underscores, with a letter.
-fn is_constant_name(name: &str) -> bool {
-    name.bytes().any(|b| b.is_ascii_uppercase())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
-}

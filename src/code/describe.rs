@@ -1,5 +1,6 @@
-//! What the items of a file (imports, exports, comments, directives) are called in a
-//! skeleton: their kind and a short display name.
+//! What things of a file are called: the items (imports, exports, comments, directives) of a
+//! skeleton, their kind and a short display name; and the symbol kinds that hold members and
+//! the names that make a variable a constant.
 
 use tree_sitter::Node;
 
@@ -185,4 +186,29 @@ fn comment_title(text: &str) -> String {
         .find(|l| !l.is_empty())
         .unwrap_or("");
     short(line)
+}
+
+/// Symbol kinds whose members are symbols too.
+pub(super) fn is_container(lang: Lang, kind: &str) -> bool {
+    matches!(
+        kind,
+        "class"
+            | "interface"
+            | "namespace"
+            | "module"
+            | "impl"
+            | "trait"
+            | "struct"
+            | "union"
+            | "enum"
+            | "record"
+    ) || super::lang_b::is_container_kind(lang, kind)
+}
+
+/// `MAX_RETRIES`, `API_URL`: all capitals, digits and underscores, with a letter.
+pub(super) fn is_constant_name(name: &str) -> bool {
+    name.bytes().any(|b| b.is_ascii_uppercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
