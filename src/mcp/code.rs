@@ -16,7 +16,7 @@ use crate::code::answer::answer;
 use crate::code::{CodeFile, ReadQuery};
 use crate::read::file_error_layout;
 
-const FILE_READ_DESCRIPTION: &str = r###"Read code by its structure instead of guessed line numbers (TypeScript/TSX, JavaScript, Rust, Python, Go; other files come back raw). Map, then read exactly what you need:
+const FILE_READ_DESCRIPTION: &str = r###"Read code by its structure instead of guessed line numbers (TS/JS, Rust, Python, Go, C/C++, Java, C#, Kotlin, Ruby, PHP, Swift, Scala, Bash; others come back raw). Map, then read exactly what you need:
 - skeleton: true -> the map: imports, exports, comments, every symbol with kind and lines (`[12-28] function: initializeApp`, members as Class.method), gaps verbatim.
 - target: ["initializeApp"] or ["App.start", "CONFIG"] -> those symbols in full with doc comments and decorators (members collapsed to stubs unless recursive: true). Ambiguous names list candidates.
 - startLine/endLine -> the range with every symbol collapsed to a stub naming its target (not with target).

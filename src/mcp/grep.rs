@@ -22,7 +22,7 @@ const GREP_CONTENT_DESCRIPTION: &str = r###"Regex search (Rust syntax) over the 
   ---
   [LOG-015] - [2026-01-27 10:00] - [DECISION] - Task: MODEL-A
   ---
-Section-End-Hint: the last line of the match's section, before the nearest later line matching section_patterns (default "^## ", "^# ", "^\[LOG-"; [] disables); Section-Start: its first line. Read it with read_files start_line, end_line. In markdown files headings count by level and `Section: #slug (lines A-B)` names the section for doc_read; in TS/JS/Rust/Python/Go files `Symbol: App.start (lines 30-60)` names the enclosing symbol for file_read target. A cut result ends with a cursor to pass back."###;
+Section-End-Hint: the last line of the match's section, before the nearest later line matching section_patterns (default "^## ", "^# ", "^\[LOG-"; [] disables); Section-Start: its first line. Read it with read_files start_line, end_line. In markdown files headings count by level and `Section: #slug (lines A-B)` names the section for doc_read; in code files `Symbol: App.start (lines 30-60)` names the enclosing symbol for file_read target. A cut result ends with a cursor to pass back."###;
 
 /// Parameters of `grep_content`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
