@@ -354,7 +354,10 @@ pub fn lookup(
 fn likely_files<'m>(matches: &'m [GrepMatch], name: &str) -> std::collections::HashSet<&'m str> {
     matches
         .iter()
-        .filter(|m| shape::could_define(&m.text, name))
+        .filter(|m| {
+            Lang::from_path(Path::new(&m.path))
+                .is_some_and(|lang| shape::could_define(&m.text, name, lang))
+        })
         .map(|m| m.path.as_str())
         .collect()
 }

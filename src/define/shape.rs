@@ -16,6 +16,8 @@
 //! positive costs one file's parse, a false negative a definition; the lookup parses every
 //! file holding the word when none of the likely ones defines it.
 
+use crate::code::Lang;
+
 /// Words after which the name is being defined.
 const DEFINING: &[&str] = &[
     "fn",
@@ -119,8 +121,9 @@ const CALLING: &[&str] = &[
     "print", "echo", "raise", "puts", "alignof", "decltype", "go", "defer",
 ];
 
-/// Whether `line` could hold a definition of `name` (a whole word in it somewhere).
-pub fn could_define(line: &str, name: &str) -> bool {
+/// Whether `line` could hold a definition of `name` (a whole word in it somewhere) in a file
+/// of `lang`.
+pub fn could_define(line: &str, name: &str, lang: Lang) -> bool {
     if name.is_empty() {
         return false;
     }
@@ -134,7 +137,7 @@ pub fn could_define(line: &str, name: &str) -> bool {
     while let Some(i) = line[from..].find(name) {
         let at = from + i;
         let end = at + name.len();
-        from = at + 1;
+        from = end;
         let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
         if word(line[..at].chars().next_back()) || word(line[end..].chars().next()) {
             continue;
@@ -148,7 +151,15 @@ pub fn could_define(line: &str, name: &str) -> bool {
             }
             continue;
         }
-        if defines_here(&line[..at], &line[end..], opens_with_keyword) {
+        // C has no methods: an indented `name(…) {` is a statement macro
+        // (`list_for_each_entry(pos, head, member) {`), never a definition.
+        let indented_headers = lang != Lang::C;
+        if defines_here(
+            &line[..at],
+            &line[end..],
+            opens_with_keyword,
+            indented_headers,
+        ) {
             return true;
         }
     }
@@ -156,7 +167,12 @@ pub fn could_define(line: &str, name: &str) -> bool {
 }
 
 /// The occurrence between `pre` and `post` stands where a definition puts its name.
-fn defines_here(pre: &str, post: &str, opens_with_keyword: bool) -> bool {
+fn defines_here(
+    pre: &str,
+    post: &str,
+    opens_with_keyword: bool,
+    indented_definitions: bool,
+) -> bool {
     let post = post.trim_start();
     let before = pre.trim_end();
     let last_word = before
@@ -187,12 +203,17 @@ fn defines_here(pre: &str, post: &str, opens_with_keyword: bool) -> bool {
         let end = post.trim_end();
         let header = if pre.is_empty() {
             !end.ends_with(';')
+        } else if !indented_definitions {
+            false
         } else {
             end.ends_with('{') || end.ends_with("=>") || end.ends_with('(') || end == "()"
         };
+        // A constant or a field (`MAX = 3`, `name: string`): in C only at file scope (an
+        // indented `x = …` is an assignment, `label:` a label).
+        let assigned = (post.starts_with('=') && !post.starts_with("=="))
+            || (post.starts_with(':') && !post.starts_with("::"));
         return (calls && header)
-            || (post.starts_with('=') && !post.starts_with("=="))
-            || (post.starts_with(':') && !post.starts_with("::"))
+            || (assigned && (indented_definitions || pre.is_empty()))
             || opens_with_keyword;
     }
     if calls {
@@ -205,8 +226,21 @@ fn defines_here(pre: &str, post: &str, opens_with_keyword: bool) -> bool {
         let receiver = opens_with_keyword && before.ends_with([')', '.']);
         return (typed || receiver) && !CALLING.contains(&last_word);
     }
-    // A modifier-led line: a field, a property, a variable (`public int Count {`, `int x =`).
-    opens_with_keyword
+    // A variable, a field, a property: after a modifier-led line's type or after a type
+    // (`public int Count {`, `static int x =`, `int limit = 4;`, `private $name;`), not a
+    // parameter (`f(struct inode *inode, …`); in C at file scope only.
+    // (An attribute macro may stand between: `*cachep __ro_after_init;`.)
+    let declared = post.is_empty()
+        || post.starts_with(['=', ';', '{', '['])
+        || post.starts_with("__")
+        || (post.starts_with(':') && !post.starts_with("::"));
+    let typed =
+        before.ends_with(|c: char| c.is_alphanumeric() || matches!(c, '_' | '*' | '>' | ']'));
+    let indented = pre.starts_with(char::is_whitespace);
+    (opens_with_keyword || typed)
+        && declared
+        && (indented_definitions || !indented)
+        && !post.starts_with("==")
         && !CALLING.contains(&last_word)
         && !before.ends_with(['.', '=', '(', ','])
         && !before.ends_with("->")
@@ -215,6 +249,45 @@ fn defines_here(pre: &str, post: &str, opens_with_keyword: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::could_define;
+    use crate::code::Lang;
+
+    #[test]
+    fn c_statement_macros_and_parameters_do_not() {
+        for (line, name) in [
+            (
+                "\tlist_for_each_entry(pos, head, member) {",
+                "list_for_each_entry",
+            ),
+            (
+                "static int show(struct inode *inode, struct file *file)",
+                "inode",
+            ),
+            ("\tstruct inode *inode = file_inode(file);", "inode"),
+            ("\t\tinode = d_inode(dentry);", "inode"),
+        ] {
+            assert!(
+                !could_define(line, name, Lang::C),
+                "{line:?} only uses {name}"
+            );
+        }
+        for (line, name) in [
+            (
+                "#define list_for_each_entry(pos, head, member)\t\\",
+                "list_for_each_entry",
+            ),
+            ("struct inode {", "inode"),
+            (
+                "static struct kmem_cache *inode_cachep __ro_after_init;",
+                "inode_cachep",
+            ),
+            (
+                "int sysctl_vfs_cache_pressure = 100;",
+                "sysctl_vfs_cache_pressure",
+            ),
+        ] {
+            assert!(could_define(line, name, Lang::C), "{line:?} defines {name}");
+        }
+    }
 
     #[test]
     fn definitions_qualify() {
@@ -264,7 +337,12 @@ mod tests {
             ("extension Circle {", "Circle"),
             ("MAX_RETRIES = 3", "MAX_RETRIES"),
         ] {
-            assert!(could_define(line, name), "{line:?} defines {name}");
+            let lang = if line.contains("fn ") {
+                Lang::Rust
+            } else {
+                Lang::TypeScript
+            };
+            assert!(could_define(line, name, lang), "{line:?} defines {name}");
         }
     }
 
@@ -288,7 +366,10 @@ mod tests {
             ("\t\t\t\t   ARRAY_SIZE(modes),", "ARRAY_SIZE"),
             ("\t\tkfree(p))", "kfree"),
         ] {
-            assert!(!could_define(line, name), "{line:?} only uses {name}");
+            assert!(
+                !could_define(line, name, Lang::Java),
+                "{line:?} only uses {name}"
+            );
         }
     }
 }
