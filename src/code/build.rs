@@ -119,14 +119,25 @@ impl FileStructure {
 /// `*signature*` node (a trait's or an abstract method, a TypeScript overload), a
 /// `*_specifier` (C/C++ `struct foo;`), a function or method `*_declaration` (Go's external
 /// functions, Java's abstract methods), or a function declared by a statement ending in
-/// `;` (a C prototype) is a declaration.
+/// `;` (a C prototype) is a declaration. So are a C/C++ `prototype` (a pure virtual method
+/// too) and a Swift protocol's requirement (`protocol_function_declaration`…); Kotlin's
+/// body is a `function_body` child, not a field.
 pub(super) fn is_declaration(node: tree_sitter::Node, kind: &str, bytes: &[u8]) -> bool {
     if node.child_by_field_name("body").is_some() || node.child_by_field_name("value").is_some() {
         return false;
     }
+    let mut cursor = node.walk();
+    if node
+        .named_children(&mut cursor)
+        .any(|c| c.kind() == "function_body")
+    {
+        return false;
+    }
     let node_kind = node.kind();
     let function = matches!(kind, "function" | "method");
-    node_kind.contains("signature")
+    kind == "prototype"
+        || (node_kind.starts_with("protocol_") && node_kind != "protocol_declaration")
+        || node_kind.contains("signature")
         || node_kind.ends_with("_specifier")
         || (function && matches!(node_kind, "function_declaration" | "method_declaration"))
         || (function

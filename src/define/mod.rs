@@ -132,9 +132,10 @@ pub struct Definitions {
 /// Why a lookup cannot run: its parameters, or a path it names.
 pub type DefineError = crate::error::RequestError;
 
-/// The name split at `.` and `::`: its components, last one the symbol's own name.
+/// The name split at `.`, `::` and `#` (Ruby's and Javadoc's `Klass#method`): its
+/// components, last one the symbol's own name.
 fn components(name: &str) -> Vec<&str> {
-    name.split("::").flat_map(|p| p.split('.')).collect()
+    name.split("::").flat_map(|p| p.split(['.', '#'])).collect()
 }
 
 /// What a symbol must be to be a site: checked parameters.
@@ -209,7 +210,7 @@ impl DefineQuery {
             return Err(self.error(
                 w,
                 &format!("Invalid {term}"),
-                format!("'{name}' is not a symbol name: names hold no spaces, and '.' or '::' separate non-empty parts."),
+                format!("'{name}' is not a symbol name: names hold no spaces, and '.', '::' or '#' separate non-empty parts."),
                 "Give one name (\"parse_config\") or a qualified one (\"Parser.parse\", \"Foo::new\"); to search text, use a search.",
             ));
         }

@@ -472,3 +472,15 @@ fn the_signature_joins_a_return_type_line_and_skips_decorators() {
     // A name on none of the first lines: the first line alone.
     assert_eq!(signature("zzz", 1, 3, at), "static inline void *");
 }
+
+#[test]
+fn qualified_names_split_at_dots_colons_and_hashes() {
+    assert_eq!(
+        super::components("Billing::Invoice#add"),
+        ["Billing", "Invoice", "add"]
+    );
+    assert_eq!(
+        super::components("geo::Circle.area"),
+        ["geo", "Circle", "area"]
+    );
+}

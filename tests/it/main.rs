@@ -19,6 +19,7 @@ mod file_read_clike;
 mod file_read_langs;
 mod file_read_langs_b;
 mod find_definition;
+mod find_definition_langs;
 mod grep_tool;
 mod hints_agree;
 mod index_restart;

@@ -93,6 +93,37 @@ fn c_prototype_is_a_declaration_and_the_body_a_function() {
         }
         other => panic!("{other:?}"),
     }
+    // The prototype is a declaration (a definition lookup lists it only when asked).
+    let decl: Vec<(&str, bool)> = s
+        .symbols
+        .iter()
+        .filter(|x| x.name == "ring_push")
+        .map(|x| (x.kind, x.declaration))
+        .collect();
+    assert_eq!(decl, [("prototype", true), ("function", false)]);
+}
+
+/// A C++ pure virtual method and an in-class prototype are declarations; an inline method
+/// and an out-of-line one are not.
+#[test]
+fn cpp_prototypes_and_pure_virtuals_are_declarations() {
+    let src = "struct S {\n    virtual int f() const = 0;\n    int g();\n    int h() { return 1; }\n};\nint S::g() { return 2; }\n";
+    let s = structure("s.hpp", src);
+    let decl: Vec<(&str, u32, bool)> = s
+        .symbols
+        .iter()
+        .filter(|x| x.kind != "struct")
+        .map(|x| (x.name.as_str(), x.start_line, x.declaration))
+        .collect();
+    assert_eq!(
+        decl,
+        [
+            ("f", 2, true),
+            ("g", 3, true),
+            ("h", 4, false),
+            ("g", 6, false)
+        ]
+    );
 }
 
 const C_MACROS: &str = "\

@@ -83,6 +83,43 @@ fn languages_by_extension_and_file_name() {
     assert_eq!(Lang::from_path(Path::new("rakefile.txt")), None);
 }
 
+/// `(qualified, declaration)` of the symbols named `name`.
+fn declared(s: &FileStructure, name: &str) -> Vec<(String, bool)> {
+    s.symbols
+        .iter()
+        .filter(|x| x.name == name)
+        .map(|x| (x.qualified.clone(), x.declaration))
+        .collect()
+}
+
+/// A Kotlin function with a body (a block or `=`) is a definition, an interface's without
+/// one a declaration; a Swift protocol's requirements are declarations.
+#[test]
+fn bodies_tell_definitions_from_declarations() {
+    let kt = build("inventory.kt", KOTLIN);
+    assert_eq!(
+        declared(&kt, "restock"),
+        [
+            ("Item.restock".into(), false),
+            ("Item.restock".into(), false)
+        ]
+    );
+    assert_eq!(declared(&kt, "main"), [("main".into(), false)]);
+    assert_eq!(declared(&kt, "find"), [("Repository.find".into(), true)]);
+    let sw = build("Shapes.swift", SWIFT);
+    assert_eq!(
+        declared(&sw, "scaled"),
+        [
+            ("Shape.scaled".into(), true),
+            ("Circle.scaled".into(), false)
+        ]
+    );
+    assert_eq!(
+        declared(&sw, "area"),
+        [("Shape.area".into(), true), ("Circle.area".into(), false)]
+    );
+}
+
 #[test]
 fn kotlin_companions_extensions_overloads_and_kinds() {
     let s = build("inventory.kt", KOTLIN);
