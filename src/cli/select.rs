@@ -3,11 +3,11 @@
 //! search ([`crate::matcher::MatchingLines`], as `grep_content` does); only what the engine
 //! has no use for is here: inverted selection (-v) and matches over several lines (-U).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 use regex_automata::Input;
-use regex_automata::meta::Regex;
+use regex_automata::meta::{Cache, Regex};
 
 use crate::grep::{GrepError, GrepQuery};
 use crate::workspace::Workspace;
@@ -16,6 +16,9 @@ use crate::workspace::Workspace;
 pub struct Matcher {
     pub(super) re: Arc<Regex>,
     multiline: bool,
+    /// Search caches kept between files (a regex's cache is costly to make, and each worker
+    /// thread needs its own while it searches).
+    caches: Mutex<Vec<Cache>>,
 }
 
 impl Matcher {
@@ -32,16 +35,13 @@ impl Matcher {
         if !multiline {
             let re = crate::grep::compile_check(ws, q)?;
             if crlf {
-                return Ok(Matcher { re, multiline });
+                return Ok(Matcher::of(re, multiline));
             }
             // Without --crlf, `\n` alone ends a line, as in ripgrep (the engine's own line
             // regex, which compiled above, treats `\r\n` as one terminator).
             return match crate::matcher::build_lf_line_regex(pattern, ci) {
-                Ok(re) => Ok(Matcher {
-                    re: Arc::new(re),
-                    multiline,
-                }),
-                Err(_) => Ok(Matcher { re, multiline }),
+                Ok(re) => Ok(Matcher::of(Arc::new(re), multiline)),
+                Err(_) => Ok(Matcher::of(re, multiline)),
             };
         }
         let re = Regex::builder()
@@ -53,13 +53,24 @@ impl Matcher {
             )
             .build(pattern);
         match re {
-            Ok(re) => Ok(Matcher {
-                re: Arc::new(re),
-                multiline,
-            }),
+            Ok(re) => Ok(Matcher::of(Arc::new(re), multiline)),
             // The engine words a syntax error; its line-break complaint does not apply here.
-            Err(_) => crate::grep::compile_check(ws, q).map(|re| Matcher { re, multiline }),
+            Err(_) => crate::grep::compile_check(ws, q).map(|re| Matcher::of(re, multiline)),
         }
+    }
+
+    fn of(re: Arc<Regex>, multiline: bool) -> Matcher {
+        Matcher {
+            re,
+            multiline,
+            caches: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A search cache of the regex: a kept one, or a new one.
+    fn cache(&self) -> Cache {
+        let kept = self.caches.lock().expect("caches").pop();
+        kept.unwrap_or_else(|| self.re.create_cache())
     }
 
     /// The matches in one line's text (empty ones only where they are not at its end).
@@ -133,8 +144,8 @@ impl Matcher {
     /// The matching lines of `bytes[from..to]` (`from` starts a line, `to` ends one or the
     /// text), up to `limit`; line numbers count from 1 at `from`.
     fn lines(&self, bytes: &[u8], from: usize, to: usize, limit: u64) -> Vec<Sel> {
-        let mut cache = self.re.create_cache();
-        crate::matcher::MatchingLines::new(&self.re, &mut cache, &bytes[..to], from, 1)
+        let mut cache = self.cache();
+        let sels = crate::matcher::MatchingLines::new(&self.re, &mut cache, &bytes[..to], from, 1)
             .take(usize::try_from(limit).unwrap_or(usize::MAX))
             .map(|(line, m)| Sel {
                 line,
@@ -142,7 +153,9 @@ impl Matcher {
                 end: m.end,
                 subs: self.subs(&bytes[m.start..m.end]),
             })
-            .collect()
+            .collect();
+        self.caches.lock().expect("caches").push(cache);
+        sels
     }
 
     /// -U: the lines each match covers (a match over several lines selects each of them),

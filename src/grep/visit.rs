@@ -16,7 +16,7 @@ use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 
 use super::collect::Display;
-use super::walk::walk_builder;
+use super::walk::{walk_builder, walk_builder_below};
 use super::{GrepError, GrepQuery, Progress};
 use crate::error::Error;
 use crate::source::{self, SourceOptions};
@@ -82,13 +82,29 @@ struct Job {
     seq: u64,
     given: usize,
     path: PathBuf,
-    name: String,
+    name: Name,
+}
+
+/// How a file's display name is made: given, or from the path below a search directory (by
+/// the worker, off the walk's thread).
+enum Name {
+    Given(String),
+    Below(std::sync::Arc<Display>),
+}
+
+impl Name {
+    fn of(&self, path: &Path) -> String {
+        match self {
+            Name::Given(n) => n.clone(),
+            Name::Below(d) => d.of(path),
+        }
+    }
 }
 
 /// A query path, resolved: one file, or a directory and its walk.
 enum Target {
     File(PathBuf, String),
-    Dir(PathBuf, Display, Box<ignore::WalkBuilder>),
+    Dir(PathBuf, std::sync::Arc<Display>, Box<ignore::WalkBuilder>),
 }
 
 /// What the sink has taken so far; the walk waits on it when it is [`WINDOW`] files ahead.
@@ -199,7 +215,7 @@ fn resolve(ws: &Workspace, q: &GrepQuery) -> Result<Vec<(usize, Target)>, GrepEr
         let target = if md.is_dir() {
             let mut wb = walk_builder(q, &resolved, w)?;
             wb.sort_by_file_name(|a, b| a.cmp(b));
-            Target::Dir(resolved, display, Box::new(wb))
+            Target::Dir(resolved, std::sync::Arc::new(display), Box::new(wb))
         } else {
             let name = display.of(&resolved);
             Target::File(resolved, name)
@@ -214,6 +230,8 @@ fn resolve(ws: &Workspace, q: &GrepQuery) -> Result<Vec<(usize, Target)>, GrepEr
 /// at most [`WINDOW`] files ahead of the sink.
 struct Queue<'a> {
     seq: u64,
+    /// What the sink had taken when last looked at (it only grows).
+    taken: u64,
     batch: Vec<Job>,
     cap: usize,
     jobs: mpsc::Sender<Vec<Job>>,
@@ -228,6 +246,7 @@ impl<'a> Queue<'a> {
     fn new(jobs: mpsc::Sender<Vec<Job>>, window: &'a Window, progress: &'a Progress) -> Queue<'a> {
         Queue {
             seq: 0,
+            taken: 0,
             batch: Vec::new(),
             cap: 1,
             jobs,
@@ -241,8 +260,11 @@ impl<'a> Queue<'a> {
     }
 
     /// Numbers and queues one file; `false` once the visit is cancelled.
-    fn push(&mut self, given: usize, path: PathBuf, name: String) -> bool {
-        if self.seq >= *self.window.taken.lock().expect("window") + WINDOW {
+    fn push(&mut self, given: usize, path: PathBuf, name: Name) -> bool {
+        if self.seq >= self.taken + WINDOW {
+            self.taken = *self.window.taken.lock().expect("window");
+        }
+        if self.seq >= self.taken + WINDOW {
             // The sink waits for what is batched here: hand it over before waiting.
             if !self.flush() {
                 return false;
@@ -252,6 +274,7 @@ impl<'a> Queue<'a> {
             while self.seq >= *taken + WINDOW && !self.cancelled() {
                 taken = self.window.moved.wait(taken).expect("window");
             }
+            self.taken = *taken;
             self.window.waiting.store(false, Ordering::Relaxed);
         }
         if self.cancelled() {
@@ -287,11 +310,11 @@ fn produce(
     tally: &Tally,
     queue: &mut Queue<'_>,
 ) {
-    let mut queue = |given: usize, path: PathBuf, name: String| queue.push(given, path, name);
+    let mut queue = |given: usize, path: PathBuf, name: Name| queue.push(given, path, name);
     for (given, target) in targets {
         match target {
             Target::File(path, name) => {
-                if !queue(given, path, name) {
+                if !queue(given, path, Name::Given(name)) {
                     return;
                 }
             }
@@ -308,25 +331,127 @@ fn produce(
                     u.validated |= sel.used.validated;
                     drop(used);
                     for f in sel.search {
-                        let name = display.of(&f);
+                        let name = Name::Below(display.clone());
                         if !queue(given, f, name) {
                             return;
                         }
                     }
                     continue;
                 }
-                for entry in wb.build() {
-                    match entry {
-                        Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                            let name = display.of(e.path());
-                            if !queue(given, e.into_path(), name) {
-                                return;
-                            }
-                        }
-                        Ok(_) => {}
-                        Err(e) => tally.error(e),
+                if !walk_in_order(q, ws, &dir, &display, &wb, given, tally, &mut queue) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Walks `dir` in path order, queueing its files: its own files and subdirectories in order,
+/// each subdirectory walked ahead by its own walker thread (so the walk is not one thread's
+/// pace on a large tree) and read back in turn. `false` once the queue stops.
+#[allow(clippy::too_many_arguments)]
+fn walk_in_order(
+    q: &GrepQuery,
+    ws: &Workspace,
+    dir: &Path,
+    display: &std::sync::Arc<Display>,
+    wb: &ignore::WalkBuilder,
+    given: usize,
+    tally: &Tally,
+    queue: &mut dyn FnMut(usize, PathBuf, Name) -> bool,
+) -> bool {
+    // The directory's own entries (its ignore files, globs and types applied).
+    let mut top = wb.clone();
+    top.max_depth(Some(1));
+    let mut units: Vec<(PathBuf, bool)> = Vec::new();
+    for entry in top.build() {
+        match entry {
+            Ok(e) if e.depth() == 0 => {}
+            Ok(e) => match e.file_type() {
+                Some(t) if t.is_file() => units.push((e.into_path(), false)),
+                Some(t) if t.is_dir() => units.push((e.into_path(), true)),
+                _ => {}
+            },
+            Err(e) => tally.error(e),
+        }
+    }
+    let dirs: Vec<&Path> = units
+        .iter()
+        .filter(|u| u.1)
+        .map(|u| u.0.as_path())
+        .collect();
+    let (txs, mut rxs): (Vec<_>, Vec<_>) = dirs.iter().map(|_| mpsc::channel()).unzip();
+    let txs: Vec<Mutex<Option<mpsc::Sender<PathBuf>>>> =
+        txs.into_iter().map(|t| Mutex::new(Some(t))).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for _ in 0..WALKERS.min(dirs.len()) {
+            s.spawn(|| walk_ahead(q, ws, dir, &dirs, &txs, &next, &stop, tally));
+        }
+        let mut rxs = rxs.drain(..);
+        let mut kept = true;
+        for (path, is_dir) in &units {
+            let files: Box<dyn Iterator<Item = PathBuf>> = if *is_dir {
+                Box::new(rxs.next().expect("a walk per directory").into_iter())
+            } else {
+                Box::new(std::iter::once(path.clone()))
+            };
+            for f in files {
+                if !queue(given, f, Name::Below(display.clone())) {
+                    kept = false;
+                    break;
+                }
+            }
+            if !kept {
+                break;
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        kept
+    })
+}
+
+/// How many threads walk a directory's subdirectories ahead of the queue.
+const WALKERS: usize = 2;
+
+/// A walker thread: takes the next subdirectory not yet taken and sends its files, in path
+/// order, to that subdirectory's channel, until none is left or the walk is stopped.
+#[allow(clippy::too_many_arguments)]
+fn walk_ahead(
+    q: &GrepQuery,
+    ws: &Workspace,
+    dir: &Path,
+    dirs: &[&Path],
+    txs: &[Mutex<Option<mpsc::Sender<PathBuf>>>],
+    next: &std::sync::atomic::AtomicUsize,
+    stop: &AtomicBool,
+    tally: &Tally,
+) {
+    loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= dirs.len() || stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some(tx) = txs[i].lock().expect("walks").take() else {
+            continue;
+        };
+        let Ok(mut wb) = walk_builder_below(q, dir, dirs[i], ws.words()) else {
+            continue;
+        };
+        wb.sort_by_file_name(|a, b| a.cmp(b));
+        for entry in wb.build() {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            match entry {
+                Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
+                    if tx.send(e.into_path()).is_err() {
+                        return;
                     }
                 }
+                Ok(_) => {}
+                Err(e) => tally.error(e),
             }
         }
     }
@@ -397,9 +522,10 @@ fn one<T>(
     buf: &mut Vec<u8>,
     work: &(dyn Fn(VisitedFile<'_>) -> T + Sync),
 ) -> Option<T> {
+    let name = job.name.of(&job.path);
     let file = |bytes| VisitedFile {
         given: job.given,
-        name: &job.name,
+        name: &name,
         bytes,
     };
     if names_only {

@@ -14,7 +14,18 @@ pub(super) fn walk_builder(
     dir: &Path,
     w: &dyn crate::words::Words,
 ) -> Result<WalkBuilder, GrepError> {
-    let mut wb = WalkBuilder::new(dir);
+    walk_builder_below(q, dir, dir, w)
+}
+
+/// The walk of `start`, a directory at or below the search directory `dir` (the query's globs
+/// are relative to `dir`; ignore files above `start` apply as they do to a walk of `dir`).
+pub(super) fn walk_builder_below(
+    q: &GrepQuery,
+    dir: &Path,
+    start: &Path,
+    w: &dyn crate::words::Words,
+) -> Result<WalkBuilder, GrepError> {
+    let mut wb = WalkBuilder::new(start);
     let standard = !q.include_ignored;
     wb.hidden(!q.include_hidden)
         .ignore(standard)
