@@ -120,6 +120,15 @@ fn shell_word(json: &str) -> String {
     }
 }
 
+/// An engine error (the query's parameters, or a path), worded for the command line.
+pub(super) fn error_exit(e: &crate::grep::GrepError) -> std::process::ExitCode {
+    match e {
+        crate::grep::GrepError::Param(p) => eprintln!("{p}"),
+        crate::grep::GrepError::File(e) => eprintln!("mapgrep: {e}"),
+    }
+    std::process::ExitCode::from(2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

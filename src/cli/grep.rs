@@ -294,11 +294,11 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
     }
     let matcher = match Matcher::new(&ws, &q, &regex, ci, args.multiline, args.crlf) {
         Ok(m) => m,
-        Err(e) => return Ok(error_exit(&e)),
+        Err(e) => return Ok(super::errors::error_exit(&e)),
     };
     let hinter = match args.hints.then(|| Hinter::new(&ws, &q)).transpose() {
         Ok(h) => h,
-        Err(e) => return Ok(error_exit(&e)),
+        Err(e) => return Ok(super::errors::error_exit(&e)),
     };
     let single = use_stdin && paths.is_empty()
         || paths.len() == 1 && std::path::Path::new(&paths[0]).is_file() && !use_stdin;
@@ -315,7 +315,7 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
     };
     let (total, visited) = match search.run()? {
         Ok(done) => done,
-        Err(e) => return Ok(error_exit(&e)),
+        Err(e) => return Ok(super::errors::error_exit(&e)),
     };
     Ok(finish(&args, &total, &visited, started))
 }
@@ -504,15 +504,6 @@ fn finish(args: &GrepArgs, total: &Stats, visited: &grep::Visited, started: Inst
     } else {
         ExitCode::from(1)
     }
-}
-
-/// An engine error (the query's parameters, or a path), worded for the command line.
-pub(super) fn error_exit(e: &GrepError) -> ExitCode {
-    match e {
-        GrepError::Param(p) => eprintln!("{p}"),
-        GrepError::File(e) => eprintln!("mapgrep: {e}"),
-    }
-    ExitCode::from(2)
 }
 
 /// Orders the files' outputs (which come in path order) by a file time, or reversed.

@@ -220,7 +220,7 @@ pub fn list_files(ws: &Workspace, q: &GrepQuery, reverse: bool) -> anyhow::Resul
         &mut names,
     ) {
         Ok(v) => v,
-        Err(e) => return Ok(super::grep::error_exit(&e)),
+        Err(e) => return Ok(super::errors::error_exit(&e)),
     };
     if let Some(all) = names.keep.take() {
         for n in all.iter().rev() {

@@ -9,9 +9,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCursor};
 
 use super::cfamily;
-use super::describe::{is_constant_name, is_container};
-use super::lang::{Compiled, Lang};
-use super::lang_b;
+use super::lang::{Compiled, Lang, is_constant_name, is_container};
 use super::structure::{FileStructure, Symbol, assign_addresses};
 
 /// Per-line owner while the partition is built.
@@ -402,7 +400,7 @@ impl<'a> Builder<'a> {
                     .and_then(|p| p.child_by_field_name("type"))
                     .map(|t| self.base_type(t));
             }
-            (lang, _) if lang_b::is_b(lang) => {
+            (lang, _) if lang.is_b() => {
                 let parent_kind = parent.map(|p| symbols[p as usize].kind);
                 let naming = (kind, name, owner, scope);
                 (kind, name, owner, scope) = self.name_b(node, parent_kind, naming);
@@ -427,7 +425,7 @@ impl<'a> Builder<'a> {
                 start_line: start + 1,
                 end_line: end + 1,
                 def_line: self.first(outer) + 1,
-                declaration: super::build::is_declaration(node, kind, self.bytes),
+                declaration: super::declaration::is_declaration(node, kind, self.bytes),
                 parent,
                 children: Vec::new(),
             },

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use tree_sitter::Node;
 
-use super::lang::Lang;
+use super::lang_id::Lang;
 
 /// Node kinds a C/C++ symbol may sit in without being a member of another symbol: the file,
 /// preprocessor branches (a definition under `#ifdef` is still a definition), `extern "C"`

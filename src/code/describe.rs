@@ -187,28 +187,3 @@ fn comment_title(text: &str) -> String {
         .unwrap_or("");
     short(line)
 }
-
-/// Symbol kinds whose members are symbols too.
-pub(super) fn is_container(lang: Lang, kind: &str) -> bool {
-    matches!(
-        kind,
-        "class"
-            | "interface"
-            | "namespace"
-            | "module"
-            | "impl"
-            | "trait"
-            | "struct"
-            | "union"
-            | "enum"
-            | "record"
-    ) || super::lang_b::is_container_kind(lang, kind)
-}
-
-/// `MAX_RETRIES`, `API_URL`: all capitals, digits and underscores, with a letter.
-pub(super) fn is_constant_name(name: &str) -> bool {
-    name.bytes().any(|b| b.is_ascii_uppercase())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
-}

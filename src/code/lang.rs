@@ -8,47 +8,7 @@ use tree_sitter::{Language, Query};
 
 use super::cfamily;
 
-/// A language with a grammar and a symbol query.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Lang {
-    TypeScript,
-    Tsx,
-    JavaScript,
-    Rust,
-    Python,
-    Go,
-    C,
-    Cpp,
-    Java,
-    CSharp,
-    Bash,
-    // Kotlin, Ruby, PHP, Swift and Scala: their tables are in `lang_b.rs`.
-    Kotlin,
-    Ruby,
-    Php,
-    Swift,
-    Scala,
-}
-
-/// Every language, in the order the docs list them.
-pub const ALL: [Lang; 16] = [
-    Lang::TypeScript,
-    Lang::Tsx,
-    Lang::JavaScript,
-    Lang::Rust,
-    Lang::Python,
-    Lang::Go,
-    Lang::C,
-    Lang::Cpp,
-    Lang::Java,
-    Lang::CSharp,
-    Lang::Bash,
-    Lang::Kotlin,
-    Lang::Ruby,
-    Lang::Php,
-    Lang::Swift,
-    Lang::Scala,
-];
+pub use super::lang_id::{ALL, Lang};
 
 impl Lang {
     /// The language of a file by its extension, if its grammar is built in.
@@ -350,35 +310,65 @@ impl Compiled {
     }
 }
 
-/// Symbol kinds as static strings (the queries' capture suffixes).
+/// The symbol kinds of every language but those of [`super::lang_b::KINDS`] (the queries'
+/// capture suffixes).
+const KINDS: [&str; 21] = [
+    "function",
+    "method",
+    "class",
+    "interface",
+    "type",
+    "enum",
+    "namespace",
+    "module",
+    "property",
+    "variable",
+    "constant",
+    "struct",
+    "union",
+    "trait",
+    "impl",
+    "static",
+    "macro",
+    "field",
+    "prototype",
+    "constructor",
+    "record",
+];
+
+/// Every symbol kind a structure may hold.
+pub fn symbol_kinds() -> impl Iterator<Item = &'static str> {
+    KINDS.iter().chain(super::lang_b::KINDS.iter()).copied()
+}
+
+/// Symbol kinds as static strings.
 fn intern_kind(kind: &str) -> &'static str {
-    const KINDS: [&str; 21] = [
-        "function",
-        "method",
-        "class",
-        "interface",
-        "type",
-        "enum",
-        "namespace",
-        "module",
-        "property",
-        "variable",
-        "constant",
-        "struct",
-        "union",
-        "trait",
-        "impl",
-        "static",
-        "macro",
-        "field",
-        "prototype",
-        "constructor",
-        "record",
-    ];
-    KINDS
-        .iter()
-        .find(|k| **k == kind)
-        .or_else(|| super::lang_b::KINDS.iter().find(|k| **k == kind))
-        .copied()
-        .unwrap_or_else(|| panic!("symbol kind {kind:?} is not listed in intern_kind"))
+    symbol_kinds()
+        .find(|k| *k == kind)
+        .unwrap_or_else(|| panic!("symbol kind {kind:?} is not listed in KINDS"))
+}
+
+/// Symbol kinds whose members are symbols too.
+pub(super) fn is_container(lang: Lang, kind: &str) -> bool {
+    matches!(
+        kind,
+        "class"
+            | "interface"
+            | "namespace"
+            | "module"
+            | "impl"
+            | "trait"
+            | "struct"
+            | "union"
+            | "enum"
+            | "record"
+    ) || super::lang_b::is_container_kind(lang, kind)
+}
+
+/// `MAX_RETRIES`, `API_URL`: all capitals, digits and underscores, with a letter.
+pub(super) fn is_constant_name(name: &str) -> bool {
+    name.bytes().any(|b| b.is_ascii_uppercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }

@@ -29,34 +29,12 @@ use crate::grep::{self, GrepMatch, GrepQuery, Progress};
 use crate::words::{Term, Words};
 use crate::workspace::Workspace;
 
-/// The symbol kinds a lookup can filter on (the kinds the code queries capture).
-pub const KINDS: &[&str] = &[
-    "function",
-    "method",
-    "class",
-    "interface",
-    "type",
-    "enum",
-    "namespace",
-    "module",
-    "property",
-    "variable",
-    "constant",
-    "struct",
-    "union",
-    "trait",
-    "impl",
-    "static",
-    "macro",
-    "field",
-];
-
 /// A definition lookup.
 #[derive(Clone, Debug, Default)]
 pub struct DefineQuery {
     /// A name (`kmalloc_array`) or a qualified name (`ArrayList.add`, `Foo::bar`).
     pub name: String,
-    /// Only symbols of this kind (one of [`KINDS`]).
+    /// Only symbols of this kind (one of [`crate::code::lang::symbol_kinds`]).
     pub kind: Option<String>,
     /// Only files of this language: its name (`rust`) or an extension (`rs`).
     pub lang: Option<String>,
@@ -233,12 +211,14 @@ impl DefineQuery {
 
     fn kind_of(&self, w: &dyn Words, given: &str) -> Result<&'static str, ParamError> {
         let want = given.trim().to_ascii_lowercase();
-        KINDS.iter().find(|k| **k == want).copied().ok_or_else(|| {
+        let mut kinds = code::lang::symbol_kinds();
+        kinds.find(|k| *k == want).ok_or_else(|| {
+            let all: Vec<&str> = code::lang::symbol_kinds().collect();
             self.error(
                 w,
                 &format!("Unknown {}", w.name(Term::Kind)),
                 format!("'{given}' is not a symbol kind."),
-                &format!("Use one of: {}; or leave it out.", KINDS.join(", ")),
+                &format!("Use one of: {}; or leave it out.", all.join(", ")),
             )
         })
     }

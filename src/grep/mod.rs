@@ -15,7 +15,9 @@
 //! Layout: this module holds the result types and `search` (resolve the paths, compile, walk
 //! or search one file, collect); `walk.rs` the walk and `walklist.rs` a server's cached file
 //! lists; `file.rs` the search of one file; `collect.rs` the ordered, capped collector;
-//! `query.rs` the query and its parameter errors; `hints.rs` the section-end hints.
+//! `query.rs` the query and its parameter errors; `hints.rs` the section-end hints;
+//! `visit.rs` the ordered visit a front-end that prints by itself streams through, and
+//! `walk_ordered.rs` its walk in path order.
 
 mod collect;
 mod file;
@@ -23,6 +25,7 @@ mod hints;
 mod query;
 mod visit;
 mod walk;
+mod walk_ordered;
 mod walklist;
 
 use std::path::Path;
@@ -216,7 +219,7 @@ pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<Grep
 }
 
 /// Compiles the query's pattern as a search would (its errors worded the same way): for a
-/// front-end that matches by itself over [`visit_files`].
+/// front-end that matches by itself over [`visit_in_order`].
 pub fn compile_check(
     ws: &Workspace,
     q: &GrepQuery,

@@ -16,7 +16,8 @@ use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 
 use super::collect::Display;
-use super::walk::{walk_builder, walk_builder_below};
+use super::walk::walk_builder;
+use super::walk_ordered::walk_in_order;
 use super::{GrepError, GrepQuery, Progress};
 use crate::error::Error;
 use crate::source::{self, SourceOptions};
@@ -87,7 +88,7 @@ struct Job {
 
 /// How a file's display name is made: given, or from the path below a search directory (by
 /// the worker, off the walk's thread).
-enum Name {
+pub(super) enum Name {
     Given(String),
     Below(std::sync::Arc<Display>),
 }
@@ -117,7 +118,7 @@ struct Window {
 
 /// Counts shared by the threads of a visit.
 #[derive(Default)]
-struct Tally {
+pub(super) struct Tally {
     files: AtomicU64,
     binary: AtomicU64,
     errors: Mutex<Vec<String>>,
@@ -125,7 +126,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn error(&self, e: impl ToString) {
+    pub(super) fn error(&self, e: impl ToString) {
         self.errors.lock().expect("errors").push(e.to_string());
     }
 }
@@ -338,120 +339,11 @@ fn produce(
                     }
                     continue;
                 }
-                if !walk_in_order(q, ws, &dir, &display, &wb, given, tally, &mut queue) {
+                let error = |e: String| tally.error(e);
+                let mut each = |f: PathBuf| queue(given, f, Name::Below(display.clone()));
+                if !walk_in_order(q, ws, &dir, &wb, &error, &mut each) {
                     return;
                 }
-            }
-        }
-    }
-}
-
-/// Walks `dir` in path order, queueing its files: its own files and subdirectories in order,
-/// each subdirectory walked ahead by its own walker thread (so the walk is not one thread's
-/// pace on a large tree) and read back in turn. `false` once the queue stops.
-#[allow(clippy::too_many_arguments)]
-fn walk_in_order(
-    q: &GrepQuery,
-    ws: &Workspace,
-    dir: &Path,
-    display: &std::sync::Arc<Display>,
-    wb: &ignore::WalkBuilder,
-    given: usize,
-    tally: &Tally,
-    queue: &mut dyn FnMut(usize, PathBuf, Name) -> bool,
-) -> bool {
-    // The directory's own entries (its ignore files, globs and types applied).
-    let mut top = wb.clone();
-    top.max_depth(Some(1));
-    let mut units: Vec<(PathBuf, bool)> = Vec::new();
-    for entry in top.build() {
-        match entry {
-            Ok(e) if e.depth() == 0 => {}
-            Ok(e) => match e.file_type() {
-                Some(t) if t.is_file() => units.push((e.into_path(), false)),
-                Some(t) if t.is_dir() => units.push((e.into_path(), true)),
-                _ => {}
-            },
-            Err(e) => tally.error(e),
-        }
-    }
-    let dirs: Vec<&Path> = units
-        .iter()
-        .filter(|u| u.1)
-        .map(|u| u.0.as_path())
-        .collect();
-    let (txs, mut rxs): (Vec<_>, Vec<_>) = dirs.iter().map(|_| mpsc::channel()).unzip();
-    let txs: Vec<Mutex<Option<mpsc::Sender<PathBuf>>>> =
-        txs.into_iter().map(|t| Mutex::new(Some(t))).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    std::thread::scope(|s| {
-        for _ in 0..WALKERS.min(dirs.len()) {
-            s.spawn(|| walk_ahead(q, ws, dir, &dirs, &txs, &next, &stop, tally));
-        }
-        let mut rxs = rxs.drain(..);
-        let mut kept = true;
-        for (path, is_dir) in &units {
-            let files: Box<dyn Iterator<Item = PathBuf>> = if *is_dir {
-                Box::new(rxs.next().expect("a walk per directory").into_iter())
-            } else {
-                Box::new(std::iter::once(path.clone()))
-            };
-            for f in files {
-                if !queue(given, f, Name::Below(display.clone())) {
-                    kept = false;
-                    break;
-                }
-            }
-            if !kept {
-                break;
-            }
-        }
-        stop.store(true, Ordering::Relaxed);
-        kept
-    })
-}
-
-/// How many threads walk a directory's subdirectories ahead of the queue.
-const WALKERS: usize = 2;
-
-/// A walker thread: takes the next subdirectory not yet taken and sends its files, in path
-/// order, to that subdirectory's channel, until none is left or the walk is stopped.
-#[allow(clippy::too_many_arguments)]
-fn walk_ahead(
-    q: &GrepQuery,
-    ws: &Workspace,
-    dir: &Path,
-    dirs: &[&Path],
-    txs: &[Mutex<Option<mpsc::Sender<PathBuf>>>],
-    next: &std::sync::atomic::AtomicUsize,
-    stop: &AtomicBool,
-    tally: &Tally,
-) {
-    loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= dirs.len() || stop.load(Ordering::Relaxed) {
-            return;
-        }
-        let Some(tx) = txs[i].lock().expect("walks").take() else {
-            continue;
-        };
-        let Ok(mut wb) = walk_builder_below(q, dir, dirs[i], ws.words()) else {
-            continue;
-        };
-        wb.sort_by_file_name(|a, b| a.cmp(b));
-        for entry in wb.build() {
-            if stop.load(Ordering::Relaxed) {
-                return;
-            }
-            match entry {
-                Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                    if tx.send(e.into_path()).is_err() {
-                        return;
-                    }
-                }
-                Ok(_) => {}
-                Err(e) => tally.error(e),
             }
         }
     }

@@ -77,7 +77,7 @@ class Inspector:
         return json.loads(p.stdout)
 
 
-def call(ins, name, tool, expect=None, **args):
+def call(ins, name, tool, expect=None, /, **args):
     """Calls `tool`; checks success, both views and that `expect` is in each; returns the text."""
     try:
         r = ins.run("tools/call", tool, **args)

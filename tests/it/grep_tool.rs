@@ -82,7 +82,8 @@ async fn spec_001_hint_rules() {
         vec![
             "File: WORK.md, Line: 4, Section-End-Hint: 5 (next: ^\\[LOG-), Section: #a (lines 3-6)",
             "File: WORK.md, Line: 8, Section-End-Hint: 9 (end of file), Section: #b (lines 7-9)",
-            "File: plain.c, Line: 1",
+            // No boundary in a C file: no section hint; C is parsed, so its symbol is named.
+            "File: plain.c, Line: 1, Symbol: x (lines 1-1)",
         ]
     );
     assert_eq!(g.structured["matches"][2]["section_end_hint"], Value::Null);

@@ -234,6 +234,7 @@ async fn the_handshake_by_hand_and_a_good_call() {
             "doc_read_many",
             "doc_toc",
             "file_read",
+            "find_definition",
             "grep_content",
             "read_files",
             "read_text_file"

@@ -414,7 +414,7 @@ fn langs_b_parse_real_trees() {
             .standard_filters(false)
             .build();
         for entry in walk.flatten() {
-            let lang = Lang::from_path(entry.path()).filter(|l| super::super::lang_b::is_b(*l));
+            let lang = Lang::from_path(entry.path()).filter(|l| l.is_b());
             if let (Some(lang), true) = (lang, entry.file_type().is_some_and(|t| t.is_file())) {
                 files.push((lang, entry.path().to_path_buf()));
             }

@@ -1,0 +1,33 @@
+//! Whether a symbol's node is a declaration (a prototype, a signature) rather than a
+//! definition, from the grammars' common names.
+
+/// Whether the definition at `node` (a symbol of `kind`) is a declaration without a body,
+/// by the grammars' common names: a node with a `body` is a definition; without one, a
+/// `*signature*` node (a trait's or an abstract method, a TypeScript overload), a
+/// `*_specifier` (C/C++ `struct foo;`), a function or method `*_declaration` (Go's external
+/// functions, Java's abstract methods), or a function declared by a statement ending in
+/// `;` (a C prototype) is a declaration. So are a C/C++ `prototype` (a pure virtual method
+/// too) and a Swift protocol's requirement (`protocol_function_declaration`…); Kotlin's
+/// body is a `function_body` child, not a field.
+pub(super) fn is_declaration(node: tree_sitter::Node, kind: &str, bytes: &[u8]) -> bool {
+    if node.child_by_field_name("body").is_some() || node.child_by_field_name("value").is_some() {
+        return false;
+    }
+    let mut cursor = node.walk();
+    if node
+        .named_children(&mut cursor)
+        .any(|c| c.kind() == "function_body")
+    {
+        return false;
+    }
+    let node_kind = node.kind();
+    let function = matches!(kind, "function" | "method");
+    kind == "prototype"
+        || (node_kind.starts_with("protocol_") && node_kind != "protocol_declaration")
+        || node_kind.contains("signature")
+        || node_kind.ends_with("_specifier")
+        || (function && matches!(node_kind, "function_declaration" | "method_declaration"))
+        || (function
+            && node_kind.contains("declar")
+            && bytes[node.byte_range()].trim_ascii_end().ends_with(b";"))
+}
