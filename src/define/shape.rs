@@ -55,7 +55,8 @@ const DEFINING: &[&str] = &[
     "using",
 ];
 
-/// Words a definition's line may open with (its modifiers, or the keyword itself).
+/// Words a definition's line may open with besides [`DEFINING`]'s: its modifiers, and the
+/// keywords of a type with a body.
 const OPENING: &[&str] = &[
     "pub",
     "pub(crate)",
@@ -64,7 +65,6 @@ const OPENING: &[&str] = &[
     "private",
     "protected",
     "internal",
-    "static",
     "async",
     "abstract",
     "final",
@@ -78,25 +78,6 @@ const OPENING: &[&str] = &[
     "sealed",
     "data",
     "template",
-    "typedef",
-    "fn",
-    "def",
-    "func",
-    "function",
-    "fun",
-    "class",
-    "interface",
-    "trait",
-    "type",
-    "module",
-    "object",
-    "record",
-    "namespace",
-    "impl",
-    "val",
-    "var",
-    "let",
-    "const",
     "enum",
     "struct",
     "union",
@@ -132,7 +113,8 @@ pub fn could_define(line: &str, name: &str, lang: Lang) -> bool {
     let opens_with_keyword = line
         .split_whitespace()
         .next()
-        .is_some_and(|w| OPENING.contains(&w) || OPENING.contains(&w.trim_end_matches(':')));
+        .map(|w| w.trim_end_matches(':'))
+        .is_some_and(|w| OPENING.contains(&w) || DEFINING.contains(&w));
     let mut from = 0;
     while let Some(i) = line[from..].find(name) {
         let at = from + i;
