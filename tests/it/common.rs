@@ -69,6 +69,21 @@ impl Fixture {
         Server::start(&[self.root.as_path()], &[]).await
     }
 
+    /// Starts `mapgrep serve --index-dir BASE/index ROOT` with its log in `BASE/log`, and
+    /// waits until its index is built; returns the server and the log's path.
+    pub async fn serve_indexed(&self) -> (Server, PathBuf) {
+        let idx = self.base.join("index");
+        let log = self.base.join("log");
+        let srv = Server::start_logged(
+            &[self.root.as_path()],
+            &["--index-dir", idx.to_str().unwrap()],
+            &log,
+        )
+        .await;
+        wait_for_log(&log, "built");
+        (srv, log)
+    }
+
     /// Starts `mapgrep serve EXTRA... ROOT`.
     pub async fn serve_with(&self, extra: &[&str]) -> Server {
         Server::start(&[self.root.as_path()], extra).await

@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use crate::common::{BIN, Fixture, Server, wait_for_log};
+use crate::common::{BIN, Fixture, Server};
 
 const STORE_RS: &str = "\
 /// Where values are kept.
@@ -206,15 +206,7 @@ async fn a_long_definition_is_cut_to_the_budget_and_says_how_to_read_the_rest() 
 #[tokio::test]
 async fn an_edit_that_adds_moves_or_removes_a_definition_is_seen_at_once_with_the_index() {
     let fx = fixture();
-    let idx = fx.base().join("index");
-    let log = fx.base().join("log");
-    let srv = Server::start_logged(
-        &[fx.root.as_path()],
-        &["--index-dir", idx.to_str().unwrap()],
-        &log,
-    )
-    .await;
-    wait_for_log(&log, "built");
+    let (srv, _log) = fx.serve_indexed().await;
     assert_eq!(lookup(&srv).await, ["web/client.ts:2-4: method Client.get"]);
     // Added: a second class of that name in a new file.
     fx.write(

@@ -146,15 +146,7 @@ async fn writes_no_watcher_reports_are_seen_within_the_sweep_window() {
     let mapped = fx.write("src/mapped.c", "0123456789 old\n");
     let outside = fx.base().join("outside-link.c");
     std::fs::hard_link(&linked, &outside).unwrap();
-    let idx = fx.base().join("index");
-    let log = fx.base().join("log");
-    let srv = Server::start_logged(
-        &[fx.root.as_path()],
-        &["--index-dir", idx.to_str().unwrap()],
-        &log,
-    )
-    .await;
-    wait_for_log(&log, "built");
+    let (srv, _log) = fx.serve_indexed().await;
     assert_eq!(files_with(&srv, "old text").await, ["src/linked.c"]);
     assert!(files_with(&srv, "HARDLINKED").await.is_empty());
     // Through the other link: no event for src/linked.c.
