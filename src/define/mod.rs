@@ -333,13 +333,16 @@ pub fn lookup(
 
 /// The files with a line where `name` could be defined ([`shape::could_define`]).
 fn likely_files<'m>(matches: &'m [GrepMatch], name: &str) -> std::collections::HashSet<&'m str> {
+    // Matches come sorted by path: one language per file.
     matches
-        .iter()
-        .filter(|m| {
-            Lang::from_path(Path::new(&m.path))
-                .is_some_and(|lang| shape::could_define(&m.text, name, lang))
+        .chunk_by(|a, b| a.path == b.path)
+        .filter(|file| {
+            Lang::from_path(Path::new(&file[0].path)).is_some_and(|lang| {
+                file.iter()
+                    .any(|m| shape::could_define(&m.text, name, lang))
+            })
         })
-        .map(|m| m.path.as_str())
+        .map(|file| file[0].path.as_str())
         .collect()
 }
 
