@@ -391,14 +391,17 @@ impl Search<'_> {
             let mut bytes = Vec::new();
             std::io::stdin().lock().read_to_end(&mut bytes)?;
             visited.files += 1;
-            output.hold_stdin(self.render(
-                &progress,
-                self.stdin_at.unwrap_or(0),
-                "<stdin>",
-                &bytes,
-            ));
+            // Standard input prints at its `-` among the paths given.
+            let order = self.stdin_at.unwrap_or(0);
+            output.hold_stdin(self.render(&progress, order, &|| "<stdin>".to_string(), &bytes));
         }
-        let render = |f: VisitedFile<'_>| self.render(&progress, f.given, f.name, f.bytes);
+        // Files print in the order of the paths given (standard input at its `-`).
+        let order = |given: usize| match self.stdin_at {
+            Some(at) if given >= at => given + 1,
+            _ => given,
+        };
+        let render =
+            |f: VisitedFile<'_>| self.render(&progress, order(f.given), &|| f.name(), f.bytes);
         if self.walk {
             let by = self.args.sort.or(self.args.sortr);
             let needs_all = self.args.sortr.is_some()
@@ -452,20 +455,31 @@ impl Search<'_> {
     }
 
     /// Renders one file (decompressed with -z); with -q, the first match ends the search.
-    fn render(&self, progress: &Progress, given: usize, name: &str, bytes: &[u8]) -> FileOut {
+    /// One file's output, at `order` among the paths given; `name` makes its display name,
+    /// when the output needs it.
+    fn render(
+        &self,
+        progress: &Progress,
+        order: usize,
+        name: &dyn Fn() -> String,
+        bytes: &[u8],
+    ) -> FileOut {
         let decompressed;
-        let bytes = if self.args.search_zip
-            && let Some(d) = super::zip::decompress(name, bytes)
-        {
-            decompressed = d;
-            &decompressed[..]
+        let known;
+        let (name, bytes): (&dyn Fn() -> String, _) = if self.args.search_zip {
+            // The name says whether the file is compressed.
+            let n = name();
+            let bytes = match super::zip::decompress(&n, bytes) {
+                Some(d) => {
+                    decompressed = d;
+                    &decompressed[..]
+                }
+                None => bytes,
+            };
+            known = move || n.clone();
+            (&known, bytes)
         } else {
-            bytes
-        };
-        // Files print in the order of the paths given (standard input at its `-`).
-        let order = match self.stdin_at {
-            Some(at) if given >= at && name != "<stdin>" => given + 1,
-            _ => given,
+            (name, bytes)
         };
         let out = self.printer.file(order, name, bytes);
         if self.args.quiet && out.stats.matched_lines > 0 {

@@ -80,13 +80,20 @@ impl Printer<'_> {
     }
 
     /// Renders one file.
-    pub fn file(&self, order: usize, name: &str, bytes: &[u8]) -> FileOut {
+    /// One file's output; `name` makes its display name, asked only when something is printed
+    /// (most files of a search print nothing).
+    pub fn file(&self, order: usize, name: &dyn Fn() -> String, bytes: &[u8]) -> FileOut {
         let started = Instant::now();
         let sels = self.matcher.select(bytes, self.invert, self.max_count);
-        let hints = self.hints_of(name, bytes, &sels);
+        let name = if sels.is_empty() && !self.counting() && !self.json {
+            String::new()
+        } else {
+            name()
+        };
+        let hints = self.hints_of(&name, bytes, &sels);
         let mut f = FileOut {
             order,
-            name: name.to_string(),
+            name,
             out: Vec::new(),
             selected: Vec::new(),
             stats: Stats {

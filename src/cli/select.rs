@@ -3,11 +3,12 @@
 //! search ([`crate::matcher::MatchingLines`], as `grep_content` does); only what the engine
 //! has no use for is here: inverted selection (-v) and matches over several lines (-U).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use regex_automata::Input;
 use regex_automata::meta::{Cache, Regex};
+use regex_automata::util::pool::Pool;
 
 use crate::grep::{GrepError, GrepQuery};
 use crate::workspace::Workspace;
@@ -17,9 +18,12 @@ pub struct Matcher {
     pub(super) re: Arc<Regex>,
     multiline: bool,
     /// Search caches kept between files (a regex's cache is costly to make, and each worker
-    /// thread needs its own while it searches).
-    caches: Mutex<Vec<Cache>>,
+    /// thread needs its own while it searches): a pool whose fast path is a thread's own.
+    caches: Pool<Cache, MakeCache>,
 }
+
+/// How the pool makes a search cache.
+type MakeCache = Box<dyn Fn() -> Cache + Send + Sync>;
 
 impl Matcher {
     /// Compiles the query's pattern; errors (a bad regex, a pattern that needs a line break
@@ -60,17 +64,12 @@ impl Matcher {
     }
 
     fn of(re: Arc<Regex>, multiline: bool) -> Matcher {
+        let made = re.clone();
         Matcher {
             re,
             multiline,
-            caches: Mutex::new(Vec::new()),
+            caches: Pool::new(Box::new(move || made.create_cache())),
         }
-    }
-
-    /// A search cache of the regex: a kept one, or a new one.
-    fn cache(&self) -> Cache {
-        let kept = self.caches.lock().expect("caches").pop();
-        kept.unwrap_or_else(|| self.re.create_cache())
     }
 
     /// The matches in one line's text (empty ones only where they are not at its end).
@@ -144,8 +143,8 @@ impl Matcher {
     /// The matching lines of `bytes[from..to]` (`from` starts a line, `to` ends one or the
     /// text), up to `limit`; line numbers count from 1 at `from`.
     fn lines(&self, bytes: &[u8], from: usize, to: usize, limit: u64) -> Vec<Sel> {
-        let mut cache = self.cache();
-        let sels = crate::matcher::MatchingLines::new(&self.re, &mut cache, &bytes[..to], from, 1)
+        let mut cache = self.caches.get();
+        crate::matcher::MatchingLines::new(&self.re, &mut cache, &bytes[..to], from, 1)
             .take(usize::try_from(limit).unwrap_or(usize::MAX))
             .map(|(line, m)| Sel {
                 line,
@@ -153,9 +152,7 @@ impl Matcher {
                 end: m.end,
                 subs: self.subs(&bytes[m.start..m.end]),
             })
-            .collect();
-        self.caches.lock().expect("caches").push(cache);
-        sels
+            .collect()
     }
 
     /// -U: the lines each match covers (a match over several lines selects each of them),

@@ -34,14 +34,45 @@ impl Display {
     }
 
     pub(super) fn of(&self, path: &Path) -> String {
-        let rel = path.strip_prefix(&self.root).unwrap_or(path);
-        let rel = rel.to_string_lossy();
+        let rel = below(path, &self.root);
+        let rel = String::from_utf8_lossy(rel);
         match (self.prefix.as_str(), rel.as_ref()) {
             (p, "") => p.to_string(),
             ("", r) => r.to_string(),
-            (p, r) if p.ends_with('/') => format!("{p}{r}"),
-            (p, r) => format!("{p}/{r}"),
+            (p, r) => {
+                let mut name = String::with_capacity(p.len() + 1 + r.len());
+                name.push_str(p);
+                if !p.ends_with('/') {
+                    name.push('/');
+                }
+                name.push_str(r);
+                name
+            }
         }
+    }
+}
+
+/// The bytes of `path` below `root` (all of `path` when it is not below it). Walked paths are
+/// the root's bytes joined with more, so a byte comparison says it at once; anything else
+/// goes through [`Path::strip_prefix`].
+fn below<'p>(path: &'p Path, root: &Path) -> &'p [u8] {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let root_bytes = root.as_os_str().as_encoded_bytes();
+    let sep = |b: &u8| std::path::is_separator(char::from(*b));
+    if let Some(rest) = bytes.strip_prefix(root_bytes) {
+        if rest.is_empty() {
+            return rest;
+        }
+        if root_bytes.last().is_some_and(sep) || rest.first().is_some_and(sep) {
+            let start = rest.iter().position(|b| !sep(b)).unwrap_or(rest.len());
+            if !rest[start..].split(sep).any(|c| c == b"." || c == b"..") {
+                return &rest[start..];
+            }
+        }
+    }
+    match path.strip_prefix(root) {
+        Ok(rel) => rel.as_os_str().as_encoded_bytes(),
+        Err(_) => bytes,
     }
 }
 

@@ -460,7 +460,7 @@ fn files_read_and_files_mapped_are_searched_alike() {
         &q,
         &Progress::default(),
         false,
-        &|f| (f.name.to_string(), f.bytes.to_vec()),
+        &|f| (f.name(), f.bytes.to_vec()),
         &mut seen,
     )
     .unwrap();
@@ -578,6 +578,9 @@ fn ordered_tree(p: &std::path::Path) -> Vec<String> {
         "z.txt".to_string(),
         "m/n/o.txt".to_string(),
         "m/n.txt".to_string(),
+        "m/n-x/p.txt".to_string(),
+        "m/n/q/r.txt".to_string(),
+        "m/n/q.txt".to_string(),
     ];
     for i in 0..700 {
         names.push(format!("many/f{i:04}.txt"));
@@ -611,10 +614,11 @@ fn the_ordered_visit_hands_files_over_in_path_order_whatever_the_threads() {
             false,
             &|f| {
                 // Uneven work, so files finish out of order.
-                if f.name.ends_with('3') || f.name.len() % 7 == 0 {
+                let name = f.name();
+                if name.ends_with('3') || name.len() % 7 == 0 {
                     std::thread::sleep(std::time::Duration::from_micros(200));
                 }
-                f.name.to_string()
+                name
             },
             &mut seen,
         )
@@ -640,7 +644,7 @@ fn a_sink_that_stops_stops_the_walk() {
         false,
         &|f| {
             worked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            f.name.to_string()
+            f.name()
         },
         &mut seen,
     )

@@ -24,7 +24,7 @@ use crate::source::{self, SourceOptions};
 use crate::workspace::Workspace;
 
 /// How many files the walk may run ahead of the sink.
-pub const WINDOW: u64 = 256;
+pub const WINDOW: u64 = 2048;
 
 /// How long the sink waits for the next result before it is told it is idle.
 const IDLE: std::time::Duration = std::time::Duration::from_millis(10);
@@ -52,12 +52,21 @@ impl Visited {
     }
 }
 
-/// One text file: its display name and bytes (a UTF-8 BOM skipped, UTF-16 transcoded).
+/// One text file: its bytes (a UTF-8 BOM skipped, UTF-16 transcoded) and display name.
 pub struct VisitedFile<'a> {
     /// Which of the query's paths it was found under (0-based).
     pub given: usize,
-    pub name: &'a str,
     pub bytes: &'a [u8],
+    path: &'a Path,
+    name: &'a Name,
+}
+
+impl VisitedFile<'_> {
+    /// Its display name, made on demand (most files of a search print nothing, and a name
+    /// costs an allocation).
+    pub fn name(&self) -> String {
+        self.name.of(self.path)
+    }
 }
 
 /// Whether a sink wants more.
@@ -170,17 +179,20 @@ pub fn visit_in_order<T: Send>(
                     let Ok(batch) = job_rx.lock().expect("jobs").recv() else {
                         return;
                     };
+                    // Counted per batch: one shared update for many files.
+                    let mut counts = Counts::default();
                     let outs = batch
                         .iter()
                         .map(|job| {
                             let out = if progress.cancelled.load(Ordering::Relaxed) {
                                 None
                             } else {
-                                one(q, job, names_only, progress, tally, &mut buf, work)
+                                one(q, job, names_only, &mut counts, tally, &mut buf, work)
                             };
                             (job.seq, out)
                         })
                         .collect();
+                    counts.add_to(tally, progress);
                     if done_tx.send(outs).is_err() {
                         return;
                     }
@@ -241,7 +253,7 @@ struct Queue<'a> {
 }
 
 /// The largest batch of files handed to a worker at once.
-const MAX_BATCH: usize = 64;
+const MAX_BATCH: usize = 256;
 
 impl<'a> Queue<'a> {
     fn new(jobs: mpsc::Sender<Vec<Job>>, window: &'a Window, progress: &'a Progress) -> Queue<'a> {
@@ -357,7 +369,9 @@ fn consume<T>(
     sink: &mut dyn Sink<T>,
 ) {
     let mut next = 0;
-    let mut early: HashMap<u64, Option<T>> = HashMap::new();
+    // Batches done ahead of their turn, by their first file's number (a batch's files are
+    // numbered in a row, so a batch is handed over whole when its turn comes).
+    let mut early: HashMap<u64, Vec<(u64, Option<T>)>> = HashMap::new();
     let stop = || {
         progress.cancel();
         // Under the lock: the walk checks the flag and waits under it, so it cannot miss this.
@@ -382,14 +396,19 @@ fn consume<T>(
             },
             Err(mpsc::TryRecvError::Disconnected) => return,
         };
-        early.extend(batch);
+        let Some(&(first, _)) = batch.first() else {
+            continue;
+        };
+        early.insert(first, batch);
         let before = next;
-        while let Some(out) = early.remove(&next) {
-            next += 1;
-            if let Some(t) = out
-                && sink.file(t) == Flow::Stop
-            {
-                return stop();
+        while let Some(batch) = early.remove(&next) {
+            next += batch.len() as u64;
+            for (_, out) in batch {
+                if let Some(t) = out
+                    && sink.file(t) == Flow::Stop
+                {
+                    return stop();
+                }
             }
         }
         if next != before {
@@ -403,25 +422,51 @@ fn consume<T>(
     }
 }
 
+/// A worker's counts over one batch.
+#[derive(Default)]
+struct Counts {
+    /// Files handed to `work` (read or, names only, not).
+    files: u64,
+    /// Of them, files read.
+    read: u64,
+    binary: u64,
+}
+
+impl Counts {
+    fn add_to(self, tally: &Tally, progress: &Progress) {
+        if self.files > 0 {
+            tally.files.fetch_add(self.files, Ordering::Relaxed);
+        }
+        if self.read > 0 {
+            progress
+                .files_searched
+                .fetch_add(self.read, Ordering::Relaxed);
+        }
+        if self.binary > 0 {
+            tally.binary.fetch_add(self.binary, Ordering::Relaxed);
+        }
+    }
+}
+
 /// Loads one file and processes it with `work`: `None` when it is binary or unreadable
 /// (counted or reported).
 fn one<T>(
     q: &GrepQuery,
     job: &Job,
     names_only: bool,
-    progress: &Progress,
+    counts: &mut Counts,
     tally: &Tally,
     buf: &mut Vec<u8>,
     work: &(dyn Fn(VisitedFile<'_>) -> T + Sync),
 ) -> Option<T> {
-    let name = job.name.of(&job.path);
     let file = |bytes| VisitedFile {
         given: job.given,
-        name: &name,
         bytes,
+        path: &job.path,
+        name: &job.name,
     };
     if names_only {
-        tally.files.fetch_add(1, Ordering::Relaxed);
+        counts.files += 1;
         return Some(work(file(&[][..])));
     }
     // Files are opened by canonical path (no link in it); a walk that follows links reaches
@@ -451,12 +496,12 @@ fn one<T>(
         }
     };
     if source::looks_binary(&hay) {
-        tally.binary.fetch_add(1, Ordering::Relaxed);
+        counts.binary += 1;
         return None;
     }
     let done = source::guard_mapped(hay.is_mapped(), path, || work(file(&hay)));
-    tally.files.fetch_add(1, Ordering::Relaxed);
-    progress.files_searched.fetch_add(1, Ordering::Relaxed);
+    counts.files += 1;
+    counts.read += 1;
     match done {
         Ok(t) if hay.intact() => Some(t),
         _ => {

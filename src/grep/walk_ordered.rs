@@ -2,10 +2,11 @@
 //! first (its ignore files, globs and types applied), then each subdirectory walked ahead by
 //! a walker thread and read back in turn by the ordered visit ([`super::visit`]).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::sync::{Condvar, Mutex};
 
 use super::GrepQuery;
 use super::walk::walk_builder_below;
@@ -44,14 +45,14 @@ pub(super) fn walk_in_order(
         .map(|u| u.0.as_path())
         .collect();
     let (txs, mut rxs): (Vec<_>, Vec<_>) = dirs.iter().map(|_| mpsc::channel()).unzip();
-    let txs: Vec<Mutex<Option<mpsc::Sender<PathBuf>>>> =
+    let txs: Vec<Mutex<Option<mpsc::Sender<Vec<PathBuf>>>>> =
         txs.into_iter().map(|t| Mutex::new(Some(t))).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let reading = std::sync::atomic::AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let ahead = Ahead {
         next: &next,
-        reading: &reading,
+        reading: Mutex::new(0),
+        moved: Condvar::new(),
         stop: &stop,
     };
     std::thread::scope(|s| {
@@ -63,8 +64,8 @@ pub(super) fn walk_in_order(
         for (path, is_dir) in &units {
             let files: Box<dyn Iterator<Item = PathBuf>> = if *is_dir {
                 let (i, rx) = rxs.next().expect("a walk per directory");
-                reading.store(i, Ordering::Relaxed);
-                Box::new(rx.into_iter())
+                ahead.read(i);
+                Box::new(rx.into_iter().flatten())
             } else {
                 Box::new(std::iter::once(path.clone()))
             };
@@ -78,13 +79,16 @@ pub(super) fn walk_in_order(
                 break;
             }
         }
-        stop.store(true, Ordering::Relaxed);
+        ahead.stop();
         kept
     })
 }
 
 /// How many threads walk a directory's subdirectories ahead of the queue.
 const WALKERS: usize = 2;
+
+/// The largest batch of paths the streamed first subdirectory sends at once.
+const STREAM_BATCH: usize = 64;
 
 /// How many subdirectories past the one being read a walker may list (their paths wait in
 /// memory).
@@ -94,8 +98,36 @@ const LOOKAHEAD: usize = 8;
 /// whether the walk is over.
 struct Ahead<'a> {
     next: &'a std::sync::atomic::AtomicUsize,
-    reading: &'a std::sync::atomic::AtomicUsize,
+    reading: Mutex<usize>,
+    /// The queue moved on to another subdirectory, or the walk is over.
+    moved: Condvar,
     stop: &'a AtomicBool,
+}
+
+impl Ahead<'_> {
+    /// The queue reads subdirectory `i` now.
+    fn read(&self, i: usize) {
+        *self.reading.lock().expect("reading") = i;
+        self.moved.notify_all();
+    }
+
+    /// The walk is over (done or stopped).
+    fn stop(&self) {
+        // Under the lock: a walker checks the flag and waits under it, so it cannot miss this.
+        let _reading = self.reading.lock().expect("reading");
+        self.stop.store(true, Ordering::Relaxed);
+        self.moved.notify_all();
+    }
+
+    /// Waits until subdirectory `i` is at most [`LOOKAHEAD`] past the one read; `false` once
+    /// the walk is over.
+    fn wait_for(&self, i: usize) -> bool {
+        let mut reading = self.reading.lock().expect("reading");
+        while i > *reading + LOOKAHEAD && !self.stop.load(Ordering::Relaxed) {
+            reading = self.moved.wait(reading).expect("reading");
+        }
+        !self.stop.load(Ordering::Relaxed)
+    }
 }
 
 /// A walker thread: takes the next subdirectory not yet taken and sends its files, in path
@@ -106,7 +138,7 @@ fn walk_ahead(
     ws: &Workspace,
     dir: &Path,
     dirs: &[&Path],
-    txs: &[Mutex<Option<mpsc::Sender<PathBuf>>>],
+    txs: &[Mutex<Option<mpsc::Sender<Vec<PathBuf>>>>],
     ahead: &Ahead<'_>,
     error: &(dyn Fn(String) + Sync),
 ) {
@@ -117,11 +149,8 @@ fn walk_ahead(
             return;
         }
         // Not too far ahead of the queue.
-        while i > ahead.reading.load(Ordering::Relaxed) + LOOKAHEAD {
-            if stop.load(Ordering::Relaxed) {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(1));
+        if !ahead.wait_for(i) {
+            return;
         }
         let Some(tx) = txs[i].lock().expect("walks").take() else {
             continue;
@@ -132,29 +161,38 @@ fn walk_ahead(
         if i == 0 {
             // The first subdirectory streams, in order, as it is walked (the first lines of
             // the output wait for nothing else).
+            // Sent in batches growing from one file, so the first goes at once and the rest
+            // cost few hand-overs.
             wb.sort_by_file_name(|a, b| a.cmp(b));
+            let mut batch = Vec::new();
+            let mut cap = 1;
             for entry in wb.build() {
                 if stop.load(Ordering::Relaxed) {
                     return;
                 }
                 match entry {
                     Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                        if tx.send(e.into_path()).is_err() {
-                            return;
+                        batch.push(e.into_path());
+                        if batch.len() >= cap {
+                            cap = (cap * 2).min(STREAM_BATCH);
+                            if tx.send(std::mem::take(&mut batch)).is_err() {
+                                return;
+                            }
                         }
                     }
                     Ok(_) => {}
                     Err(e) => error(e.to_string()),
                 }
             }
+            if !batch.is_empty() && tx.send(batch).is_err() {
+                return;
+            }
         } else {
             // The others are walked ahead of the queue: listed whole by ignore's parallel
             // walk (which learns of ignore files from the directory listing instead of
-            // probing for five names in every directory), then sorted.
-            for f in listed(&wb, stop, error) {
-                if tx.send(f).is_err() {
-                    return;
-                }
+            // probing for five names in every directory), then sorted, and sent at once.
+            if tx.send(listed(&wb, dirs[i], stop, error)).is_err() {
+                return;
             }
         }
     }
@@ -164,10 +202,11 @@ fn walk_ahead(
 /// yields them).
 fn listed(
     wb: &ignore::WalkBuilder,
+    root: &Path,
     stop: &AtomicBool,
     error: &(dyn Fn(String) + Sync),
 ) -> Vec<PathBuf> {
-    let files = Mutex::new(Vec::new());
+    let found = Mutex::new(Vec::new());
     let mut wb = wb.clone();
     wb.threads(1).build_parallel().run(|| {
         Box::new(|entry| {
@@ -175,22 +214,68 @@ fn listed(
                 return ignore::WalkState::Quit;
             }
             match entry {
-                Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                    files.lock().expect("files").push(e.into_path());
-                }
+                Ok(e) if e.depth() > 0 => match e.file_type() {
+                    Some(t) if t.is_file() => {
+                        found.lock().expect("found").push((e.into_path(), false))
+                    }
+                    Some(t) if t.is_dir() => {
+                        found.lock().expect("found").push((e.into_path(), true))
+                    }
+                    _ => {}
+                },
                 Ok(_) => {}
                 Err(e) => error(e.to_string()),
             }
             ignore::WalkState::Continue
         })
     });
-    let mut files = files.into_inner().expect("files");
-    // A separator sorts before every other byte: `a/b` before `a.c`, as components do.
-    let key = |p: &PathBuf| -> Vec<u8> {
-        let bytes = p.as_os_str().as_encoded_bytes();
-        let sep = |b: u8| std::path::is_separator(char::from(b));
-        bytes.iter().map(|&b| if sep(b) { 0 } else { b }).collect()
+    in_path_order(root, found.into_inner().expect("found"))
+}
+
+/// The files among a walk's entries (path, is a directory) in path order: each directory's
+/// entries sorted by name, a subdirectory's files in its place. No sort of the whole list:
+/// each directory's few entries are sorted among themselves.
+fn in_path_order(root: &Path, found: Vec<(PathBuf, bool)>) -> Vec<PathBuf> {
+    fn bytes(p: &Path) -> &[u8] {
+        p.as_os_str().as_encoded_bytes()
+    }
+    let split = |p: &[u8]| -> (usize, usize) {
+        let sep = p
+            .iter()
+            .rposition(|&b| std::path::is_separator(char::from(b)))
+            .unwrap_or(0);
+        (sep, (sep + 1).min(p.len()))
     };
-    files.sort_by_cached_key(key);
-    files
+    let mut order = Vec::with_capacity(found.len());
+    {
+        let mut children: HashMap<&[u8], Vec<usize>> = HashMap::new();
+        for (i, (p, _)) in found.iter().enumerate() {
+            let b = bytes(p);
+            children.entry(&b[..split(b).0]).or_default().push(i);
+        }
+        let name = |i: usize| {
+            let b = bytes(&found[i].0);
+            &b[split(b).1..]
+        };
+        for kids in children.values_mut() {
+            kids.sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
+        }
+        let none: &[usize] = &[];
+        let of = |dir: &Path| children.get(bytes(dir)).map_or(none, Vec::as_slice).iter();
+        let mut stack = vec![of(root)];
+        while let Some(top) = stack.last_mut() {
+            match top.next() {
+                None => {
+                    stack.pop();
+                }
+                Some(&i) if found[i].1 => stack.push(of(&found[i].0)),
+                Some(&i) => order.push(i),
+            }
+        }
+    }
+    let mut slots: Vec<Option<PathBuf>> = found
+        .into_iter()
+        .map(|(p, dir)| (!dir).then_some(p))
+        .collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
