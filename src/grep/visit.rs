@@ -24,7 +24,7 @@ use crate::source::{self, SourceOptions};
 use crate::workspace::Workspace;
 
 /// How many files the walk may run ahead of the sink.
-pub const WINDOW: u64 = 2048;
+pub const WINDOW: u64 = 1024;
 
 /// How long the sink waits for the next result before it is told it is idle.
 const IDLE: std::time::Duration = std::time::Duration::from_millis(10);
@@ -59,13 +59,18 @@ pub struct VisitedFile<'a> {
     pub bytes: &'a [u8],
     path: &'a Path,
     name: &'a Name,
+    display: Option<&'a Display>,
 }
 
 impl VisitedFile<'_> {
     /// Its display name, made on demand (most files of a search print nothing, and a name
     /// costs an allocation).
     pub fn name(&self) -> String {
-        self.name.of(self.path)
+        match (self.name, self.display) {
+            (Name::Given(n), _) => n.clone(),
+            (Name::Below, Some(d)) => d.of(self.path),
+            (Name::Below, None) => self.path.to_string_lossy().into_owned(),
+        }
     }
 }
 
@@ -95,20 +100,11 @@ struct Job {
     name: Name,
 }
 
-/// How a file's display name is made: given, or from the path below a search directory (by
-/// the worker, off the walk's thread).
+/// How a file's display name is made: given, or from the path below its search directory
+/// (by the worker, off the walk's thread, with that directory's [`Display`]).
 pub(super) enum Name {
     Given(String),
-    Below(std::sync::Arc<Display>),
-}
-
-impl Name {
-    fn of(&self, path: &Path) -> String {
-        match self {
-            Name::Given(n) => n.clone(),
-            Name::Below(d) => d.of(path),
-        }
-    }
+    Below,
 }
 
 /// A query path, resolved: one file, or a directory and its walk.
@@ -154,6 +150,15 @@ pub fn visit_in_order<T: Send>(
     sink: &mut dyn Sink<T>,
 ) -> Result<Visited, GrepError> {
     let targets = resolve(ws, q)?;
+    // Each search directory's display, by the number of its query path.
+    let mut displays: Vec<Option<std::sync::Arc<Display>>> = Vec::new();
+    for (given, t) in &targets {
+        if let Target::Dir(_, d, _) = t {
+            displays.resize(displays.len().max(given + 1), None);
+            displays[*given] = Some(d.clone());
+        }
+    }
+    let displays = &displays;
     let tally = Tally::default();
     let window = Window {
         taken: Mutex::new(0),
@@ -187,7 +192,8 @@ pub fn visit_in_order<T: Send>(
                             let out = if progress.cancelled.load(Ordering::Relaxed) {
                                 None
                             } else {
-                                one(q, job, names_only, &mut counts, tally, &mut buf, work)
+                                let display = displays.get(job.given).and_then(|d| d.as_deref());
+                                one(q, job, display, names_only, &mut counts, tally, &mut buf, work)
                             };
                             (job.seq, out)
                         })
@@ -331,7 +337,7 @@ fn produce(
                     return;
                 }
             }
-            Target::Dir(dir, display, wb) => {
+            Target::Dir(dir, _, wb) => {
                 if let Some(sel) = indexed(ws, q, &dir, &wb, names_only) {
                     tally
                         .binary
@@ -344,15 +350,14 @@ fn produce(
                     u.validated |= sel.used.validated;
                     drop(used);
                     for f in sel.search {
-                        let name = Name::Below(display.clone());
-                        if !queue(given, f, name) {
+                        if !queue(given, f, Name::Below) {
                             return;
                         }
                     }
                     continue;
                 }
                 let error = |e: String| tally.error(e);
-                let mut each = |f: PathBuf| queue(given, f, Name::Below(display.clone()));
+                let mut each = |f: PathBuf| queue(given, f, Name::Below);
                 if !walk_in_order(q, ws, &dir, &wb, &error, &mut each) {
                     return;
                 }
@@ -450,9 +455,11 @@ impl Counts {
 
 /// Loads one file and processes it with `work`: `None` when it is binary or unreadable
 /// (counted or reported).
+#[allow(clippy::too_many_arguments)]
 fn one<T>(
     q: &GrepQuery,
     job: &Job,
+    display: Option<&Display>,
     names_only: bool,
     counts: &mut Counts,
     tally: &Tally,
@@ -464,6 +471,7 @@ fn one<T>(
         bytes,
         path: &job.path,
         name: &job.name,
+        display,
     };
     if names_only {
         counts.files += 1;
