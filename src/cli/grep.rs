@@ -427,14 +427,20 @@ impl Search<'_> {
                 Err(e) => return Ok(Err(e)),
             }
         }
-        let (total, mut out, failed) = output.finish();
+        let (total, mut out, mut failed) = output.finish();
         if self.args.json && failed.is_none() {
             let searched = visited.files + visited.binary_skipped;
-            self.printer
-                .summary(&mut out, &total, searched, self.started)?;
-            out.flush()?;
+            // A reader gone by the closing summary ends the output quietly, as before it.
+            failed = self
+                .printer
+                .summary(&mut out, &total, searched, self.started)
+                .and_then(|()| out.flush())
+                .err();
         }
-        drop(out);
+        if failed.is_some() {
+            // Nobody reads what is still buffered: dropped, not written again.
+            drop(out.into_parts());
+        }
         match failed {
             Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e),
             _ => {}
