@@ -55,7 +55,7 @@ impl Display {
 /// The bytes of `path` below `root` (all of `path` when it is not below it). Walked paths are
 /// the root's bytes joined with more, so a byte comparison says it at once; anything else
 /// goes through [`Path::strip_prefix`].
-fn below<'p>(path: &'p Path, root: &Path) -> &'p [u8] {
+pub(super) fn below<'p>(path: &'p Path, root: &Path) -> &'p [u8] {
     let bytes = path.as_os_str().as_encoded_bytes();
     let root_bytes = root.as_os_str().as_encoded_bytes();
     let sep = |b: &u8| std::path::is_separator(char::from(*b));

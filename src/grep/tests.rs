@@ -657,3 +657,44 @@ fn a_sink_that_stops_stops_the_walk() {
         "{worked} files processed"
     );
 }
+
+#[test]
+fn a_listed_walk_comes_back_in_path_order_whatever_order_it_was_met_in() {
+    // Entries as a parallel walk may meet them: children before or after their siblings'
+    // subtrees, names whose bytes sort before a separator (`-`, `.`) beside directories.
+    let root = Path::new("/r/s");
+    let files = [
+        "a-b/x", "a.c", "a/b/c", "a/b.c", "a/b/d/e", "a/bb", "b", "z/y", "z.txt",
+    ];
+    let dirs = ["a-b", "a", "a/b", "a/b/d", "z"];
+    let mut found: Vec<(std::path::PathBuf, bool)> = files
+        .iter()
+        .map(|f| (root.join(f), false))
+        .chain(dirs.iter().map(|d| (root.join(d), true)))
+        .collect();
+    let mut want: Vec<std::path::PathBuf> = files.iter().map(|f| root.join(f)).collect();
+    want.sort();
+    for turn in 0..found.len() {
+        found.rotate_left(1);
+        if turn % 2 == 1 {
+            found.reverse();
+        }
+        let got = super::walk_ordered::in_path_order(root, found.clone());
+        assert_eq!(got, want, "met in the order {found:?}");
+    }
+}
+
+#[test]
+fn a_display_name_is_the_path_below_its_search_directory() {
+    let below = |p: &str, root: &str| {
+        String::from_utf8(super::collect::below(Path::new(p), Path::new(root)).to_vec()).unwrap()
+    };
+    assert_eq!(below("/r/s/a/b.c", "/r/s"), "a/b.c");
+    assert_eq!(below("/r/s", "/r/s"), "");
+    assert_eq!(below("/etc/x", "/"), "etc/x");
+    // Not below it: a sibling that shares the root's first bytes, another tree.
+    assert_eq!(below("/r/sx/a", "/r/s"), "/r/sx/a");
+    assert_eq!(below("/q/a", "/r/s"), "/q/a");
+    // What Path::strip_prefix would make of a `.` component.
+    assert_eq!(below("/r/s/./a", "/r/s"), "a");
+}

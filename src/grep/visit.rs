@@ -193,7 +193,16 @@ pub fn visit_in_order<T: Send>(
                                 None
                             } else {
                                 let display = displays.get(job.given).and_then(|d| d.as_deref());
-                                one(q, job, display, names_only, &mut counts, tally, &mut buf, work)
+                                one(
+                                    q,
+                                    job,
+                                    display,
+                                    names_only,
+                                    &mut counts,
+                                    tally,
+                                    &mut buf,
+                                    work,
+                                )
                             };
                             (job.seq, out)
                         })

@@ -235,32 +235,42 @@ fn listed(
 /// The files among a walk's entries (path, is a directory) in path order: each directory's
 /// entries sorted by name, a subdirectory's files in its place. No sort of the whole list:
 /// each directory's few entries are sorted among themselves.
-fn in_path_order(root: &Path, found: Vec<(PathBuf, bool)>) -> Vec<PathBuf> {
+pub(super) fn in_path_order(root: &Path, found: Vec<(PathBuf, bool)>) -> Vec<PathBuf> {
     fn bytes(p: &Path) -> &[u8] {
         p.as_os_str().as_encoded_bytes()
     }
-    let split = |p: &[u8]| -> (usize, usize) {
-        let sep = p
-            .iter()
-            .rposition(|&b| std::path::is_separator(char::from(b)))
-            .unwrap_or(0);
-        (sep, (sep + 1).min(p.len()))
-    };
     let mut order = Vec::with_capacity(found.len());
     {
-        let mut children: HashMap<&[u8], Vec<usize>> = HashMap::new();
+        // Each directory's entries: (where its name starts, its number in `found`). A walk
+        // hands a directory's entries mostly in a row, so the last directory is tried first.
+        let mut children: HashMap<&[u8], Vec<(usize, usize)>> = HashMap::new();
+        let mut last: Option<(&[u8], Vec<(usize, usize)>)> = None;
         for (i, (p, _)) in found.iter().enumerate() {
             let b = bytes(p);
-            children.entry(&b[..split(b).0]).or_default().push(i);
+            let sep = b
+                .iter()
+                .rposition(|&c| std::path::is_separator(char::from(c)))
+                .unwrap_or(0);
+            let parent = &b[..sep];
+            let entry = ((sep + 1).min(b.len()), i);
+            match &mut last {
+                Some((p, kids)) if *p == parent => kids.push(entry),
+                _ => {
+                    if let Some((p, kids)) = last.take() {
+                        children.entry(p).or_default().extend(kids);
+                    }
+                    last = Some((parent, vec![entry]));
+                }
+            }
         }
-        let name = |i: usize| {
-            let b = bytes(&found[i].0);
-            &b[split(b).1..]
-        };
+        if let Some((p, kids)) = last {
+            children.entry(p).or_default().extend(kids);
+        }
+        let name = |&(start, i): &(usize, usize)| &bytes(&found[i].0)[start..];
         for kids in children.values_mut() {
-            kids.sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
+            kids.sort_unstable_by(|a, b| name(a).cmp(name(b)));
         }
-        let none: &[usize] = &[];
+        let none: &[(usize, usize)] = &[];
         let of = |dir: &Path| children.get(bytes(dir)).map_or(none, Vec::as_slice).iter();
         let mut stack = vec![of(root)];
         while let Some(top) = stack.last_mut() {
@@ -268,8 +278,8 @@ fn in_path_order(root: &Path, found: Vec<(PathBuf, bool)>) -> Vec<PathBuf> {
                 None => {
                     stack.pop();
                 }
-                Some(&i) if found[i].1 => stack.push(of(&found[i].0)),
-                Some(&i) => order.push(i),
+                Some(&(_, i)) if found[i].1 => stack.push(of(&found[i].0)),
+                Some(&(_, i)) => order.push(i),
             }
         }
     }
