@@ -232,6 +232,9 @@ fn listed(
     in_path_order(root, found.into_inner().expect("found"))
 }
 
+/// A directory's entry: where its name starts in its path, and its number in the walk's list.
+type Entry = (usize, usize);
+
 /// The files among a walk's entries (path, is a directory) in path order: each directory's
 /// entries sorted by name, a subdirectory's files in its place. No sort of the whole list:
 /// each directory's few entries are sorted among themselves.
@@ -243,8 +246,8 @@ pub(super) fn in_path_order(root: &Path, found: Vec<(PathBuf, bool)>) -> Vec<Pat
     {
         // Each directory's entries: (where its name starts, its number in `found`). A walk
         // hands a directory's entries mostly in a row, so the last directory is tried first.
-        let mut children: HashMap<&[u8], Vec<(usize, usize)>> = HashMap::new();
-        let mut last: Option<(&[u8], Vec<(usize, usize)>)> = None;
+        let mut children: HashMap<&[u8], Vec<Entry>> = HashMap::new();
+        let mut last: Option<(&[u8], Vec<Entry>)> = None;
         for (i, (p, _)) in found.iter().enumerate() {
             let b = bytes(p);
             let sep = b
@@ -270,7 +273,7 @@ pub(super) fn in_path_order(root: &Path, found: Vec<(PathBuf, bool)>) -> Vec<Pat
         for kids in children.values_mut() {
             kids.sort_unstable_by(|a, b| name(a).cmp(name(b)));
         }
-        let none: &[(usize, usize)] = &[];
+        let none: &[Entry] = &[];
         let of = |dir: &Path| children.get(bytes(dir)).map_or(none, Vec::as_slice).iter();
         let mut stack = vec![of(root)];
         while let Some(top) = stack.last_mut() {
