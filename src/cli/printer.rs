@@ -83,7 +83,8 @@ impl Printer<'_> {
     /// One file's output; `name` makes its display name, asked only when something is printed
     /// (most files of a search print nothing).
     pub fn file(&self, order: usize, name: &dyn Fn() -> String, bytes: &[u8]) -> FileOut {
-        let started = Instant::now();
+        // Only JSON's `end` event tells a file's time (a clock read per file is not free).
+        let started = self.json.then(Instant::now);
         let sels = self.matcher.select(bytes, self.invert, self.max_count);
         let name = if sels.is_empty() && !self.counting() && !self.json {
             String::new()
@@ -122,7 +123,7 @@ impl Printer<'_> {
         } else if !sels.is_empty() {
             self.lines(&mut f, bytes, &sels, &hints);
         }
-        f.elapsed_nanos = started.elapsed().as_nanos();
+        f.elapsed_nanos = started.map_or(0, |t| t.elapsed().as_nanos());
         f
     }
 

@@ -1,6 +1,8 @@
-//! A directory's files in path order, walked by several threads: the directory's own entries
-//! first (its ignore files, globs and types applied), then each subdirectory walked ahead by
-//! a walker thread and read back in turn by the ordered visit ([`super::visit`]).
+//! A directory's files in path order, walked by two threads ahead of the ordered visit
+//! ([`super::visit`]): the directory's own entries first (its ignore files, globs and types
+//! applied); its first subdirectory streamed by a sorted walk, so the first lines wait for
+//! nothing; the others listed by one more walk, each handed over whole, sorted, as soon as it
+//! is complete.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,9 +15,8 @@ use super::walk::walk_builder_below;
 use crate::workspace::Workspace;
 
 /// Walks `dir` in path order, queueing its files: its own files and subdirectories in order,
-/// each subdirectory walked ahead by its own walker thread (so the walk is not one thread's
-/// pace on a large tree) and read back in turn. `false` once the queue stops.
-#[allow(clippy::too_many_arguments)]
+/// the subdirectories walked ahead by two threads and read back in turn. `false` once the
+/// queue stops.
 pub(super) fn walk_in_order(
     q: &GrepQuery,
     ws: &Workspace,
@@ -45,19 +46,30 @@ pub(super) fn walk_in_order(
         .map(|u| u.0.as_path())
         .collect();
     let (txs, mut rxs): (Vec<_>, Vec<_>) = dirs.iter().map(|_| mpsc::channel()).unzip();
-    let txs: Vec<Mutex<Option<mpsc::Sender<Vec<PathBuf>>>>> =
-        txs.into_iter().map(|t| Mutex::new(Some(t))).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let ahead = Ahead {
-        next: &next,
         reading: Mutex::new(0),
         moved: Condvar::new(),
         stop: &stop,
     };
+    let walk = |start: &Path| walk_builder_below(q, dir, start, ws.words()).ok();
     std::thread::scope(|s| {
-        for _ in 0..WALKERS.min(dirs.len()) {
-            s.spawn(|| walk_ahead(q, ws, dir, &dirs, &txs, &ahead, error));
+        let mut txs = txs.into_iter();
+        if let (Some(first), Some(tx)) = (dirs.first(), txs.next()) {
+            let wb = walk(first);
+            let (stop, ahead) = (&stop, &ahead);
+            s.spawn(move || wb.map(|wb| stream(wb, &tx, stop, error)));
+            // The others in turn to LISTERS walks (each subdirectory numbered among all).
+            let mut rests: Vec<Vec<(usize, &Path, Files)>> =
+                (0..LISTERS).map(|_| Vec::new()).collect();
+            for ((i, d), tx) in dirs.iter().copied().enumerate().skip(1).zip(txs) {
+                rests[i % LISTERS].push((i, d, tx));
+            }
+            for rest in rests {
+                if let Some(wb) = rest.first().and_then(|(_, d, _)| walk(d)) {
+                    s.spawn(move || list(wb, rest, ahead, error));
+                }
+            }
         }
         let mut rxs = rxs.drain(..).enumerate();
         let mut kept = true;
@@ -84,20 +96,18 @@ pub(super) fn walk_in_order(
     })
 }
 
-/// How many threads walk a directory's subdirectories ahead of the queue.
-const WALKERS: usize = 2;
+/// How many walks list the subdirectories after the first (taking them in turn).
+const LISTERS: usize = 2;
 
 /// The largest batch of paths the streamed first subdirectory sends at once.
 const STREAM_BATCH: usize = 64;
 
-/// How many subdirectories past the one being read a walker may list (their paths wait in
+/// How many subdirectories past the one being read may be listed (their paths wait in
 /// memory).
 const LOOKAHEAD: usize = 8;
 
-/// The walkers' shared state: the next subdirectory to take, the one the queue reads, and
-/// whether the walk is over.
+/// The walk's shared state: the subdirectory the queue reads, and whether the walk is over.
 struct Ahead<'a> {
-    next: &'a std::sync::atomic::AtomicUsize,
     reading: Mutex<usize>,
     /// The queue moved on to another subdirectory, or the walk is over.
     moved: Condvar,
@@ -130,106 +140,137 @@ impl Ahead<'_> {
     }
 }
 
-/// A walker thread: takes the next subdirectory not yet taken and sends its files, in path
-/// order, to that subdirectory's channel, until none is left or the walk is stopped.
-#[allow(clippy::too_many_arguments)]
-fn walk_ahead(
-    q: &GrepQuery,
-    ws: &Workspace,
-    dir: &Path,
-    dirs: &[&Path],
-    txs: &[Mutex<Option<mpsc::Sender<Vec<PathBuf>>>>],
-    ahead: &Ahead<'_>,
-    error: &(dyn Fn(String) + Sync),
-) {
-    let stop = ahead.stop;
-    loop {
-        let i = ahead.next.fetch_add(1, Ordering::Relaxed);
-        if i >= dirs.len() || stop.load(Ordering::Relaxed) {
+type Files = mpsc::Sender<Vec<PathBuf>>;
+
+/// The first subdirectory, streamed in order as it is walked (ignore's sorted walk), in
+/// batches growing from one file: the first goes at once, the rest cost few hand-overs.
+fn stream(mut wb: ignore::WalkBuilder, tx: &Files, stop: &AtomicBool, error: &dyn Fn(String)) {
+    wb.sort_by_file_name(|a, b| a.cmp(b));
+    let mut batch = Vec::new();
+    let mut cap = 1;
+    for entry in wb.build() {
+        if stop.load(Ordering::Relaxed) {
             return;
         }
-        // Not too far ahead of the queue.
-        if !ahead.wait_for(i) {
-            return;
-        }
-        let Some(tx) = txs[i].lock().expect("walks").take() else {
-            continue;
-        };
-        let Ok(mut wb) = walk_builder_below(q, dir, dirs[i], ws.words()) else {
-            continue;
-        };
-        if i == 0 {
-            // The first subdirectory streams, in order, as it is walked (the first lines of
-            // the output wait for nothing else).
-            // Sent in batches growing from one file, so the first goes at once and the rest
-            // cost few hand-overs.
-            wb.sort_by_file_name(|a, b| a.cmp(b));
-            let mut batch = Vec::new();
-            let mut cap = 1;
-            for entry in wb.build() {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                match entry {
-                    Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                        batch.push(e.into_path());
-                        if batch.len() >= cap {
-                            cap = (cap * 2).min(STREAM_BATCH);
-                            if tx.send(std::mem::take(&mut batch)).is_err() {
-                                return;
-                            }
-                        }
+        match entry {
+            Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
+                batch.push(e.into_path());
+                if batch.len() >= cap {
+                    cap = (cap * 2).min(STREAM_BATCH);
+                    if tx.send(std::mem::take(&mut batch)).is_err() {
+                        return;
                     }
-                    Ok(_) => {}
-                    Err(e) => error(e.to_string()),
                 }
             }
-            if !batch.is_empty() && tx.send(batch).is_err() {
-                return;
-            }
-        } else {
-            // The others are walked ahead of the queue: listed whole by ignore's parallel
-            // walk (which learns of ignore files from the directory listing instead of
-            // probing for five names in every directory), then sorted, and sent at once.
-            if tx.send(listed(&wb, dirs[i], stop, error)).is_err() {
-                return;
-            }
+            Ok(_) => {}
+            Err(e) => error(e.to_string()),
         }
+    }
+    if !batch.is_empty() {
+        let _ = tx.send(batch);
     }
 }
 
-/// Every file of a walk, in path order (components compared in turn, as a sorted walk
-/// yields them).
-fn listed(
-    wb: &ignore::WalkBuilder,
-    root: &Path,
-    stop: &AtomicBool,
+/// The other subdirectories (numbered from 1), listed by one walk of them all (one build:
+/// the ignore files above them read and compiled once, where a walk each compiled them again
+/// for every one), on one thread, so the walk finishes each before it starts the next, in the
+/// order given (ignore's depth-first stack). Each is sent, sorted, when the next one begins;
+/// the walk waits when it is [`LOOKAHEAD`] subdirectories ahead of the queue.
+fn list(
+    mut wb: ignore::WalkBuilder,
+    dirs: Vec<(usize, &Path, Files)>,
+    ahead: &Ahead<'_>,
     error: &(dyn Fn(String) + Sync),
-) -> Vec<PathBuf> {
-    let found = Mutex::new(Vec::new());
-    let mut wb = wb.clone();
+) {
+    for (_, d, _) in &dirs[1..] {
+        wb.add(d);
+    }
+    let number: HashMap<&Path, usize> = dirs
+        .iter()
+        .enumerate()
+        .map(|(k, (_, d, _))| (*d, k))
+        .collect();
+    let sent = Mutex::new(Sent {
+        dirs: dirs
+            .into_iter()
+            .map(|(i, d, tx)| (i, d, Some(tx)))
+            .collect(),
+        current: None,
+        found: Vec::new(),
+    });
     wb.threads(1).build_parallel().run(|| {
         Box::new(|entry| {
-            if stop.load(Ordering::Relaxed) {
+            if ahead.stop.load(Ordering::Relaxed) {
                 return ignore::WalkState::Quit;
             }
+            let mut sent = sent.lock().expect("listing");
             match entry {
-                Ok(e) if e.depth() > 0 => match e.file_type() {
-                    Some(t) if t.is_file() => {
-                        found.lock().expect("found").push((e.into_path(), false))
+                Ok(e) if e.depth() == 0 => {
+                    let Some(&k) = number.get(e.path()) else {
+                        return ignore::WalkState::Continue;
+                    };
+                    sent.finish();
+                    if !ahead.wait_for(sent.dirs[k].0) {
+                        return ignore::WalkState::Quit;
                     }
-                    Some(t) if t.is_dir() => {
-                        found.lock().expect("found").push((e.into_path(), true))
+                    sent.current = Some(k);
+                }
+                Ok(e) => {
+                    let is_dir = match e.file_type() {
+                        Some(t) if t.is_file() => false,
+                        Some(t) if t.is_dir() => true,
+                        _ => return ignore::WalkState::Continue,
+                    };
+                    if !sent.in_current(e.path()) {
+                        // The depth-first order this relies on did not hold: say so rather
+                        // than lose the file in silence.
+                        error(format!(
+                            "{}: listed out of order by the walk, not searched",
+                            e.path().display()
+                        ));
+                        return ignore::WalkState::Continue;
                     }
-                    _ => {}
-                },
-                Ok(_) => {}
+                    sent.found.push((e.into_path(), is_dir));
+                }
                 Err(e) => error(e.to_string()),
             }
             ignore::WalkState::Continue
         })
     });
-    in_path_order(root, found.into_inner().expect("found"))
+    sent.into_inner().expect("listing").finish();
+}
+
+/// The listing walk's progress: the subdirectory it is in and what it found there so far.
+struct Sent<'a> {
+    /// Each subdirectory and where its files go (taken when they are sent: the queue's end
+    /// of that channel then ends).
+    dirs: Vec<(usize, &'a Path, Option<Files>)>,
+    current: Option<usize>,
+    found: Vec<(PathBuf, bool)>,
+}
+
+impl Sent<'_> {
+    /// Whether `path` lies below the subdirectory walked now.
+    fn in_current(&self, path: &Path) -> bool {
+        self.current.is_some_and(|i| {
+            let root = self.dirs[i].1.as_os_str().as_encoded_bytes();
+            let p = path.as_os_str().as_encoded_bytes();
+            p.strip_prefix(root)
+                .and_then(|rest| rest.first())
+                .is_some_and(|&b| std::path::is_separator(char::from(b)))
+        })
+    }
+
+    /// The subdirectory walked so far is complete: its files go out, in path order.
+    fn finish(&mut self) {
+        if let Some(i) = self.current.take() {
+            let (_, root, tx) = &mut self.dirs[i];
+            let files = in_path_order(root, std::mem::take(&mut self.found));
+            if let Some(tx) = tx.take() {
+                let _ = tx.send(files);
+            }
+        }
+    }
 }
 
 /// A directory's entry: where its name starts in its path, and its number in the walk's list.
