@@ -169,6 +169,14 @@ pub fn visit_in_order<T: Send>(
     let job_rx = Mutex::new(job_rx);
     let (done_tx, done_rx) = mpsc::channel::<Vec<(u64, Option<T>)>>();
     let workers = q.threads.unwrap_or_else(rayon::current_num_threads).max(1);
+    let worker = Worker {
+        q,
+        displays,
+        names_only,
+        tally: &tally,
+        progress,
+        work,
+    };
     std::thread::scope(|s| {
         let (tally, window, job_rx) = (&tally, &window, &job_rx);
         s.spawn(move || {
@@ -177,42 +185,8 @@ pub fn visit_in_order<T: Send>(
             queue.flush();
         });
         for _ in 0..workers {
-            let done_tx = done_tx.clone();
-            s.spawn(move || {
-                let mut buf = Vec::new();
-                loop {
-                    let Ok(batch) = job_rx.lock().expect("jobs").recv() else {
-                        return;
-                    };
-                    // Counted per batch: one shared update for many files.
-                    let mut counts = Counts::default();
-                    let outs = batch
-                        .iter()
-                        .map(|job| {
-                            let out = if progress.cancelled.load(Ordering::Relaxed) {
-                                None
-                            } else {
-                                let display = displays.get(job.given).and_then(|d| d.as_deref());
-                                one(
-                                    q,
-                                    job,
-                                    display,
-                                    names_only,
-                                    &mut counts,
-                                    tally,
-                                    &mut buf,
-                                    work,
-                                )
-                            };
-                            (job.seq, out)
-                        })
-                        .collect();
-                    counts.add_to(tally, progress);
-                    if done_tx.send(outs).is_err() {
-                        return;
-                    }
-                }
-            });
+            let (done_tx, worker) = (done_tx.clone(), &worker);
+            s.spawn(move || worker.run(job_rx, &done_tx));
         }
         drop(done_tx);
         consume(done_rx, window, progress, sink);
@@ -462,19 +436,55 @@ impl Counts {
     }
 }
 
+/// What the worker threads of a visit share.
+struct Worker<'a, T> {
+    q: &'a GrepQuery,
+    /// Each search directory's display, by the number of its query path.
+    displays: &'a [Option<std::sync::Arc<Display>>],
+    names_only: bool,
+    tally: &'a Tally,
+    progress: &'a Progress,
+    work: &'a (dyn Fn(VisitedFile<'_>) -> T + Sync),
+}
+
+impl<T> Worker<'_, T> {
+    /// Takes batches of files until there are none, and sends back their results.
+    fn run(
+        &self,
+        jobs: &Mutex<mpsc::Receiver<Vec<Job>>>,
+        done: &mpsc::Sender<Vec<(u64, Option<T>)>>,
+    ) {
+        let mut buf = Vec::new();
+        loop {
+            let Ok(batch) = jobs.lock().expect("jobs").recv() else {
+                return;
+            };
+            // Counted per batch: one shared update for many files.
+            let mut counts = Counts::default();
+            let outs = batch
+                .iter()
+                .map(|job| {
+                    let out = if self.progress.cancelled.load(Ordering::Relaxed) {
+                        None
+                    } else {
+                        one(self, job, &mut counts, &mut buf)
+                    };
+                    (job.seq, out)
+                })
+                .collect();
+            counts.add_to(self.tally, self.progress);
+            if done.send(outs).is_err() {
+                return;
+            }
+        }
+    }
+}
+
 /// Loads one file and processes it with `work`: `None` when it is binary or unreadable
 /// (counted or reported).
-#[allow(clippy::too_many_arguments)]
-fn one<T>(
-    q: &GrepQuery,
-    job: &Job,
-    display: Option<&Display>,
-    names_only: bool,
-    counts: &mut Counts,
-    tally: &Tally,
-    buf: &mut Vec<u8>,
-    work: &(dyn Fn(VisitedFile<'_>) -> T + Sync),
-) -> Option<T> {
+fn one<T>(w: &Worker<'_, T>, job: &Job, counts: &mut Counts, buf: &mut Vec<u8>) -> Option<T> {
+    let (q, names_only, tally, work) = (w.q, w.names_only, w.tally, w.work);
+    let display = w.displays.get(job.given).and_then(|d| d.as_deref());
     let file = |bytes| VisitedFile {
         given: job.given,
         bytes,
