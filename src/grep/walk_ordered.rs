@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Condvar, Mutex};
 
 use super::GrepQuery;
 use super::walk::walk_builder_below;
@@ -53,23 +53,21 @@ pub(super) fn walk_in_order(
         stop: &stop,
     };
     let walk = |start: &Path| walk_builder_below(q, dir, start, ws.words()).ok();
-    // Each subdirectory's end of its channel, taken by the walk that claims it.
-    let slots: Vec<Mutex<Option<Files>>> = txs.into_iter().map(|t| Mutex::new(Some(t))).collect();
-    let walks = Walks {
-        dirs: &dirs,
-        slots: &slots,
-        ahead: &ahead,
-        error,
-    };
     std::thread::scope(|s| {
-        if let Some(wb) = dirs.first().and_then(|d| walk(d)) {
-            let walks = &walks;
-            s.spawn(move || stream(wb, walks));
-            // The subdirectories after the first in turn to LISTERS walks.
-            for k in 0..LISTERS {
-                let mine: Vec<usize> = (1..dirs.len()).filter(|i| i % LISTERS == k).collect();
-                if let Some(wb) = mine.first().and_then(|&i| walk(dirs[i])) {
-                    s.spawn(move || list(wb, mine, walks));
+        let mut txs = txs.into_iter();
+        if let (Some(first), Some(tx)) = (dirs.first(), txs.next()) {
+            let wb = walk(first);
+            let (stop, ahead) = (&stop, &ahead);
+            s.spawn(move || wb.map(|wb| stream(wb, &tx, stop, error)));
+            // The others in turn to LISTERS walks (each subdirectory numbered among all).
+            let mut rests: Vec<Vec<(usize, &Path, Files)>> =
+                (0..LISTERS).map(|_| Vec::new()).collect();
+            for ((i, d), tx) in dirs.iter().copied().enumerate().skip(1).zip(txs) {
+                rests[i % LISTERS].push((i, d, tx));
+            }
+            for rest in rests {
+                if let Some(wb) = rest.first().and_then(|(_, d, _)| walk(d)) {
+                    s.spawn(move || list(wb, rest, ahead, error));
                 }
             }
         }
@@ -144,86 +142,18 @@ impl Ahead<'_> {
 
 type Files = mpsc::Sender<Vec<PathBuf>>;
 
-/// What the walks of a directory's subdirectories share: the subdirectories, each one's
-/// channel (taken by the walk that claims it: the first to reach it), how far the queue is,
-/// and where errors go.
-struct Walks<'a> {
-    dirs: &'a [&'a Path],
-    slots: &'a [Mutex<Option<Files>>],
-    ahead: &'a Ahead<'a>,
-    error: &'a (dyn Fn(String) + Sync),
-}
-
-impl Walks<'_> {
-    /// Subdirectory `i`'s channel, if no other walk claimed it first; waits while `i` is too
-    /// far ahead of the queue (`None` once the walk is over).
-    fn claim(&self, i: usize) -> Option<Files> {
-        if !self.ahead.wait_for(i) {
-            return None;
-        }
-        self.slots[i].lock().expect("slots").take()
-    }
-
-    /// The number of each subdirectory, by path.
-    fn numbers(&self) -> HashMap<&Path, usize> {
-        self.dirs.iter().enumerate().map(|(i, d)| (*d, i)).collect()
-    }
-}
-
-/// The subdirectories in turn, streamed in order as they are walked (ignore's sorted walk, one
-/// build over them all), each in batches growing from one file: the first goes at once, the
-/// rest cost few hand-overs. A subdirectory a listing walk claimed first is passed over; the
-/// others the queue gets from this walk as it goes, so a large subdirectory is never waited
-/// for whole.
-fn stream(mut wb: ignore::WalkBuilder, walks: &Walks<'_>) {
-    for d in &walks.dirs[1..] {
-        wb.add(d);
-    }
+/// The first subdirectory, streamed in order as it is walked (ignore's sorted walk), in
+/// batches growing from one file: the first goes at once, the rest cost few hand-overs.
+fn stream(mut wb: ignore::WalkBuilder, tx: &Files, stop: &AtomicBool, error: &dyn Fn(String)) {
     wb.sort_by_file_name(|a, b| a.cmp(b));
-    // A subdirectory claimed by a listing walk is not walked into (its entries filtered).
-    let passed: Arc<Vec<AtomicBool>> =
-        Arc::new(walks.dirs.iter().map(|_| AtomicBool::new(false)).collect());
-    let roots: Arc<HashMap<PathBuf, usize>> = Arc::new(
-        walks
-            .dirs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (d.to_path_buf(), i))
-            .collect(),
-    );
-    let (by, skip) = (roots.clone(), passed.clone());
-    wb.filter_entry(move |d| {
-        d.depth() != 1
-            || d.path()
-                .parent()
-                .and_then(|p| by.get(p))
-                .is_none_or(|&i| !skip[i].load(Ordering::Relaxed))
-    });
-    let mut tx: Option<Files> = None;
     let mut batch = Vec::new();
     let mut cap = 1;
     for entry in wb.build() {
-        if walks.ahead.stop.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) {
             return;
         }
         match entry {
-            Ok(e) if e.depth() == 0 => {
-                if let Some(tx) = tx.take()
-                    && !batch.is_empty()
-                {
-                    let _ = tx.send(std::mem::take(&mut batch));
-                }
-                let Some(&i) = roots.get(e.path()) else {
-                    continue;
-                };
-                tx = walks.claim(i);
-                if tx.is_none() {
-                    passed[i].store(true, Ordering::Relaxed);
-                }
-                cap = 1;
-            }
             Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                let Some(tx) = &tx else { continue };
                 batch.push(e.into_path());
                 if batch.len() >= cap {
                     cap = (cap * 2).min(STREAM_BATCH);
@@ -233,49 +163,57 @@ fn stream(mut wb: ignore::WalkBuilder, walks: &Walks<'_>) {
                 }
             }
             Ok(_) => {}
-            Err(e) => (walks.error)(e.to_string()),
+            Err(e) => error(e.to_string()),
         }
     }
-    if let Some(tx) = tx
-        && !batch.is_empty()
-    {
+    if !batch.is_empty() {
         let _ = tx.send(batch);
     }
 }
 
-/// Some of the subdirectories after the first (`mine`, by number), listed ahead of the
-/// stream by one walk of them all (one build: the ignore files above them read and compiled
-/// once), on one thread, so the walk finishes each before it starts the next, in the order
-/// given (ignore's depth-first stack). Each it claims is sent, sorted, when the next one
-/// begins; one the stream claimed first is passed over.
-fn list(mut wb: ignore::WalkBuilder, mine: Vec<usize>, walks: &Walks<'_>) {
-    for &i in &mine[1..] {
-        wb.add(walks.dirs[i]);
+/// The other subdirectories (numbered from 1), listed by one walk of them all (one build:
+/// the ignore files above them read and compiled once, where a walk each compiled them again
+/// for every one), on one thread, so the walk finishes each before it starts the next, in the
+/// order given (ignore's depth-first stack). Each is sent, sorted, when the next one begins;
+/// the walk waits when it is [`LOOKAHEAD`] subdirectories ahead of the queue.
+fn list(
+    mut wb: ignore::WalkBuilder,
+    dirs: Vec<(usize, &Path, Files)>,
+    ahead: &Ahead<'_>,
+    error: &(dyn Fn(String) + Sync),
+) {
+    for (_, d, _) in &dirs[1..] {
+        wb.add(d);
     }
-    let number = walks.numbers();
+    let number: HashMap<&Path, usize> = dirs
+        .iter()
+        .enumerate()
+        .map(|(k, (_, d, _))| (*d, k))
+        .collect();
     let sent = Mutex::new(Sent {
+        dirs: dirs
+            .into_iter()
+            .map(|(i, d, tx)| (i, d, Some(tx)))
+            .collect(),
         current: None,
         found: Vec::new(),
     });
     wb.threads(1).build_parallel().run(|| {
         Box::new(|entry| {
-            if walks.ahead.stop.load(Ordering::Relaxed) {
+            if ahead.stop.load(Ordering::Relaxed) {
                 return ignore::WalkState::Quit;
             }
             let mut sent = sent.lock().expect("listing");
             match entry {
                 Ok(e) if e.depth() == 0 => {
-                    sent.finish();
-                    let Some(&i) = number.get(e.path()) else {
-                        return ignore::WalkState::Skip;
+                    let Some(&k) = number.get(e.path()) else {
+                        return ignore::WalkState::Continue;
                     };
-                    match walks.claim(i) {
-                        Some(tx) => sent.current = Some((walks.dirs[i], tx)),
-                        None if walks.ahead.stop.load(Ordering::Relaxed) => {
-                            return ignore::WalkState::Quit;
-                        }
-                        None => return ignore::WalkState::Skip,
+                    sent.finish();
+                    if !ahead.wait_for(sent.dirs[k].0) {
+                        return ignore::WalkState::Quit;
                     }
+                    sent.current = Some(k);
                 }
                 Ok(e) => {
                     let is_dir = match e.file_type() {
@@ -286,7 +224,7 @@ fn list(mut wb: ignore::WalkBuilder, mine: Vec<usize>, walks: &Walks<'_>) {
                     if !sent.in_current(e.path()) {
                         // The depth-first order this relies on did not hold: say so rather
                         // than lose the file in silence.
-                        (walks.error)(format!(
+                        error(format!(
                             "{}: listed out of order by the walk, not searched",
                             e.path().display()
                         ));
@@ -294,7 +232,7 @@ fn list(mut wb: ignore::WalkBuilder, mine: Vec<usize>, walks: &Walks<'_>) {
                     }
                     sent.found.push((e.into_path(), is_dir));
                 }
-                Err(e) => (walks.error)(e.to_string()),
+                Err(e) => error(e.to_string()),
             }
             ignore::WalkState::Continue
         })
@@ -302,18 +240,20 @@ fn list(mut wb: ignore::WalkBuilder, mine: Vec<usize>, walks: &Walks<'_>) {
     sent.into_inner().expect("listing").finish();
 }
 
-/// The listing walk's progress: the subdirectory it lists now (and where its files go), and
-/// what it found there so far.
+/// The listing walk's progress: the subdirectory it is in and what it found there so far.
 struct Sent<'a> {
-    current: Option<(&'a Path, Files)>,
+    /// Each subdirectory and where its files go (taken when they are sent: the queue's end
+    /// of that channel then ends).
+    dirs: Vec<(usize, &'a Path, Option<Files>)>,
+    current: Option<usize>,
     found: Vec<(PathBuf, bool)>,
 }
 
 impl Sent<'_> {
-    /// Whether `path` lies below the subdirectory listed now.
+    /// Whether `path` lies below the subdirectory walked now.
     fn in_current(&self, path: &Path) -> bool {
-        self.current.as_ref().is_some_and(|(root, _)| {
-            let root = root.as_os_str().as_encoded_bytes();
+        self.current.is_some_and(|i| {
+            let root = self.dirs[i].1.as_os_str().as_encoded_bytes();
             let p = path.as_os_str().as_encoded_bytes();
             p.strip_prefix(root)
                 .and_then(|rest| rest.first())
@@ -321,10 +261,14 @@ impl Sent<'_> {
         })
     }
 
-    /// The subdirectory listed so far is complete: its files go out, in path order.
+    /// The subdirectory walked so far is complete: its files go out, in path order.
     fn finish(&mut self) {
-        if let Some((root, tx)) = self.current.take() {
-            let _ = tx.send(in_path_order(root, std::mem::take(&mut self.found)));
+        if let Some(i) = self.current.take() {
+            let (_, root, tx) = &mut self.dirs[i];
+            let files = in_path_order(root, std::mem::take(&mut self.found));
+            if let Some(tx) = tx.take() {
+                let _ = tx.send(files);
+            }
         }
     }
 }
