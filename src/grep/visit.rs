@@ -312,6 +312,7 @@ fn produce(
     tally: &Tally,
     queue: &mut Queue<'_>,
 ) {
+    let cancelled = &queue.progress.cancelled;
     let mut queue = |given: usize, path: PathBuf, name: Name| queue.push(given, path, name);
     for (given, target) in targets {
         match target {
@@ -341,7 +342,7 @@ fn produce(
                 }
                 let error = |e: String| tally.error(e);
                 let mut each = |f: PathBuf| queue(given, f, Name::Below);
-                if !walk_in_order(q, ws, &dir, &wb, &error, &mut each) {
+                if !walk_in_order(q, ws, &dir, &wb, cancelled, &error, &mut each) {
                     return;
                 }
             }

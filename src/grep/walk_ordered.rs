@@ -22,6 +22,7 @@ pub(super) fn walk_in_order(
     ws: &Workspace,
     dir: &Path,
     wb: &ignore::WalkBuilder,
+    cancelled: &AtomicBool,
     error: &(dyn Fn(String) + Sync),
     queue: &mut dyn FnMut(PathBuf) -> bool,
 ) -> bool {
@@ -51,14 +52,15 @@ pub(super) fn walk_in_order(
         reading: Mutex::new(0),
         moved: Condvar::new(),
         stop: &stop,
+        cancelled,
     };
     let walk = |start: &Path| walk_builder_below(q, dir, start, ws.words()).ok();
     std::thread::scope(|s| {
         let mut txs = txs.into_iter();
         if let (Some(first), Some(tx)) = (dirs.first(), txs.next()) {
             let wb = walk(first);
-            let (stop, ahead) = (&stop, &ahead);
-            s.spawn(move || wb.map(|wb| stream(wb, &tx, stop, error)));
+            let ahead = &ahead;
+            s.spawn(move || wb.map(|wb| stream(wb, &tx, ahead, error)));
             // The others in turn to LISTERS walks (each subdirectory numbered among all).
             let mut rests: Vec<Vec<(usize, &Path, Files)>> =
                 (0..LISTERS).map(|_| Vec::new()).collect();
@@ -112,6 +114,9 @@ struct Ahead<'a> {
     /// The queue moved on to another subdirectory, or the walk is over.
     moved: Condvar,
     stop: &'a AtomicBool,
+    /// The visit was cancelled (its sink stopped): the walks end at once, not when the
+    /// subdirectory they list is complete.
+    cancelled: &'a AtomicBool,
 }
 
 impl Ahead<'_> {
@@ -119,6 +124,11 @@ impl Ahead<'_> {
     fn read(&self, i: usize) {
         *self.reading.lock().expect("reading") = i;
         self.moved.notify_all();
+    }
+
+    /// Whether the walks should end now.
+    fn over(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.cancelled.load(Ordering::Relaxed)
     }
 
     /// The walk is over (done or stopped).
@@ -144,12 +154,12 @@ type Files = mpsc::Sender<Vec<PathBuf>>;
 
 /// The first subdirectory, streamed in order as it is walked (ignore's sorted walk), in
 /// batches growing from one file: the first goes at once, the rest cost few hand-overs.
-fn stream(mut wb: ignore::WalkBuilder, tx: &Files, stop: &AtomicBool, error: &dyn Fn(String)) {
+fn stream(mut wb: ignore::WalkBuilder, tx: &Files, ahead: &Ahead<'_>, error: &dyn Fn(String)) {
     wb.sort_by_file_name(|a, b| a.cmp(b));
     let mut batch = Vec::new();
     let mut cap = 1;
     for entry in wb.build() {
-        if stop.load(Ordering::Relaxed) {
+        if ahead.over() {
             return;
         }
         match entry {
@@ -200,7 +210,7 @@ fn list(
     });
     wb.threads(1).build_parallel().run(|| {
         Box::new(|entry| {
-            if ahead.stop.load(Ordering::Relaxed) {
+            if ahead.over() {
                 return ignore::WalkState::Quit;
             }
             let mut sent = sent.lock().expect("listing");
