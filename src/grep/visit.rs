@@ -2,10 +2,10 @@
 //! by itself (the command line: every ripgrep mode). The same paths, ignore rules, globs,
 //! types, size limit and binary rule as [`super::search`].
 //!
-//! The pipeline streams: one thread walks each directory in path order (`ignore`'s sorted
-//! walk, or the sorted files a ready trigram index cannot rule out) and numbers the files;
-//! worker threads load and process them in parallel (`work`); the calling thread hands the
-//! results to the sink in that numbering. The walk stays at most [`WINDOW`] files ahead of
+//! The pipeline streams: one thread numbers the files in path order, as the ordered walk
+//! ([`super::walk_ordered`]) hands them over, or the sorted files a ready trigram index cannot
+//! rule out; worker threads load and process them in parallel (`work`), in batches of files
+//! numbered in a row; the calling thread hands the results to the sink in that numbering. The walk stays at most [`WINDOW`] files ahead of
 //! the sink, so memory holds a bounded number of results whatever the tree's size, and a sink
 //! that stops (a closed pipe, a cap reached) stops the walk and the workers at once.
 
