@@ -118,28 +118,7 @@ fn reference_matches(fx: &Fixture) -> BTreeSet<(String, u64)> {
             }
         }
     }
-    let home = std::env::var("HOME").unwrap_or_default();
-    let candidates = [
-        std::env::var("MAPGREP_RG").unwrap_or_default(),
-        "rg".into(),
-        format!("{home}/.cargo/bin/rg"),
-    ];
-    for rg in candidates.iter().filter(|c| !c.is_empty()) {
-        let Ok(o) = std::process::Command::new(rg)
-            .args(["-n", "--no-heading", "--sort", "path", "needle", "src"])
-            .current_dir(&fx.root)
-            .output()
-        else {
-            continue;
-        };
-        let found: BTreeSet<(String, u64)> = String::from_utf8_lossy(&o.stdout)
-            .lines()
-            .map(|l| {
-                let mut parts = l.splitn(3, ':');
-                let path = parts.next().unwrap().to_string();
-                (path, parts.next().unwrap().parse().unwrap())
-            })
-            .collect();
+    if let Some(found) = crate::rg::matching_lines(&fx.root, &["--sort", "path", "needle", "src"]) {
         assert_eq!(found, naive, "ripgrep and the naive scan agree");
         return found;
     }
