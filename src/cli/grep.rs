@@ -460,9 +460,8 @@ impl Search<'_> {
         Ok(Ok((total, visited)))
     }
 
-    /// Renders one file (decompressed with -z); with -q, the first match ends the search.
-    /// One file's output, at `order` among the paths given; `name` makes its display name,
-    /// when the output needs it.
+    /// Renders one file (decompressed with -z), at `order` among the paths given; `name` makes
+    /// its display name when the output needs it. With -q, the first match ends the search.
     fn render(
         &self,
         progress: &Progress,

@@ -79,8 +79,7 @@ impl Printer<'_> {
         (self.before > 0 || self.after > 0) && !self.counting()
     }
 
-    /// Renders one file.
-    /// One file's output; `name` makes its display name, asked only when something is printed
+    /// Renders one file; `name` makes its display name, asked only when something is printed
     /// (most files of a search print nothing).
     pub fn file(&self, order: usize, name: &dyn Fn() -> String, bytes: &[u8]) -> FileOut {
         // Only JSON's `end` event tells a file's time (a clock read per file is not free).
