@@ -17,6 +17,10 @@ pub struct BenchGrepArgs {
     /// Content-cache budget of the simulated server (as `serve --content-cache-bytes`).
     #[arg(long, default_value_t = super::DEFAULT_SERVER_CONTENT_CACHE)]
     pub content_cache_bytes: usize,
+    /// Cap on the hits returned, as `grep_content`'s `max_results` (default: no cap, every
+    /// hit collected).
+    #[arg(long)]
+    pub max_results: Option<usize>,
     /// The regex to search for.
     pub pattern: String,
     /// Files or directories to search.
@@ -48,7 +52,7 @@ pub fn run(args: BenchGrepArgs) -> anyhow::Result<ExitCode> {
         case_insensitive: args.ignore_case,
         word: args.word_regexp,
         section_patterns: Some(Vec::new()),
-        max_results: u32::MAX as usize,
+        max_results: args.max_results.unwrap_or(u32::MAX as usize),
         ..GrepQuery::new(args.pattern.clone())
     };
     if let Some(dir) = &args.index_dir {

@@ -1,12 +1,11 @@
 //! Gathering results from the parallel search: display names, statistics, and the collector
 //! that keeps the first matches in (path, line) order whatever order files finish in.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{Cursor, GrepMatch, GrepQuery, GrepReport};
+use super::{Cursor, Flow, GrepMatch, GrepQuery, GrepReport, Sink};
 use crate::workspace::Workspace;
 
 /// How walked paths are displayed: the caller's spelling of the search path, joined with the
@@ -86,7 +85,6 @@ pub(super) struct Stats {
     pub(super) binary_examples: Mutex<Vec<String>>,
     pub(super) errors: Mutex<Vec<String>>,
     pub(super) error_count: AtomicU64,
-    pub(super) index: Mutex<Option<crate::index::IndexUse>>,
 }
 
 impl Stats {
@@ -98,8 +96,17 @@ impl Stats {
         }
     }
 
+    /// A file skipped as binary.
+    pub(super) fn binary(&self, name: String) {
+        self.binary.fetch_add(1, Ordering::Relaxed);
+        let mut ex = self.binary_examples.lock().expect("stats");
+        if ex.len() < MAX_NAMED {
+            ex.push(name);
+        }
+    }
+
     /// Fills the report; names come sorted, so the examples a summary shows are the same
-    /// whatever order the parallel walk met the files in.
+    /// whatever order the parallel search met the files in.
     pub(super) fn fill(self, r: &mut GrepReport) {
         r.files_searched = self.searched.into_inner();
         r.binary_skipped = self.binary.into_inner();
@@ -108,16 +115,6 @@ impl Stats {
         r.errors = self.errors.into_inner().expect("stats");
         r.errors.sort();
         r.error_count = self.error_count.into_inner();
-        r.index = self.index.into_inner().expect("stats");
-    }
-
-    /// Adds what the index did for one search directory.
-    pub(super) fn used_index(&self, u: &crate::index::IndexUse) {
-        let mut i = self.index.lock().expect("stats");
-        let t = i.get_or_insert_with(Default::default);
-        t.in_scope += u.in_scope;
-        t.searched += u.searched;
-        t.validated |= u.validated;
     }
 }
 
@@ -127,60 +124,22 @@ pub(super) enum FileResult {
     Matches(Vec<GrepMatch>),
 }
 
-pub(super) fn record(collector: &Mutex<Collector>, stats: &Stats, name: &str, found: FileResult) {
-    match found {
-        FileResult::Binary => {
-            stats.binary.fetch_add(1, Ordering::Relaxed);
-            let mut ex = stats.binary_examples.lock().expect("stats");
-            if ex.len() < MAX_NAMED {
-                ex.push(name.to_string());
-            }
-        }
-        FileResult::Matches(m) if !m.is_empty() => {
-            collector
-                .lock()
-                .expect("collector")
-                .add(name.to_string(), m);
-        }
-        FileResult::Matches(_) => {}
-    }
-}
-
-/// Keeps the first `cap` matches in (path, line) order, whatever order files arrive in, and
-/// remembers whether anything was left out.
+/// Keeps the first `cap` matches in the visit's order (path, then line), and one more to
+/// know there is more: a sink of the ordered visit, which it stops once it has them (the
+/// files after them are never read).
 pub(super) struct Collector {
-    pub(super) cap: usize,
-    pub(super) files: BTreeMap<String, Vec<GrepMatch>>,
-    pub(super) count: usize,
-    pub(super) cursor: Option<Cursor>,
-    pub(super) dropped: bool,
+    cap: usize,
+    files: Vec<Vec<GrepMatch>>,
+    count: usize,
 }
 
 impl Collector {
-    pub(super) fn new(cap: usize, cursor: Option<Cursor>) -> Collector {
+    pub(super) fn new(cap: usize) -> Collector {
         Collector {
             cap: cap.max(1),
-            files: BTreeMap::new(),
+            files: Vec::new(),
             count: 0,
-            cursor,
-            dropped: false,
         }
-    }
-
-    /// Whether a file could contribute: not before the cursor, and not after every kept match
-    /// once the cap (plus one, to know there is more) is full.
-    pub(super) fn wants(&self, name: &str) -> bool {
-        if let Some(c) = &self.cursor
-            && name < c.path.as_str()
-        {
-            return false;
-        }
-        if self.count > self.cap
-            && let Some(last) = self.files.keys().next_back()
-        {
-            return name < last.as_str();
-        }
-        true
     }
 
     /// At most this many matches of one file can be kept (cap + 1 to detect "more").
@@ -188,34 +147,9 @@ impl Collector {
         self.cap.saturating_add(1)
     }
 
-    pub(super) fn add(&mut self, name: String, matches: Vec<GrepMatch>) {
-        self.count += matches.len();
-        self.files.insert(name, matches);
-        // Drop whole files from the end while the rest still holds more than cap matches.
-        while self.count > self.cap.saturating_add(1) {
-            let (last_name, last_len) = {
-                let (k, v) = self.files.iter().next_back().expect("non-empty");
-                (k.clone(), v.len())
-            };
-            if self.count - last_len > self.cap {
-                self.files.remove(&last_name);
-                self.count -= last_len;
-                self.dropped = true;
-            } else {
-                let keep = last_len - (self.count - self.cap - 1);
-                self.files
-                    .get_mut(&last_name)
-                    .expect("exists")
-                    .truncate(keep);
-                self.count = self.cap.saturating_add(1);
-                self.dropped = true;
-            }
-        }
-    }
-
     pub(super) fn finish(self) -> GrepReport {
         let files_matched = self.files.len() as u64;
-        let mut matches: Vec<GrepMatch> = self.files.into_values().flatten().collect();
+        let mut matches: Vec<GrepMatch> = self.files.into_iter().flatten().collect();
         let mut report = GrepReport {
             files_matched,
             ..GrepReport::default()
@@ -232,4 +166,57 @@ impl Collector {
         report.matches = matches;
         report
     }
+}
+
+impl Sink<Vec<GrepMatch>> for Collector {
+    fn file(&mut self, mut matches: Vec<GrepMatch>) -> Flow {
+        matches.truncate(self.limit() - self.count);
+        self.count += matches.len();
+        if !matches.is_empty() {
+            self.files.push(matches);
+        }
+        if self.count > self.cap {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    }
+}
+
+/// Where a cursor resumes: the number of the query path its file was found under, its path
+/// and line.
+pub(super) struct Resume<'a> {
+    given: usize,
+    cursor: &'a Cursor,
+}
+
+impl<'a> Resume<'a> {
+    /// The query path a cursor's file lies under: the first whose display name is a prefix of
+    /// the cursor's path, by components.
+    pub(super) fn new(ws: &Workspace, q: &GrepQuery, cursor: &'a Cursor) -> Resume<'a> {
+        let given = q
+            .paths()
+            .iter()
+            .position(|g| {
+                ws.resolve(g).is_ok_and(|r| {
+                    let prefix = Display::new(ws, q, g, &r).prefix;
+                    let mut at = components(&cursor.path);
+                    components(&prefix).all(|c| c.is_empty() || at.next() == Some(c))
+                })
+            })
+            .unwrap_or(0);
+        Resume { given, cursor }
+    }
+
+    /// Whether the file `name`, found under query path `given`, comes before the cursor's
+    /// file in the visit's order (then it holds no hit to return).
+    pub(super) fn skips(&self, given: usize, name: &str) -> bool {
+        given < self.given
+            || (given == self.given && components(name).lt(components(&self.cursor.path)))
+    }
+}
+
+/// A display name's components, compared in turn as the walk orders paths.
+fn components(name: &str) -> impl Iterator<Item = &str> {
+    name.split(std::path::is_separator)
 }

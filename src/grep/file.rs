@@ -3,13 +3,13 @@
 //! matching lines into matches with context and section hints.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
 
 use bstr::ByteSlice;
 use rayon::prelude::*;
 
-use super::collect::{Collector, Display, FileResult, Stats, record};
+use super::collect::{FileResult, Stats};
 use super::{Caches, Compiled, ContextLine, GrepMatch, GrepQuery, Hit, MAX_LINE_BYTES, Progress};
 use crate::index::{Ident, Known, Span};
 use crate::source::{self, FileId, SourceOptions};
@@ -30,23 +30,17 @@ pub(super) const WALK_MMAP_MIN: u64 = 128 * 1024;
 pub(super) const PARALLEL_FILE_MIN: usize = 32 * 1024 * 1024;
 
 /// A search path that names one file: mapped if large, and split into parallel chunks.
-pub(super) fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
-    let name = ctx.display.of(path);
-    let limit = {
-        let c = ctx.collector.lock().expect("collector");
-        if !c.wants(&name) {
-            return;
-        }
-        c.limit()
-    };
+/// `None` when it could not be read or changed while searched (reported).
+pub(super) fn search_one_file(ctx: &Ctx<'_>, path: &Path, name: &str) -> Option<FileResult> {
+    let limit = ctx.limit;
     let mut buf = Vec::new();
     let mut cache = ctx.compiled.caches();
-    match source::load(path, &SourceOptions::default(), &mut buf) {
-        Ok((_, hay)) if !hay.intact() => ctx.stats.error(changed(path)),
+    let found = match source::load(path, &SourceOptions::default(), &mut buf) {
+        Ok((_, hay)) if !hay.intact() => Err(changed(path)),
         Ok((id, hay)) if hay.len() >= PARALLEL_FILE_MIN => {
             // One large file: chunks searched in parallel, numbered through the line index
             // (cached in a server, so paging with a cursor jumps straight to its line).
-            let found = search_loaded(path, &hay, || {
+            search_loaded(path, &hay, || {
                 if source::looks_binary(&hay) {
                     return FileResult::Binary;
                 }
@@ -54,29 +48,22 @@ pub(super) fn search_one_file(ctx: &Ctx<'_>, path: &Path) {
                     Some(id) => ctx.ws.index_bytes(path, id, &hay),
                     None => std::sync::Arc::new(crate::lines::LineIndex::build(&hay)),
                 };
-                let from_line = cursor_line(ctx.q, &name);
+                let from_line = cursor_line(ctx.q, name);
                 let start = index.line_start(&hay, from_line).unwrap_or(hay.len());
                 let lines = search_chunks(&hay, ctx.compiled, limit, start, &index, ctx.progress);
-                finish(&hay, lines, ctx, &name)
-            });
-            match found {
-                Some(found) => record(ctx.collector, ctx.stats, &name, found),
-                None => ctx.stats.error(changed(path)),
-            }
+                finish(&hay, lines, ctx, name)
+            })
+            .ok_or_else(|| changed(path))
         }
-        Ok((_, hay)) => {
-            let found = search_loaded(path, &hay, || {
-                search_bytes(&hay, &mut cache, ctx, &name, limit, Where::walk(None))
-            });
-            match found {
-                Some(found) => record(ctx.collector, ctx.stats, &name, found),
-                None => ctx.stats.error(changed(path)),
-            }
-        }
-        Err(e) => ctx.stats.error(e.to_string()),
-    }
+        Ok((_, hay)) => search_loaded(path, &hay, || {
+            search_bytes(&hay, &mut cache, ctx, name, Where::walk(None))
+        })
+        .ok_or_else(|| changed(path)),
+        Err(e) => Err(e.to_string()),
+    };
     ctx.progress.files_searched.fetch_add(1, Ordering::Relaxed);
     ctx.stats.searched.fetch_add(1, Ordering::Relaxed);
+    found.map_err(|e| ctx.stats.error(e)).ok()
 }
 
 /// How a file reaches [`search_bytes`].
@@ -139,55 +126,27 @@ pub(super) struct Ctx<'a> {
     pub(super) ws: &'a Workspace,
     pub(super) q: &'a GrepQuery,
     pub(super) compiled: &'a Compiled,
-    pub(super) display: &'a Display,
-    pub(super) collector: &'a Mutex<Collector>,
     pub(super) stats: &'a Stats,
     pub(super) progress: &'a Progress,
     pub(super) admit: Admit,
+    /// At most this many matches of one file are kept (the cap plus one, to know there is
+    /// more).
+    pub(super) limit: usize,
 }
 
 impl Ctx<'_> {
-    /// Searches one walked file (only the spans the index `known` names, while the file
-    /// keeps the identity they were recorded with), from the content cache when it is
-    /// unchanged.
+    /// Searches one walked file, displayed as `name` (only the spans the index `known`
+    /// names, while the file keeps the identity they were recorded with), from the content
+    /// cache when it is unchanged. `None` when it could not be read or changed while it was
+    /// searched (reported).
     pub(super) fn search_file(
         &self,
         path: &Path,
-        name: Option<&str>,
+        name: &str,
         known: Option<&Known>,
         scratch: &mut Scratch,
-    ) {
-        self.search_file_in(path, name, known, scratch);
-        // A buffer grown by one large file (up to the 64 MiB read limit) is not kept: many
-        // concurrent searches, each with a worker per core, would each hold one.
-        if scratch.buf.capacity() > SCRATCH_KEEP {
-            scratch.buf = Vec::new();
-        }
-    }
-
-    pub(super) fn search_file_in(
-        &self,
-        path: &Path,
-        name: Option<&str>,
-        known: Option<&Known>,
-        scratch: &mut Scratch,
-    ) {
+    ) -> Option<FileResult> {
         let Scratch { buf, cache } = scratch;
-        let owned;
-        let name = match name {
-            Some(n) => n,
-            None => {
-                owned = self.display.of(path);
-                &owned
-            }
-        };
-        let limit = {
-            let c = self.collector.lock().expect("collector");
-            if !c.wants(name) {
-                return;
-            }
-            c.limit()
-        };
         let found = match self.cached(path, known) {
             Some((id, bytes)) => {
                 // Only text files (no NUL in the first 64 KiB) are cached: skip that probe.
@@ -195,16 +154,20 @@ impl Ctx<'_> {
                     mode: Mode::CachedText,
                     spans: spans_for(known, &id),
                 };
-                search_bytes(&bytes, cache, self, name, limit, at)
+                Some(search_bytes(&bytes, cache, self, name, at))
             }
-            None => match self.read_and_search(path, name, known, limit, buf, cache) {
-                Some(found) => found,
-                None => return,
-            },
+            None => self.read_and_search(path, name, known, buf, cache),
         };
-        record(self.collector, self.stats, name, found);
-        self.stats.searched.fetch_add(1, Ordering::Relaxed);
-        self.progress.files_searched.fetch_add(1, Ordering::Relaxed);
+        // A buffer grown by one large file (up to the 64 MiB read limit) is not kept: many
+        // concurrent searches, each with a worker per core, would each hold one.
+        if buf.capacity() > SCRATCH_KEEP {
+            *buf = Vec::new();
+        }
+        if found.is_some() {
+            self.stats.searched.fetch_add(1, Ordering::Relaxed);
+            self.progress.files_searched.fetch_add(1, Ordering::Relaxed);
+        }
+        found
     }
 
     /// A warm server searches unchanged files from its content cache: one stat instead of
@@ -227,7 +190,6 @@ impl Ctx<'_> {
         path: &Path,
         name: &str,
         known: Option<&Known>,
-        limit: usize,
         buf: &mut Vec<u8>,
         cache: &mut Caches,
     ) -> Option<FileResult> {
@@ -257,9 +219,7 @@ impl Ctx<'_> {
             ws.cache_content(path, id, &hay, self.admit == Admit::Evict);
         }
         let at = Where::walk(spans);
-        let found = search_loaded(path, &hay, || {
-            search_bytes(&hay, cache, self, name, limit, at)
-        });
+        let found = search_loaded(path, &hay, || search_bytes(&hay, cache, self, name, at));
         if found.is_none() {
             // A search cut short by a panic may leave its cache unusable.
             *cache = self.compiled.caches();
@@ -297,17 +257,16 @@ pub(super) fn changed(path: &Path) -> String {
     .to_string()
 }
 
-/// Searches one file's bytes (or only `at.spans` of them) for up to `limit` matching lines
-/// (from the cursor line if the cursor names this file).
+/// Searches one file's bytes (or only `at.spans` of them) for up to `ctx.limit` matching
+/// lines (from the cursor line if the cursor names this file).
 pub(super) fn search_bytes(
     bytes: &[u8],
     cache: &mut Caches,
     ctx: &Ctx<'_>,
     name: &str,
-    limit: usize,
     at: Where<'_>,
 ) -> FileResult {
-    let (c, q) = (ctx.compiled, ctx.q);
+    let (c, q, limit) = (ctx.compiled, ctx.q, ctx.limit);
     // Binary: a NUL in the first 64 KiB, as `source` classifies files for the read tools.
     if at.mode != Mode::CachedText && source::looks_binary(bytes) {
         return FileResult::Binary;

@@ -1,43 +1,43 @@
 //! Parallel regex search over the roots: the engine of `grep_content` and `mapgrep grep`.
 //!
-//! The walk is `ignore`'s parallel walker (`.gitignore`/`.ignore` honoured, hidden files
-//! skipped, symlinks never followed, so it cannot leave the roots). Each worker thread keeps
-//! its own read buffer and regex cache; small files are read into the buffer, large ones
-//! mapped. A file is searched as one buffer and line numbers are counted lazily up to each
-//! match. A file with a NUL byte in its first 64 KiB is skipped as binary and counted (the same
-//! test as the read tools': a later NUL is a byte of a text file). One large file is cut at
+//! Files are visited in path order ([`visit`]): walked by `ignore` (`.gitignore`/`.ignore`
+//! honoured, hidden files skipped, symlinks never followed, so it cannot leave the roots),
+//! taken from a server's kept list of an earlier walk, or narrowed by a ready trigram index.
+//! Worker threads keep their own read buffer and regex cache; small files are read into the
+//! buffer, large ones mapped, unchanged ones taken from a server's content cache. A file is
+//! searched as one buffer and line numbers are counted lazily up to each match. A file with a
+//! NUL byte in its first 64 KiB is skipped as binary and counted (the same test as the read
+//! tools': a later NUL is a byte of a text file). One large file named on its own is cut at
 //! newlines into chunks searched in parallel.
 //!
-//! Results are deterministic: sorted by path, then line, whatever the thread timing, and
-//! capped in total by `max_results` with a cursor that continues exactly where the cut was.
-//! While the cap is full, files that sort after every kept match are not searched at all.
+//! Results are deterministic: in path order (directory by directory, names compared byte by
+//! byte, as `rg --sort path`), then line, whatever the thread timing, and capped in total by
+//! `max_results` with a cursor that continues exactly where the cut was. Once the cap and one
+//! more hit are in hand the visit stops: later files are not read at all.
 //!
-//! Layout: this module holds the result types and `search` (resolve the paths, compile, walk
-//! or search one file, collect); `walk.rs` the walk and `walklist.rs` a server's cached file
-//! lists; `file.rs` the search of one file; `collect.rs` the ordered, capped collector;
-//! `query.rs` the query and its parameter errors; `hints.rs` the section-end hints;
-//! `visit.rs` the ordered visit a front-end that prints by itself streams through, and
-//! `walk_ordered.rs` its walk in path order.
+//! Layout: this module holds the result types and `search` (compile, visit, collect);
+//! `visit.rs` the ordered visit, `produce.rs` its files in order, `walk_ordered.rs` its walk,
+//! `walk.rs` the walk's settings and `walklist.rs` a server's kept file lists; `file.rs` the
+//! search of one file; `collect.rs` display names, counts and the capped collector;
+//! `query.rs` the query and its parameter errors; `hints.rs` the section-end hints.
 
 mod collect;
 mod file;
 mod hints;
+mod produce;
 mod query;
 mod visit;
 mod walk;
 mod walk_ordered;
 mod walklist;
 
-use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use regex_automata::meta::{Cache, Regex};
 
-use crate::error::Error;
 use crate::error::ParamError;
 use crate::matcher::MatchingLines;
-use crate::source;
 use crate::words::Term;
 use crate::workspace::Workspace;
 
@@ -47,9 +47,10 @@ pub use query::{Cursor, GrepQuery};
 pub use visit::{Flow, Sink, Visited, VisitedFile, visit_in_order};
 pub use walklist::{WalkCache, WalkKey, WalkList};
 
-use collect::{Collector, Display, Stats};
-use file::{Ctx, search_one_file};
-use walk::walk;
+use collect::{Collector, FileResult, Resume, Stats};
+use file::{Admit, Ctx, Scratch, search_one_file};
+use produce::Plan;
+use visit::{Counts, Entry, Origin};
 
 /// Longest line text returned for one match; longer lines are cut (and marked).
 pub const MAX_LINE_BYTES: usize = 1000;
@@ -159,60 +160,68 @@ pub type GrepError = crate::error::RequestError;
 /// A compiled search: the matcher (sliced for a large automaton) and the section-hint
 /// patterns.
 struct Compiled {
-    /// The regex source (after `fixed_strings` and `word`), for the index's query plan.
-    pattern: String,
     re: std::sync::Arc<Regex>,
     sliced: Option<crate::matcher::Sliced>,
     hints: SectionPatterns,
 }
 
-/// Runs `query` in `ws`.
+/// Runs `query` in `ws`: the ordered visit ([`visit`]) with the [`Collector`] as its sink,
+/// which stops it once it holds `max_results` hits and one more.
 pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<GrepReport, GrepError> {
     let compiled = compile(ws, q)?;
-    let w = ws.words();
-    let mut targets = Vec::new();
-    for given in q.paths() {
-        let resolved = ws
-            .resolve(&given)
-            .map_err(|e| GrepError::Param(q.path_error(w, &given, &e)))?;
-        let md = std::fs::metadata(&resolved).map_err(|e| {
-            let e = Error::io(Path::new(&given), e);
-            GrepError::Param(q.path_error(w, &given, &e))
-        })?;
-        if !md.is_dir() && !md.is_file() {
-            let e = Error::NotAFile {
-                path: resolved.clone(),
-                kind: source::file_kind(&md),
-            };
-            return Err(GrepError::Param(q.path_error(w, &given, &e)));
-        }
-        targets.push((given, resolved, md.is_dir()));
-    }
-    let collector = Mutex::new(Collector::new(q.max_results, q.cursor.clone()));
     let stats = Stats::default();
+    let mut collector = Collector::new(q.max_results);
+    let resume = q.cursor.as_ref().map(|c| Resume::new(ws, q, c));
     // An index build in the background waits while this search runs.
     let _running = crate::index::searching(ws);
-    for (given, resolved, is_dir) in &targets {
-        let display = Display::new(ws, q, given, resolved);
-        let ctx = Ctx {
-            ws,
-            q,
-            compiled: &compiled,
-            display: &display,
-            collector: &collector,
-            stats: &stats,
-            progress,
-            admit: file::Admit::IfRoom,
-        };
-        if *is_dir {
-            walk(&ctx, resolved)?;
-        } else {
-            search_one_file(&ctx, resolved);
+    let plan = Plan {
+        use_index: q.use_index,
+        keep_lists: ws.caches_contents(),
+        regular_only: true,
+    };
+    let base = Ctx {
+        ws,
+        q,
+        compiled: &compiled,
+        stats: &stats,
+        progress,
+        admit: Admit::IfRoom,
+        limit: collector.limit(),
+    };
+    let work = |scratch: &mut Scratch, e: Entry<'_>, _: &mut Counts| {
+        let name = e.name();
+        if resume.as_ref().is_some_and(|r| r.skips(e.given(), &name)) {
+            return None;
         }
-    }
-    let collector = collector.into_inner().expect("collector");
+        let admit = match e.origin() {
+            Origin::Walk => Admit::Never,
+            Origin::Index { evict: true } => Admit::Evict,
+            _ => Admit::IfRoom,
+        };
+        let ctx = Ctx { admit, ..base };
+        let found = match e.origin() {
+            Origin::IndexBinary => FileResult::Binary,
+            Origin::Given => search_one_file(&ctx, e.path(), &name)?,
+            _ => ctx.search_file(e.path(), &name, e.known(), scratch)?,
+        };
+        match found {
+            FileResult::Binary => {
+                stats.binary(name);
+                None
+            }
+            FileResult::Matches(m) => (!m.is_empty()).then_some(m),
+        }
+    };
+    let scratch = || Scratch::new(&compiled);
+    let visited = visit::visit(ws, q, progress, plan, &scratch, &work, &mut collector)?;
     let mut report = collector.finish();
+    for e in visited.errors {
+        stats.error(e);
+    }
     stats.fill(&mut report);
+    // Files the index ruled out were searched, through it.
+    report.files_searched += visited.index.as_ref().map_or(0, |u| u.ruled_out);
+    report.index = visited.index;
     report.cancelled = progress.is_cancelled();
     report.timed_out = progress.timed_out.load(Ordering::Relaxed);
     Ok(report)
@@ -238,12 +247,7 @@ fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {
     }
     let hints = section_patterns(ws, q)?;
     let sliced = crate::matcher::Sliced::for_pattern(&pattern, q.case_insensitive, &re);
-    Ok(Compiled {
-        pattern,
-        re,
-        sliced,
-        hints,
-    })
+    Ok(Compiled { re, sliced, hints })
 }
 
 /// The query's section patterns (or the default ones), compiled, with the parameter errors of

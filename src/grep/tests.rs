@@ -3,6 +3,7 @@
 //! uncapped.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use super::file::PARALLEL_FILE_MIN;
 use super::*;
@@ -653,7 +654,7 @@ fn a_sink_that_stops_stops_the_walk() {
     // The walk ran at most its window ahead of the sink.
     let worked = worked.into_inner() as u64;
     assert!(
-        worked <= 3 + super::visit::WINDOW,
+        worked <= 3 + super::produce::WINDOW,
         "{worked} files processed"
     );
 }
@@ -697,4 +698,47 @@ fn a_display_name_is_the_path_below_its_search_directory() {
     assert_eq!(below("/q/a", "/r/s"), "/q/a");
     // What Path::strip_prefix would make of a `.` component.
     assert_eq!(below("/r/s/./a", "/r/s"), "a");
+}
+
+#[test]
+fn the_search_is_in_path_order_pages_exactly_and_stops_once_the_cap_is_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let want = ordered_tree(dir.path());
+    // More files without a hit than the visit may run ahead of its sink.
+    let quiet = 2 * super::produce::WINDOW as usize;
+    std::fs::create_dir(dir.path().join("zzz")).unwrap();
+    for i in 0..quiet {
+        std::fs::write(dir.path().join(format!("zzz/{i}.txt")), "nothing\n").unwrap();
+    }
+    // A plain workspace, and a server's: its first walk, the walk that keeps a list, the list.
+    let (plain, server) = (ws(dir.path()), caching_ws(dir.path()));
+    for (label, ws) in [("plain", &plain), ("server", &server), ("server", &server)]
+        .into_iter()
+        .chain([("kept list", &server)])
+    {
+        let mut q = GrepQuery::new("line");
+        q.max_results = 10_000;
+        let all = keys(&run(ws, &q));
+        let paths: Vec<&str> = all.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, want, "{label}");
+        // Once the cap and one more hit are in hand, later files are not read (the visit
+        // runs at most a window ahead).
+        q.max_results = 1;
+        let r = run(ws, &q);
+        assert!(r.files_searched < (want.len() + quiet / 2) as u64, "{r:?}");
+        for cap in [97, 333] {
+            let mut got = Vec::new();
+            q.max_results = cap;
+            q.cursor = None;
+            loop {
+                let r = run(ws, &q);
+                got.extend(keys(&r));
+                if !r.truncated {
+                    break;
+                }
+                q.cursor = r.next_cursor.clone();
+            }
+            assert_eq!(got, all, "{label}, cap {cap}");
+        }
+    }
 }

@@ -1,34 +1,34 @@
-//! The files a search would read, handed in path order to a front-end that matches and prints
-//! by itself (the command line: every ripgrep mode). The same paths, ignore rules, globs,
-//! types, size limit and binary rule as [`super::search`].
+//! The ordered visit: every file a search reads, processed in parallel and handed to a sink
+//! in path order. It is the one pipeline of both front-ends: the command line's printers are
+//! sinks of [`visit_in_order`] (every ripgrep mode), and the server's search
+//! ([`super::search`]) is [`visit`] with its collector as the sink.
 //!
-//! The pipeline streams: one thread numbers the files in path order, as the ordered walk
-//! ([`super::walk_ordered`]) hands them over, or the sorted files a ready trigram index cannot
-//! rule out; worker threads load and process them in parallel (`work`), in batches of files
-//! numbered in a row; the calling thread hands the results to the sink in that numbering. The walk stays at most [`WINDOW`] files ahead of
-//! the sink, so memory holds a bounded number of results whatever the tree's size, and a sink
-//! that stops (a closed pipe, a cap reached) stops the walk and the workers at once.
+//! The pipeline streams: one thread numbers the files in path order and queues them
+//! ([`super::produce`]: the ordered walk, a server's kept list, or the sorted files a ready
+//! trigram index cannot rule out); worker threads process them in parallel (`work`, with a
+//! state of their own), in batches of files numbered in a row; the calling thread hands the
+//! results to the sink in that numbering. The walk stays at most
+//! [`WINDOW`](super::produce::WINDOW) files ahead of the sink, so memory holds a bounded
+//! number of results whatever the tree's size, and a sink that stops (a closed pipe, a cap
+//! reached) stops the walk and the workers at once.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 
 use super::collect::Display;
-use super::walk::walk_builder;
-use super::walk_ordered::walk_in_order;
+use super::produce::{Job, Name, Over, Plan, Producer, Queue, Target, Window, resolve};
 use super::{GrepError, GrepQuery, Progress};
 use crate::error::Error;
 use crate::source::{self, SourceOptions};
 use crate::workspace::Workspace;
 
-/// How many files the walk may run ahead of the sink.
-pub const WINDOW: u64 = 1024;
+pub(super) use super::produce::Origin;
 
 /// How long the sink waits for the next result before it is told it is idle.
 const IDLE: std::time::Duration = std::time::Duration::from_millis(10);
-
 /// What a visit went through.
 #[derive(Clone, Debug, Default)]
 pub struct Visited {
@@ -57,19 +57,50 @@ pub struct VisitedFile<'a> {
     /// Which of the query's paths it was found under (0-based).
     pub given: usize,
     pub bytes: &'a [u8],
-    path: &'a Path,
-    name: &'a Name,
-    display: Option<&'a Display>,
+    entry: Entry<'a>,
 }
 
 impl VisitedFile<'_> {
     /// Its display name, made on demand (most files of a search print nothing, and a name
     /// costs an allocation).
     pub fn name(&self) -> String {
-        match (self.name, self.display) {
+        self.entry.name()
+    }
+}
+
+/// A file as a worker gets it: where it is, where it came from, and its display name on
+/// demand.
+#[derive(Clone, Copy)]
+pub(super) struct Entry<'a> {
+    job: &'a Job,
+    display: Option<&'a Display>,
+}
+
+impl<'a> Entry<'a> {
+    /// Which of the query's paths it was found under (0-based).
+    pub(super) fn given(&self) -> usize {
+        self.job.given
+    }
+
+    pub(super) fn path(&self) -> &'a Path {
+        &self.job.path
+    }
+
+    pub(super) fn origin(&self) -> Origin {
+        self.job.origin
+    }
+
+    /// What the trigram index knows of it (its identity and the only spans that can match).
+    pub(super) fn known(&self) -> Option<&'a crate::index::Known> {
+        self.job.known.as_ref()
+    }
+
+    /// Its display name (an allocation: made only when needed).
+    pub(super) fn name(&self) -> String {
+        match (&self.job.name, self.display) {
             (Name::Given(n), _) => n.clone(),
-            (Name::Below, Some(d)) => d.of(self.path),
-            (Name::Below, None) => self.path.to_string_lossy().into_owned(),
+            (Name::Below, Some(d)) => d.of(&self.job.path),
+            (Name::Below, None) => self.job.path.to_string_lossy().into_owned(),
         }
     }
 }
@@ -91,36 +122,6 @@ pub trait Sink<T> {
     }
 }
 
-/// A file to visit: its number in path order, the query path it was found under, its path and
-/// display name.
-struct Job {
-    seq: u64,
-    given: usize,
-    path: PathBuf,
-    name: Name,
-}
-
-/// How a file's display name is made: given, or from the path below its search directory
-/// (by the worker, off the walk's thread, with that directory's [`Display`]).
-pub(super) enum Name {
-    Given(String),
-    Below,
-}
-
-/// A query path, resolved: one file, or a directory and its walk.
-enum Target {
-    File(PathBuf, String),
-    Dir(PathBuf, std::sync::Arc<Display>, Box<ignore::WalkBuilder>),
-}
-
-/// What the sink has taken so far; the walk waits on it when it is [`WINDOW`] files ahead.
-struct Window {
-    taken: Mutex<u64>,
-    moved: Condvar,
-    /// The walk waits on `moved` (so a move is worth a wake-up).
-    waiting: AtomicBool,
-}
-
 /// Counts shared by the threads of a visit.
 #[derive(Default)]
 pub(super) struct Tally {
@@ -133,6 +134,18 @@ pub(super) struct Tally {
 impl Tally {
     pub(super) fn error(&self, e: impl ToString) {
         self.errors.lock().expect("errors").push(e.to_string());
+    }
+
+    /// Adds what the index did for one search directory (files it ruled out count as
+    /// visited: the index searched them).
+    pub(super) fn used_index(&self, u: &crate::index::IndexUse) {
+        self.files.fetch_add(u.ruled_out, Ordering::Relaxed);
+        let mut used = self.index.lock().expect("index");
+        let t = used.get_or_insert_with(Default::default);
+        t.in_scope += u.in_scope;
+        t.searched += u.searched;
+        t.validated |= u.validated;
+        t.ruled_out += u.ruled_out;
     }
 }
 
@@ -149,7 +162,40 @@ pub fn visit_in_order<T: Send>(
     work: &(dyn Fn(VisitedFile<'_>) -> T + Sync),
     sink: &mut dyn Sink<T>,
 ) -> Result<Visited, GrepError> {
-    let targets = resolve(ws, q)?;
+    let plan = Plan {
+        use_index: !names_only && q.use_index,
+        keep_lists: false,
+        regular_only: false,
+    };
+    let load = |buf: &mut Vec<u8>, e: Entry<'_>, counts: &mut Counts| {
+        one(q, e.path(), names_only, counts, buf, |bytes| {
+            work(VisitedFile {
+                given: e.given(),
+                bytes,
+                entry: e,
+            })
+        })
+    };
+    visit(ws, q, progress, plan, &Vec::new, &load, sink)
+}
+
+/// The per-file step of a visit: with the worker's own state `S`, a file's result (`None`:
+/// nothing for the sink), its counts added to the visit's.
+pub(super) type Work<'w, S, T> = dyn Fn(&mut S, Entry<'_>, &mut Counts) -> Option<T> + Sync + 'w;
+
+/// The ordered visit: the files of the query's paths (found as `plan` says) processed by
+/// `work` on several threads, each with a state made by `init`, and the results handed to
+/// `sink` in path order on the calling thread. A sink that stops ends the visit at once.
+pub(super) fn visit<S, T: Send>(
+    ws: &Workspace,
+    q: &GrepQuery,
+    progress: &Progress,
+    plan: Plan,
+    init: &(dyn Fn() -> S + Sync),
+    work: &Work<'_, S, T>,
+    sink: &mut dyn Sink<T>,
+) -> Result<Visited, GrepError> {
+    let targets = resolve(ws, q, &plan)?;
     // Each search directory's display, by the number of its query path.
     let mut displays: Vec<Option<std::sync::Arc<Display>>> = Vec::new();
     for (given, t) in &targets {
@@ -158,38 +204,47 @@ pub fn visit_in_order<T: Send>(
             displays[*given] = Some(d.clone());
         }
     }
-    let displays = &displays;
     let tally = Tally::default();
     let window = Window {
         taken: Mutex::new(0),
         moved: Condvar::new(),
         waiting: AtomicBool::new(false),
     };
+    let over = Over {
+        halt: AtomicBool::new(false),
+        progress,
+    };
     let (job_tx, job_rx) = mpsc::channel::<Vec<Job>>();
     let job_rx = Mutex::new(job_rx);
     let (done_tx, done_rx) = mpsc::channel::<Vec<(u64, Option<T>)>>();
     let workers = q.threads.unwrap_or_else(rayon::current_num_threads).max(1);
     let worker = Worker {
-        q,
-        displays,
-        names_only,
+        displays: &displays,
         tally: &tally,
+        over: &over,
         progress,
+        init,
         work,
     };
     std::thread::scope(|s| {
-        let (tally, window, job_rx) = (&tally, &window, &job_rx);
+        let (tally, window, job_rx, over) = (&tally, &window, &job_rx, &over);
         s.spawn(move || {
-            let mut queue = Queue::new(job_tx, window, progress);
-            produce(ws, q, targets, names_only, tally, &mut queue);
-            queue.flush();
+            let mut queue = Queue::new(job_tx, window, over);
+            let mut producer = Producer {
+                ws,
+                q,
+                plan,
+                tally,
+                queue: &mut queue,
+            };
+            producer.run(targets);
         });
         for _ in 0..workers {
             let (done_tx, worker) = (done_tx.clone(), &worker);
             s.spawn(move || worker.run(job_rx, &done_tx));
         }
         drop(done_tx);
-        consume(done_rx, window, progress, sink);
+        consume(done_rx, window, over, sink);
     });
     let mut errors = tally.errors.into_inner().expect("errors");
     errors.sort();
@@ -201,160 +256,12 @@ pub fn visit_in_order<T: Send>(
     })
 }
 
-/// The query's paths, resolved and checked, with each directory's walk built (a bad glob or
-/// type is reported here, before anything is visited).
-fn resolve(ws: &Workspace, q: &GrepQuery) -> Result<Vec<(usize, Target)>, GrepError> {
-    let w = ws.words();
-    let mut targets = Vec::new();
-    for (index, given) in q.paths().into_iter().enumerate() {
-        let resolved = ws
-            .resolve(&given)
-            .map_err(|e| GrepError::Param(q.path_error(w, &given, &e)))?;
-        let md = std::fs::metadata(&resolved).map_err(|e| {
-            GrepError::Param(q.path_error(w, &given, &Error::io(Path::new(&given), e)))
-        })?;
-        let display = Display::new(ws, q, &given, &resolved);
-        let target = if md.is_dir() {
-            let mut wb = walk_builder(q, &resolved, w)?;
-            wb.sort_by_file_name(|a, b| a.cmp(b));
-            Target::Dir(resolved, std::sync::Arc::new(display), Box::new(wb))
-        } else {
-            let name = display.of(&resolved);
-            Target::File(resolved, name)
-        };
-        targets.push((index, target));
-    }
-    Ok(targets)
-}
-
-/// The files in path order, handed to the workers in batches (growing from one file to
-/// [`MAX_BATCH`], so the first file goes out at once and later ones cost few hand-overs),
-/// at most [`WINDOW`] files ahead of the sink.
-struct Queue<'a> {
-    seq: u64,
-    /// What the sink had taken when last looked at (it only grows).
-    taken: u64,
-    batch: Vec<Job>,
-    cap: usize,
-    jobs: mpsc::Sender<Vec<Job>>,
-    window: &'a Window,
-    progress: &'a Progress,
-}
-
-/// The largest batch of files handed to a worker at once.
-const MAX_BATCH: usize = 256;
-
-impl<'a> Queue<'a> {
-    fn new(jobs: mpsc::Sender<Vec<Job>>, window: &'a Window, progress: &'a Progress) -> Queue<'a> {
-        Queue {
-            seq: 0,
-            taken: 0,
-            batch: Vec::new(),
-            cap: 1,
-            jobs,
-            window,
-            progress,
-        }
-    }
-
-    fn cancelled(&self) -> bool {
-        self.progress.cancelled.load(Ordering::Relaxed)
-    }
-
-    /// Numbers and queues one file; `false` once the visit is cancelled.
-    fn push(&mut self, given: usize, path: PathBuf, name: Name) -> bool {
-        if self.seq >= self.taken + WINDOW {
-            self.taken = *self.window.taken.lock().expect("window");
-        }
-        if self.seq >= self.taken + WINDOW {
-            // The sink waits for what is batched here: hand it over before waiting.
-            if !self.flush() {
-                return false;
-            }
-            let mut taken = self.window.taken.lock().expect("window");
-            self.window.waiting.store(true, Ordering::Relaxed);
-            while self.seq >= *taken + WINDOW && !self.cancelled() {
-                taken = self.window.moved.wait(taken).expect("window");
-            }
-            self.taken = *taken;
-            self.window.waiting.store(false, Ordering::Relaxed);
-        }
-        if self.cancelled() {
-            return false;
-        }
-        self.batch.push(Job {
-            seq: self.seq,
-            given,
-            path,
-            name,
-        });
-        self.seq += 1;
-        if self.batch.len() >= self.cap {
-            self.cap = (self.cap * 2).min(MAX_BATCH);
-            return self.flush();
-        }
-        true
-    }
-
-    /// Hands the batch over; `false` once nobody takes it.
-    fn flush(&mut self) -> bool {
-        self.batch.is_empty() || self.jobs.send(std::mem::take(&mut self.batch)).is_ok()
-    }
-}
-
-/// The walk: every file of the query's paths in path order, queued; stops when the queue
-/// does (the visit is cancelled).
-fn produce(
-    ws: &Workspace,
-    q: &GrepQuery,
-    targets: Vec<(usize, Target)>,
-    names_only: bool,
-    tally: &Tally,
-    queue: &mut Queue<'_>,
-) {
-    let cancelled = &queue.progress.cancelled;
-    let mut queue = |given: usize, path: PathBuf, name: Name| queue.push(given, path, name);
-    for (given, target) in targets {
-        match target {
-            Target::File(path, name) => {
-                if !queue(given, path, Name::Given(name)) {
-                    return;
-                }
-            }
-            Target::Dir(dir, _, wb) => {
-                if let Some(sel) = indexed(ws, q, &dir, &wb, names_only) {
-                    tally
-                        .binary
-                        .fetch_add(sel.binary.len() as u64, Ordering::Relaxed);
-                    tally.files.fetch_add(sel.used.ruled_out, Ordering::Relaxed);
-                    let mut used = tally.index.lock().expect("index");
-                    let u = used.get_or_insert_with(Default::default);
-                    u.in_scope += sel.used.in_scope;
-                    u.searched += sel.used.searched;
-                    u.validated |= sel.used.validated;
-                    drop(used);
-                    for f in sel.search {
-                        if !queue(given, f, Name::Below) {
-                            return;
-                        }
-                    }
-                    continue;
-                }
-                let error = |e: String| tally.error(e);
-                let mut each = |f: PathBuf| queue(given, f, Name::Below);
-                if !walk_in_order(q, ws, &dir, &wb, cancelled, &error, &mut each) {
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// Hands the results to the sink in their numbering; tells the walk how far the sink is.
+/// Hands the results to the sink in their numbering; tells the walk how far the sink is, and
+/// every part of the visit when it is over (the sink stopped, or the caller cancelled).
 fn consume<T>(
     done: mpsc::Receiver<Vec<(u64, Option<T>)>>,
     window: &Window,
-    progress: &Progress,
+    over: &Over<'_>,
     sink: &mut dyn Sink<T>,
 ) {
     let mut next = 0;
@@ -362,29 +269,37 @@ fn consume<T>(
     // numbered in a row, so a batch is handed over whole when its turn comes).
     let mut early: HashMap<u64, Vec<(u64, Option<T>)>> = HashMap::new();
     let stop = || {
-        progress.cancel();
+        over.halt.store(true, Ordering::Relaxed);
         // Under the lock: the walk checks the flag and waits under it, so it cannot miss this.
         let _taken = window.taken.lock().expect("window");
         window.moved.notify_all();
     };
+    let mut idle = false;
+    let mut halted = false;
     loop {
+        // Cancelled by the caller (or by a worker, as `-q` does on its first match): every
+        // part stops, and what was done before still reaches the sink.
+        if !halted && over.progress.is_cancelled() {
+            stop();
+            halted = true;
+        }
         let batch = match done.try_recv() {
             Ok(r) => r,
             Err(mpsc::TryRecvError::Empty) => match done.recv_timeout(IDLE) {
                 Ok(r) => r,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if sink.idle() == Flow::Stop {
+                    // Told once per pause; the cancel flag is looked at every `IDLE`.
+                    if !idle && sink.idle() == Flow::Stop {
                         return stop();
                     }
-                    match done.recv() {
-                        Ok(r) => r,
-                        Err(_) => return,
-                    }
+                    idle = true;
+                    continue;
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
             },
             Err(mpsc::TryRecvError::Disconnected) => return,
         };
+        idle = false;
         let Some(&(first, _)) = batch.first() else {
             continue;
         };
@@ -413,16 +328,25 @@ fn consume<T>(
 
 /// A worker's counts over one batch.
 #[derive(Default)]
-struct Counts {
+pub(super) struct Counts {
     /// Files handed to `work` (read or, names only, not).
-    files: u64,
+    pub(super) files: u64,
     /// Of them, files read.
-    read: u64,
-    binary: u64,
+    pub(super) read: u64,
+    pub(super) binary: u64,
+    /// Files that could not be read.
+    errors: Vec<String>,
 }
 
 impl Counts {
+    pub(super) fn error(&mut self, e: impl ToString) {
+        self.errors.push(e.to_string());
+    }
+
     fn add_to(self, tally: &Tally, progress: &Progress) {
+        if !self.errors.is_empty() {
+            tally.errors.lock().expect("errors").extend(self.errors);
+        }
         if self.files > 0 {
             tally.files.fetch_add(self.files, Ordering::Relaxed);
         }
@@ -438,24 +362,24 @@ impl Counts {
 }
 
 /// What the worker threads of a visit share.
-struct Worker<'a, T> {
-    q: &'a GrepQuery,
+struct Worker<'a, S, T> {
     /// Each search directory's display, by the number of its query path.
     displays: &'a [Option<std::sync::Arc<Display>>],
-    names_only: bool,
     tally: &'a Tally,
+    over: &'a Over<'a>,
     progress: &'a Progress,
-    work: &'a (dyn Fn(VisitedFile<'_>) -> T + Sync),
+    init: &'a (dyn Fn() -> S + Sync),
+    work: &'a Work<'a, S, T>,
 }
 
-impl<T> Worker<'_, T> {
+impl<S, T> Worker<'_, S, T> {
     /// Takes batches of files until there are none, and sends back their results.
     fn run(
         &self,
         jobs: &Mutex<mpsc::Receiver<Vec<Job>>>,
         done: &mpsc::Sender<Vec<(u64, Option<T>)>>,
     ) {
-        let mut buf = Vec::new();
+        let mut state = (self.init)();
         loop {
             let Ok(batch) = jobs.lock().expect("jobs").recv() else {
                 return;
@@ -465,10 +389,11 @@ impl<T> Worker<'_, T> {
             let outs = batch
                 .iter()
                 .map(|job| {
-                    let out = if self.progress.cancelled.load(Ordering::Relaxed) {
+                    let out = if self.over.is() {
                         None
                     } else {
-                        one(self, job, &mut counts, &mut buf)
+                        let display = self.displays.get(job.given).and_then(|d| d.as_deref());
+                        (self.work)(&mut state, Entry { job, display }, &mut counts)
                     };
                     (job.seq, out)
                 })
@@ -481,25 +406,23 @@ impl<T> Worker<'_, T> {
     }
 }
 
-/// Loads one file and processes it with `work`: `None` when it is binary or unreadable
-/// (counted or reported).
-fn one<T>(w: &Worker<'_, T>, job: &Job, counts: &mut Counts, buf: &mut Vec<u8>) -> Option<T> {
-    let (q, names_only, tally, work) = (w.q, w.names_only, w.tally, w.work);
-    let display = w.displays.get(job.given).and_then(|d| d.as_deref());
-    let file = |bytes| VisitedFile {
-        given: job.given,
-        bytes,
-        path: &job.path,
-        name: &job.name,
-        display,
-    };
+/// Loads one file for the command line's visit and processes it with `work`: `None` when it
+/// is binary or unreadable (counted or reported). Names only: nothing is read, and the bytes
+/// are empty.
+fn one<T>(
+    q: &GrepQuery,
+    path: &Path,
+    names_only: bool,
+    counts: &mut Counts,
+    buf: &mut Vec<u8>,
+    work: impl FnOnce(&[u8]) -> T,
+) -> Option<T> {
     if names_only {
         counts.files += 1;
-        return Some(work(file(&[][..])));
+        return Some(work(&[][..]));
     }
     // Files are opened by canonical path (no link in it); a walk that follows links reaches
     // them through links, so it opens what the link leads to.
-    let path = job.path.as_path();
     let canonical;
     let open = if q.follow_links {
         match std::fs::canonicalize(path) {
@@ -508,7 +431,7 @@ fn one<T>(w: &Worker<'_, T>, job: &Job, counts: &mut Counts, buf: &mut Vec<u8>) 
                 canonical.as_path()
             }
             Err(e) => {
-                tally.error(Error::io(path, e));
+                counts.error(Error::io(path, e));
                 return None;
             }
         }
@@ -519,7 +442,7 @@ fn one<T>(w: &Worker<'_, T>, job: &Job, counts: &mut Counts, buf: &mut Vec<u8>) 
     let hay = match source::load(open, &opts, buf) {
         Ok((_, hay)) => hay,
         Err(e) => {
-            tally.error(e);
+            counts.error(e);
             return None;
         }
     };
@@ -527,33 +450,16 @@ fn one<T>(w: &Worker<'_, T>, job: &Job, counts: &mut Counts, buf: &mut Vec<u8>) 
         counts.binary += 1;
         return None;
     }
-    let done = source::guard_mapped(hay.is_mapped(), path, || work(file(&hay)));
+    let done = source::guard_mapped(hay.is_mapped(), path, || work(&hay));
     counts.files += 1;
     counts.read += 1;
     match done {
         Ok(t) if hay.intact() => Some(t),
         _ => {
-            tally.error(Error::Changed {
+            counts.error(Error::Changed {
                 path: path.to_path_buf(),
             });
             None
         }
     }
-}
-
-/// The files of `dir` a ready trigram index cannot rule out (sorted by path), if the query
-/// may use one.
-fn indexed(
-    ws: &Workspace,
-    q: &GrepQuery,
-    dir: &Path,
-    wb: &ignore::WalkBuilder,
-    names_only: bool,
-) -> Option<crate::index::Selection> {
-    if names_only || !q.use_index {
-        return None;
-    }
-    let pattern = q.regex_source(ws.words()).ok()?;
-    let sq = super::walk::select_query(q, &pattern);
-    crate::index::select(ws, dir, &sq, wb, &mut None)
 }

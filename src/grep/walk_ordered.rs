@@ -14,6 +14,18 @@ use super::GrepQuery;
 use super::walk::walk_builder_below;
 use crate::workspace::Workspace;
 
+/// What a walk in order tells its caller besides the files, and asks it.
+pub(super) struct Hooks<'a> {
+    /// Whether the visit is over (its sink stopped, or it was cancelled): the walks end at
+    /// once, not when the subdirectory they list is complete.
+    pub(super) over: &'a (dyn Fn() -> bool + Sync),
+    /// A directory or file that could not be read.
+    pub(super) error: &'a (dyn Fn(String) + Sync),
+    /// Every directory the walk enters (`dir` included), for a list that must know when it
+    /// goes stale.
+    pub(super) dir: Option<&'a (dyn Fn(&Path) + Sync)>,
+}
+
 /// Walks `dir` in path order, queueing its files: its own files and subdirectories in order,
 /// the subdirectories walked ahead by two threads and read back in turn. `false` once the
 /// queue stops.
@@ -22,25 +34,14 @@ pub(super) fn walk_in_order(
     ws: &Workspace,
     dir: &Path,
     wb: &ignore::WalkBuilder,
-    cancelled: &AtomicBool,
-    error: &(dyn Fn(String) + Sync),
+    hooks: &Hooks<'_>,
     queue: &mut dyn FnMut(PathBuf) -> bool,
 ) -> bool {
-    // The directory's own entries (its ignore files, globs and types applied).
-    let mut top = wb.clone();
-    top.max_depth(Some(1));
-    let mut units: Vec<(PathBuf, bool)> = Vec::new();
-    for entry in top.build() {
-        match entry {
-            Ok(e) if e.depth() == 0 => {}
-            Ok(e) => match e.file_type() {
-                Some(t) if t.is_file() => units.push((e.into_path(), false)),
-                Some(t) if t.is_dir() => units.push((e.into_path(), true)),
-                _ => {}
-            },
-            Err(e) => error(e.to_string()),
-        }
+    let error = hooks.error;
+    if let Some(seen) = hooks.dir {
+        seen(dir);
     }
+    let units = own_entries(wb, error);
     let dirs: Vec<&Path> = units
         .iter()
         .filter(|u| u.1)
@@ -52,7 +53,8 @@ pub(super) fn walk_in_order(
         reading: Mutex::new(0),
         moved: Condvar::new(),
         stop: &stop,
-        cancelled,
+        over: hooks.over,
+        dir: hooks.dir,
     };
     let walk = |start: &Path| walk_builder_below(q, dir, start, ws.words()).ok();
     std::thread::scope(|s| {
@@ -98,6 +100,26 @@ pub(super) fn walk_in_order(
     })
 }
 
+/// The directory's own entries, files and subdirectories (is a directory), in order (its
+/// ignore files, globs and types applied).
+fn own_entries(wb: &ignore::WalkBuilder, error: &dyn Fn(String)) -> Vec<(PathBuf, bool)> {
+    let mut top = wb.clone();
+    top.max_depth(Some(1));
+    let mut units = Vec::new();
+    for entry in top.build() {
+        match entry {
+            Ok(e) if e.depth() == 0 => {}
+            Ok(e) => match e.file_type() {
+                Some(t) if t.is_file() => units.push((e.into_path(), false)),
+                Some(t) if t.is_dir() => units.push((e.into_path(), true)),
+                _ => {}
+            },
+            Err(e) => error(e.to_string()),
+        }
+    }
+    units
+}
+
 /// How many walks list the subdirectories after the first (taking them in turn).
 const LISTERS: usize = 2;
 
@@ -114,9 +136,10 @@ struct Ahead<'a> {
     /// The queue moved on to another subdirectory, or the walk is over.
     moved: Condvar,
     stop: &'a AtomicBool,
-    /// The visit was cancelled (its sink stopped): the walks end at once, not when the
-    /// subdirectory they list is complete.
-    cancelled: &'a AtomicBool,
+    /// The visit is over ([`Hooks::over`]).
+    over: &'a (dyn Fn() -> bool + Sync),
+    /// Told of every directory walked ([`Hooks::dir`]).
+    dir: Option<&'a (dyn Fn(&Path) + Sync)>,
 }
 
 impl Ahead<'_> {
@@ -128,7 +151,14 @@ impl Ahead<'_> {
 
     /// Whether the walks should end now.
     fn over(&self) -> bool {
-        self.stop.load(Ordering::Relaxed) || self.cancelled.load(Ordering::Relaxed)
+        self.stop.load(Ordering::Relaxed) || (self.over)()
+    }
+
+    /// A directory was entered.
+    fn entered(&self, d: &Path) {
+        if let Some(seen) = self.dir {
+            seen(d);
+        }
     }
 
     /// The walk is over (done or stopped).
@@ -172,6 +202,7 @@ fn stream(mut wb: ignore::WalkBuilder, tx: &Files, ahead: &Ahead<'_>, error: &dy
                     }
                 }
             }
+            Ok(e) if e.file_type().is_some_and(|t| t.is_dir()) => ahead.entered(e.path()),
             Ok(_) => {}
             Err(e) => error(e.to_string()),
         }
@@ -224,6 +255,7 @@ fn list(
                         return ignore::WalkState::Quit;
                     }
                     sent.current = Some(k);
+                    ahead.entered(e.path());
                 }
                 Ok(e) => {
                     let is_dir = match e.file_type() {
@@ -231,6 +263,9 @@ fn list(
                         Some(t) if t.is_dir() => true,
                         _ => return ignore::WalkState::Continue,
                     };
+                    if is_dir {
+                        ahead.entered(e.path());
+                    }
                     if !sent.in_current(e.path()) {
                         // The depth-first order this relies on did not hold: say so rather
                         // than lose the file in silence.

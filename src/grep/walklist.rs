@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
 
 /// Ignore files whose changes invalidate a list (checked in every walked directory and in
@@ -28,8 +27,21 @@ pub struct WalkKey {
     /// File types selected and negated.
     pub types: (Vec<String>, Vec<String>),
     pub follow_links: bool,
-    /// How paths are displayed (part of the key because names are precomputed).
-    pub display_prefix: String,
+}
+
+impl WalkKey {
+    /// The walk of `dir` that `q` makes.
+    pub fn of(q: &super::GrepQuery, dir: &Path) -> WalkKey {
+        WalkKey {
+            dir: dir.to_path_buf(),
+            include_hidden: q.include_hidden,
+            include_ignored: q.include_ignored,
+            globs: q.globs.clone(),
+            max_filesize: q.max_filesize,
+            types: (q.types.clone(), q.types_not.clone()),
+            follow_links: q.follow_links,
+        }
+    }
 }
 
 type Stamp = Option<(u64, Option<SystemTime>)>;
@@ -102,12 +114,10 @@ impl WalkCache {
     }
 }
 
-/// The files a walk found (sorted), and what must not change for them to stay valid.
+/// The files a walk found (in path order), and what must not change for them to stay valid.
 #[derive(Debug)]
 pub struct WalkList {
     pub files: Vec<PathBuf>,
-    /// Display names of `files`, same order.
-    pub names: Vec<String>,
     /// Every directory walked (with its stamp) and the ancestors of the root (`None`: only
     /// their ignore files matter), with the stamps of the ignore files in them.
     watched: Vec<WatchEntry>,
@@ -120,66 +130,38 @@ pub struct WalkList {
     racy: bool,
 }
 
-impl WalkList {
-    /// Walks `builder` (already configured for `key`) and records the list; each walker
-    /// thread hands the files it finds (with their display names) to a visitor of its own
-    /// (made by `visitor`) as it goes, so the first search of a tree is not held up by
-    /// listing it first, and stamps each directory as it enters it. `None` when a visitor
-    /// stopped the walk (the list is incomplete).
-    pub fn build<V: FnMut(&Path, &str) -> bool + Send>(
-        builder: &WalkBuilder,
-        key: &WalkKey,
-        name: impl Fn(&Path) -> String + Sync,
-        visitor: impl Fn() -> V + Sync,
-    ) -> Option<WalkList> {
-        let files = Mutex::new(Vec::new());
-        let dirs = Mutex::new(Vec::new());
-        let repos = Mutex::new(Vec::new());
-        let errors = Mutex::new(Vec::new());
-        let stopped = std::sync::atomic::AtomicBool::new(false);
-        builder.build_parallel().run(|| {
-            let mut visit = visitor();
-            let (files, dirs, repos, errors, stopped) = (&files, &dirs, &repos, &errors, &stopped);
-            let name = &name;
-            Box::new(move |entry| {
-                match entry {
-                    Ok(e) => match e.file_type() {
-                        Some(t) if t.is_file() => {
-                            let n = name(e.path());
-                            if !visit(e.path(), &n) {
-                                stopped.store(true, std::sync::atomic::Ordering::Relaxed);
-                                return WalkState::Quit;
-                            }
-                            files.lock().expect("walk list").push((e.into_path(), n));
-                        }
-                        Some(t) if t.is_dir() => {
-                            let d = e.into_path();
-                            if d.join(".git").is_dir() {
-                                let exclude = d.join(".git").join("info").join("exclude");
-                                repos.lock().expect("walk list").push(exclude);
-                            }
-                            let w = watch_entry(d, true);
-                            dirs.lock().expect("walk list").push(w);
-                        }
-                        _ => {}
-                    },
-                    Err(err) => errors.lock().expect("walk list").push(err.to_string()),
-                }
-                WalkState::Continue
-            })
-        });
-        if stopped.into_inner() {
-            return None;
+/// What a walk's list needs besides its files, gathered by the walk's threads as it goes:
+/// every directory entered (stamped as it is entered), the repositories met and the errors.
+#[derive(Default)]
+pub(super) struct WalkRecord {
+    dirs: Mutex<Vec<WatchEntry>>,
+    repos: Mutex<Vec<PathBuf>>,
+    errors: Mutex<Vec<String>>,
+}
+
+impl WalkRecord {
+    /// A directory the walk entered (from any of its threads).
+    pub(super) fn dir(&self, d: &Path) {
+        if d.join(".git").is_dir() {
+            let exclude = d.join(".git").join("info").join("exclude");
+            self.repos.lock().expect("walk list").push(exclude);
         }
-        let mut files = files.into_inner().expect("walk list");
-        // By bytes: sorting by components costs a tenth of a second on a large tree.
-        files.sort_unstable_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
-        let (files, names): (Vec<PathBuf>, Vec<String>) = files.into_iter().unzip();
-        let mut watched = dirs.into_inner().expect("walk list");
+        let w = watch_entry(d.to_path_buf(), true);
+        self.dirs.lock().expect("walk list").push(w);
+    }
+
+    /// What the walk could not read.
+    pub(super) fn error(&self, e: &str) {
+        self.errors.lock().expect("walk list").push(e.to_string());
+    }
+
+    /// The list of a walk of `key` that went to its end and found `files` (in path order).
+    pub(super) fn finish(self, key: &WalkKey, files: Vec<PathBuf>) -> WalkList {
+        let mut watched = self.dirs.into_inner().expect("walk list");
         // The root's ancestors: only their ignore files matter.
         let ancestors = key.dir.ancestors().skip(1);
         watched.extend(ancestors.map(|a| watch_entry(a.to_path_buf(), false)));
-        let sources = ignore_sources(repos.into_inner().expect("walk list"), &watched);
+        let sources = ignore_sources(self.repos.into_inner().expect("walk list"), &watched);
         let now = SystemTime::now();
         let racy = watched.iter().any(|(_, s, ig)| {
             s.iter()
@@ -188,16 +170,17 @@ impl WalkList {
         }) || sources
             .iter()
             .any(|(_, st)| st.is_some_and(|(_, m)| is_recent(m, now)));
-        Some(WalkList {
+        WalkList {
             files,
-            names,
             watched,
             sources,
-            errors: errors.into_inner().expect("walk list"),
+            errors: self.errors.into_inner().expect("walk list"),
             racy,
-        })
+        }
     }
+}
 
+impl WalkList {
     /// Whether nothing the list depends on has changed.
     pub fn is_fresh(&self) -> bool {
         !self.racy
