@@ -350,25 +350,27 @@ fn indexed_ws(root: &Path, watch: bool) -> Workspace {
     ws
 }
 
+#[path = "../../tests/support/rg_lines.rs"]
+mod rg_lines;
+
+/// Whether a ripgrep is at hand to compare with.
+fn has_rg() -> bool {
+    rg_lines::ripgrep().is_some()
+}
+
+/// ripgrep's `(path, line)` pairs for a search of `root` (paths below it), sorted.
 fn rg_lines(root: &Path, p: &str, ci: bool, word: bool) -> Option<Vec<(String, u64)>> {
-    let mut cmd = std::process::Command::new("rg");
-    cmd.current_dir(root)
-        .args(["-n", "--no-heading", "--no-config", "--crlf", "-H"]);
+    let mut args = vec!["--no-config", "--crlf", "-H"];
     if ci {
-        cmd.arg("-i");
+        args.push("-i");
     }
     if word {
-        cmd.arg("-w");
+        args.push("-w");
     }
-    let out = cmd.arg("-e").arg(p).arg(".").output().ok()?;
-    let mut v: Vec<(String, u64)> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| {
-            let mut it = l.splitn(3, ':');
-            let path = it.next()?.trim_start_matches("./").to_string();
-            Some((path, it.next()?.parse().ok()?))
-        })
-        .collect();
+    args.extend(["-e", p, "."]);
+    let found = rg_lines::matching_lines(root, &args)?;
+    let below = |path: String| path.trim_start_matches("./").to_string();
+    let mut v: Vec<_> = found.into_iter().map(|(f, l)| (below(f), l)).collect();
     v.sort();
     Some(v)
 }
@@ -398,10 +400,7 @@ fn against_rg(
 
 #[test]
 fn indexed_results_equal_the_scan_and_ripgrep_over_generated_trees() {
-    let has_rg = std::process::Command::new("rg")
-        .arg("--version")
-        .output()
-        .is_ok();
+    let has_rg = has_rg();
     let mut r = Rng(0x9E37_79B9_7F4A_7C15);
     let mut checked = 0;
     for tree in 0..3 {
@@ -822,10 +821,7 @@ fn indexed_results_equal_the_scan_and_ripgrep_over_the_linux_tree() {
         ("nonexistent_symbol_xyzzy", false, false),
         ("qzx|jqv", true, false),
     ];
-    let has_rg = std::process::Command::new("rg")
-        .arg("--version")
-        .output()
-        .is_ok();
+    let has_rg = has_rg();
     let mut served = 0;
     for &(p, ci, word) in patterns {
         let want = run(&scan, p, ci, word, None);

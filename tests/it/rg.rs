@@ -3,7 +3,7 @@
 //! (`MAPGREP_RG`, or `rg` on PATH) and re-recorded with `MAPGREP_RG_RECORD=1` (the matrices
 //! `cli_rg.rs`, `cli_combos.rs`); and the `(path, line)` set of a live ripgrep's `-n` answer.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -97,38 +97,9 @@ pub fn differs(case: &str, want: &Expected, dir: &Path) -> Option<String> {
     })
 }
 
-/// The `(path, line)` of every line a ripgrep (`MAPGREP_RG`, `rg` on PATH or
-/// `~/.cargo/bin/rg`, any version) prints for `args` (with `-n --no-heading`) in `dir`;
-/// `None` when none is at hand.
-pub fn matching_lines(dir: &Path, args: &[&str]) -> Option<BTreeSet<(String, u64)>> {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let candidates = [
-        std::env::var("MAPGREP_RG").unwrap_or_default(),
-        "rg".into(),
-        format!("{home}/.cargo/bin/rg"),
-    ];
-    let o = candidates.iter().filter(|c| !c.is_empty()).find_map(|rg| {
-        Command::new(rg)
-            .args(["-n", "--no-heading"])
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .ok()
-    })?;
-    let found = String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .map(|l| {
-            let mut parts = l.splitn(3, ':');
-            let path = parts.next().unwrap_or_default().to_string();
-            let line = parts
-                .next()
-                .and_then(|n| n.parse().ok())
-                .expect("path:line:");
-            (path, line)
-        })
-        .collect();
-    Some(found)
-}
+#[path = "../support/rg_lines.rs"]
+mod rg_lines;
+pub use rg_lines::matching_lines;
 
 /// The ripgrep to compare with live: `MAPGREP_RG`, or `rg` on PATH, if it is 14 or newer.
 fn live_rg() -> Option<String> {

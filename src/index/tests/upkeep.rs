@@ -54,10 +54,7 @@ fn stepwise(steps: usize, seed: u64) {
     let opts = options(&cache.path().join("index"));
     let mut a = open_ws(&root, &opts);
     let mut b = open_ws(&root, &opts);
-    let has_rg = std::process::Command::new("rg")
-        .arg("--version")
-        .output()
-        .is_ok();
+    let has_rg = super::has_rg();
     let pats = patterns(&mut r, 40);
     let mut names = Vec::new();
     for step in 0..steps {
