@@ -29,6 +29,7 @@ pub(super) use super::produce::Origin;
 
 /// How long the sink waits for the next result before it is told it is idle.
 const IDLE: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// What a visit went through.
 #[derive(Clone, Debug, Default)]
 pub struct Visited {
@@ -168,6 +169,11 @@ pub fn visit_in_order<T: Send>(
         regular_only: false,
     };
     let load = |buf: &mut Vec<u8>, e: Entry<'_>, counts: &mut Counts| {
+        if e.origin() == Origin::IndexBinary {
+            // The index saw its NUL: counted, not read again.
+            counts.binary += 1;
+            return None;
+        }
         one(q, e.path(), names_only, counts, buf, |bytes| {
             work(VisitedFile {
                 given: e.given(),
