@@ -6,11 +6,10 @@
 //! server records as the list of its next search.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, mpsc};
 
 use super::collect::Display;
-use super::visit::Tally;
 use super::walk::walk_builder;
 use super::walk_ordered::{Hooks, walk_in_order};
 use super::walklist::{WalkCache, WalkKey, WalkRecord};
@@ -112,6 +111,33 @@ pub(super) fn resolve(
         targets.push((index, target));
     }
     Ok(targets)
+}
+
+/// Counts shared by the threads of a visit.
+#[derive(Default)]
+pub(super) struct Tally {
+    pub(super) files: AtomicU64,
+    pub(super) binary: AtomicU64,
+    pub(super) errors: Mutex<Vec<String>>,
+    pub(super) index: Mutex<Option<crate::index::IndexUse>>,
+}
+
+impl Tally {
+    pub(super) fn error(&self, e: impl ToString) {
+        self.errors.lock().expect("errors").push(e.to_string());
+    }
+
+    /// Adds what the index did for one search directory (files it ruled out count as
+    /// visited: the index searched them).
+    pub(super) fn used_index(&self, u: &crate::index::IndexUse) {
+        self.files.fetch_add(u.ruled_out, Ordering::Relaxed);
+        let mut used = self.index.lock().expect("index");
+        let t = used.get_or_insert_with(Default::default);
+        t.in_scope += u.in_scope;
+        t.searched += u.searched;
+        t.validated |= u.validated;
+        t.ruled_out += u.ruled_out;
+    }
 }
 
 /// What the sink has taken so far; the walk waits on it when it is [`WINDOW`] files ahead.

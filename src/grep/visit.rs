@@ -14,12 +14,12 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 
 use super::collect::Display;
-use super::produce::{Job, Name, Over, Plan, Producer, Queue, Target, Window, resolve};
+use super::produce::{Job, Name, Over, Plan, Producer, Queue, Tally, Target, Window, resolve};
 use super::{GrepError, GrepQuery, Progress};
 use crate::error::Error;
 use crate::source::{self, SourceOptions};
@@ -120,33 +120,6 @@ pub trait Sink<T> {
     /// No result is ready yet: a moment to flush what is buffered.
     fn idle(&mut self) -> Flow {
         Flow::Continue
-    }
-}
-
-/// Counts shared by the threads of a visit.
-#[derive(Default)]
-pub(super) struct Tally {
-    files: AtomicU64,
-    binary: AtomicU64,
-    errors: Mutex<Vec<String>>,
-    index: Mutex<Option<crate::index::IndexUse>>,
-}
-
-impl Tally {
-    pub(super) fn error(&self, e: impl ToString) {
-        self.errors.lock().expect("errors").push(e.to_string());
-    }
-
-    /// Adds what the index did for one search directory (files it ruled out count as
-    /// visited: the index searched them).
-    pub(super) fn used_index(&self, u: &crate::index::IndexUse) {
-        self.files.fetch_add(u.ruled_out, Ordering::Relaxed);
-        let mut used = self.index.lock().expect("index");
-        let t = used.get_or_insert_with(Default::default);
-        t.in_scope += u.in_scope;
-        t.searched += u.searched;
-        t.validated |= u.validated;
-        t.ruled_out += u.ruled_out;
     }
 }
 
