@@ -31,7 +31,7 @@ pub(super) const PARALLEL_FILE_MIN: usize = 32 * 1024 * 1024;
 
 /// A search path that names one file: mapped if large, and split into parallel chunks.
 /// `None` when it could not be read or changed while searched (reported).
-pub(super) fn search_one_file(ctx: &Ctx<'_>, path: &Path, name: &str) -> Option<FileResult> {
+pub(super) fn search_one_file(ctx: &Ctx<'_>, path: &Path, name: &Named<'_>) -> Option<FileResult> {
     let limit = ctx.limit;
     let mut buf = Vec::new();
     let mut cache = ctx.compiled.caches();
@@ -64,6 +64,30 @@ pub(super) fn search_one_file(ctx: &Ctx<'_>, path: &Path, name: &str) -> Option<
     ctx.progress.files_searched.fetch_add(1, Ordering::Relaxed);
     ctx.stats.searched.fetch_add(1, Ordering::Relaxed);
     found.map_err(|e| ctx.stats.error(e)).ok()
+}
+
+/// A file's display name, made when first needed: most files of a search have no hit, and a
+/// name costs an allocation.
+pub(super) struct Named<'a> {
+    name: std::cell::OnceCell<String>,
+    make: &'a dyn Fn() -> String,
+}
+
+impl<'a> Named<'a> {
+    pub(super) fn new(make: &'a dyn Fn() -> String) -> Named<'a> {
+        Named {
+            name: std::cell::OnceCell::new(),
+            make,
+        }
+    }
+
+    pub(super) fn get(&self) -> &str {
+        self.name.get_or_init(self.make)
+    }
+
+    pub(super) fn into_string(self) -> String {
+        self.name.into_inner().unwrap_or_else(self.make)
+    }
 }
 
 /// How a file reaches [`search_bytes`].
@@ -142,7 +166,7 @@ impl Ctx<'_> {
     pub(super) fn search_file(
         &self,
         path: &Path,
-        name: &str,
+        name: &Named<'_>,
         known: Option<&Known>,
         scratch: &mut Scratch,
     ) -> Option<FileResult> {
@@ -188,7 +212,7 @@ impl Ctx<'_> {
     fn read_and_search(
         &self,
         path: &Path,
-        name: &str,
+        name: &Named<'_>,
         known: Option<&Known>,
         buf: &mut Vec<u8>,
         cache: &mut Caches,
@@ -263,7 +287,7 @@ pub(super) fn search_bytes(
     bytes: &[u8],
     cache: &mut Caches,
     ctx: &Ctx<'_>,
-    name: &str,
+    name: &Named<'_>,
     at: Where<'_>,
 ) -> FileResult {
     let (c, q, limit) = (ctx.compiled, ctx.q, ctx.limit);
@@ -299,15 +323,16 @@ pub(super) fn search_bytes(
 }
 
 /// The line where the cursor resumes in file `name` (1 when the cursor is elsewhere).
-pub(super) fn cursor_line(q: &GrepQuery, name: &str) -> u64 {
+pub(super) fn cursor_line(q: &GrepQuery, name: &Named<'_>) -> u64 {
     q.cursor
         .as_ref()
-        .filter(|cur| cur.path == name)
+        .filter(|cur| cur.path == name.get())
         .map_or(1, |cur| cur.line)
 }
 
 /// Turns a file's matching lines into matches: text, context and section hints.
-pub(super) fn finish(bytes: &[u8], lines: Vec<Hit>, ctx: &Ctx<'_>, name: &str) -> FileResult {
+pub(super) fn finish(bytes: &[u8], lines: Vec<Hit>, ctx: &Ctx<'_>, name: &Named<'_>) -> FileResult {
+    let name = name.get();
     let (c, q) = (ctx.compiled, ctx.q);
     let hints = c.hints.hints(bytes, &lines);
     let matches = lines

@@ -48,7 +48,7 @@ pub use visit::{Flow, Sink, Visited, VisitedFile, visit_in_order};
 pub use walklist::{WalkCache, WalkKey, WalkList};
 
 use collect::{Collector, FileResult, Resume, Stats};
-use file::{Admit, Ctx, Scratch, search_one_file};
+use file::{Admit, Ctx, Named, Scratch, search_one_file};
 use produce::Plan;
 use visit::{Counts, Entry, Origin};
 
@@ -189,8 +189,12 @@ pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<Grep
         limit: collector.limit(),
     };
     let work = |scratch: &mut Scratch, e: Entry<'_>, _: &mut Counts| {
-        let name = e.name();
-        if resume.as_ref().is_some_and(|r| r.skips(e.given(), &name)) {
+        let make = || e.name();
+        let name = Named::new(&make);
+        if resume
+            .as_ref()
+            .is_some_and(|r| r.skips(e.given(), name.get()))
+        {
             return None;
         }
         let admit = match e.origin() {
@@ -206,7 +210,7 @@ pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<Grep
         };
         match found {
             FileResult::Binary => {
-                stats.binary(name);
+                stats.binary(name.into_string());
                 None
             }
             FileResult::Matches(m) => (!m.is_empty()).then_some(m),

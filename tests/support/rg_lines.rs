@@ -7,20 +7,25 @@ use std::path::Path;
 use std::process::Command;
 
 /// The ripgrep to run: `MAPGREP_RG`, `rg` on PATH, or `~/.cargo/bin/rg` (any version); the
-/// first that answers `--version`.
+/// first that answers `--version`, looked for once per test binary.
 pub fn ripgrep() -> Option<String> {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let candidates = [
-        std::env::var("MAPGREP_RG").unwrap_or_default(),
-        "rg".into(),
-        format!("{home}/.cargo/bin/rg"),
-    ];
-    candidates.into_iter().filter(|c| !c.is_empty()).find(|rg| {
-        Command::new(rg)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
+    static FOUND: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let home = std::env::var("HOME").unwrap_or_default();
+            let candidates = [
+                std::env::var("MAPGREP_RG").unwrap_or_default(),
+                "rg".into(),
+                format!("{home}/.cargo/bin/rg"),
+            ];
+            candidates.into_iter().filter(|c| !c.is_empty()).find(|rg| {
+                Command::new(rg)
+                    .arg("--version")
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+            })
+        })
+        .clone()
 }
 
 /// The `(path, line)` of every line that ripgrep prints for `args` (with `-n --no-heading`)
