@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Two builds of mapgrep on the same arguments, run in alternation (A B, B A, ...) so that a
-noisy machine weighs on both alike: the median wall time and CPU time (user + system) of
-each, and the ratio B / A.
+"""Two or more builds of mapgrep on the same arguments, run in alternation (A B C, C B A, ...)
+so that a noisy machine weighs on all alike: the median wall time and CPU time (user +
+system) of each, and each one's ratio to A.
 
-Usage: python3 scripts/ab_runs.py --runs 11 <build A> <build B> -- <mapgrep arguments>
+Usage: python3 scripts/ab_runs.py --runs 11 <build A> <build B> [<build C> ...] -- <mapgrep arguments>
 e.g.   (in corpora/linux) python3 ../../scripts/ab_runs.py old/mapgrep new/mapgrep -- def task_struct .
 """
 
@@ -27,23 +27,24 @@ def once(cmd):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=11)
-    ap.add_argument("a")
-    ap.add_argument("b")
-    ap.add_argument("args", nargs=argparse.REMAINDER)
+    ap.add_argument("rest", nargs=argparse.REMAINDER, help="builds, then -- and arguments")
     a = ap.parse_args()
-    args = a.args[1:] if a.args[:1] == ["--"] else a.args
-    runs = {a.a: [], a.b: []}
+    if "--" not in a.rest or a.rest.index("--") < 2:
+        ap.error("give two builds or more, then -- and mapgrep's arguments")
+    cut = a.rest.index("--")
+    builds, args = a.rest[:cut], a.rest[cut + 1 :]
+    runs = {b: [] for b in builds}
     for i in range(a.runs):
-        for build in (a.a, a.b) if i % 2 == 0 else (a.b, a.a):
+        for build in builds if i % 2 == 0 else builds[::-1]:
             runs[build].append(once([build, *args]))
-    medians = {}
-    for build, label in ((a.a, "A"), (a.b, "B")):
+    first = None
+    for k, build in enumerate(builds):
         wall = statistics.median(w for w, _ in runs[build])
         cpu = statistics.median(c for _, c in runs[build])
-        medians[label] = wall
-        print(f"{label} {build}: wall {wall * 1000:.1f} ms, cpu {cpu * 1000:.1f} ms")
-    print(f"B / A wall: {medians['B'] / medians['A']:.3f}")
-
+        label = chr(ord("A") + k)
+        ratio = "" if first is None else f", {label} / A wall {wall / first[0]:.3f} cpu {cpu / first[1]:.3f}"
+        first = first or (wall, cpu)
+        print(f"{label} {build}: wall {wall * 1000:.1f} ms, cpu {cpu * 1000:.1f} ms{ratio}")
 
 if __name__ == "__main__":
     main()

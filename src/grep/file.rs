@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::collect::{FileResult, Stats};
 use super::{Caches, Compiled, ContextLine, GrepMatch, GrepQuery, Hit, MAX_LINE_BYTES, Progress};
 use crate::index::{Ident, Known, Span};
-use crate::source::{self, FileId, SourceOptions};
+use crate::source::{self, FileId, Opener, SourceOptions};
 use crate::workspace::Workspace;
 
 /// A worker's read buffer is dropped after a file that grew it past this.
@@ -116,11 +116,13 @@ impl<'a> Where<'a> {
     }
 }
 
-/// A worker thread's reusable state: the read buffer and the regex cache (whose lazy DFA
-/// keeps the states it built across files).
+/// A worker thread's reusable state for one search: the read buffer, the regex cache (whose
+/// lazy DFA keeps the states it built across files) and the opener (which keeps the last
+/// file's directory open).
 pub(super) struct Scratch {
     pub(super) buf: Vec<u8>,
     pub(super) cache: Caches,
+    pub(super) opener: Opener,
 }
 
 /// How the files a search reads may enter the content cache.
@@ -140,6 +142,7 @@ impl Scratch {
         Scratch {
             buf: Vec::new(),
             cache: c.caches(),
+            opener: Opener::default(),
         }
     }
 }
@@ -170,7 +173,7 @@ impl Ctx<'_> {
         known: Option<&Known>,
         scratch: &mut Scratch,
     ) -> Option<FileResult> {
-        let Scratch { buf, cache } = scratch;
+        let Scratch { buf, cache, opener } = scratch;
         let found = match self.cached(path, known) {
             Some((id, bytes)) => {
                 // Only text files (no NUL in the first 64 KiB) are cached: skip that probe.
@@ -180,7 +183,7 @@ impl Ctx<'_> {
                 };
                 Some(search_bytes(&bytes, cache, self, name, at))
             }
-            None => self.read_and_search(path, name, known, buf, cache),
+            None => self.read_and_search(path, name, known, (buf, opener), cache),
         };
         // A buffer grown by one large file (up to the 64 MiB read limit) is not kept: many
         // concurrent searches, each with a worker per core, would each hold one.
@@ -214,7 +217,7 @@ impl Ctx<'_> {
         path: &Path,
         name: &Named<'_>,
         known: Option<&Known>,
-        buf: &mut Vec<u8>,
+        (buf, opener): (&mut Vec<u8>, &mut Opener),
         cache: &mut Caches,
     ) -> Option<FileResult> {
         let ws = self.ws;
@@ -228,7 +231,7 @@ impl Ctx<'_> {
         // Reading beats mapping for the many small files of a walk (no map/unmap, no page
         // faults); large files are mapped (see WALK_MMAP_MIN).
         let opts = SourceOptions::for_search(WALK_MMAP_MIN, admit);
-        let (id, hay) = match source::load(path, &opts, buf) {
+        let (id, hay) = match source::load_in(opener, path, &opts, buf) {
             Ok(loaded) => loaded,
             Err(e) => {
                 self.stats.error(e.to_string());

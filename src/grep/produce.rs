@@ -350,7 +350,11 @@ impl Producer<'_, '_> {
             dir: dir_seen.as_ref().map(|f| f as &(dyn Fn(&Path) + Sync)),
         };
         let queue = &mut self.queue;
-        let mut each = |f: PathBuf| {
+        let mut each = |f: Option<PathBuf>| {
+            // The walk waits for more: the workers get what is batched meanwhile.
+            let Some(f) = f else {
+                return queue.flush();
+            };
             if let Some((_, files)) = &mut record {
                 files.push(f.clone());
             }

@@ -22,7 +22,7 @@ use super::collect::Display;
 use super::produce::{Job, Name, Over, Plan, Producer, Queue, Tally, Target, Window, resolve};
 use super::{GrepError, GrepQuery, Progress};
 use crate::error::Error;
-use crate::source::{self, SourceOptions};
+use crate::source::{self, Opener, SourceOptions};
 use crate::workspace::Workspace;
 
 pub(super) use super::produce::Origin;
@@ -141,13 +141,13 @@ pub fn visit_in_order<T: Send>(
         keep_lists: false,
         regular_only: false,
     };
-    let load = |buf: &mut Vec<u8>, e: Entry<'_>, counts: &mut Counts| {
+    let load = |(buf, opener): &mut (Vec<u8>, Opener), e: Entry<'_>, counts: &mut Counts| {
         if e.origin() == Origin::IndexBinary {
             // The index saw its NUL: counted, not read again.
             counts.binary += 1;
             return None;
         }
-        one(q, e.path(), names_only, counts, buf, |bytes| {
+        one(q, e.path(), names_only, counts, (buf, opener), |bytes| {
             work(VisitedFile {
                 given: e.given(),
                 bytes,
@@ -155,7 +155,7 @@ pub fn visit_in_order<T: Send>(
             })
         })
     };
-    visit(ws, q, progress, plan, &Vec::new, &load, sink)
+    visit(ws, q, progress, plan, &Default::default, &load, sink)
 }
 
 /// The per-file step of a visit: with the worker's own state `S`, a file's result (`None`:
@@ -393,7 +393,7 @@ fn one<T>(
     path: &Path,
     names_only: bool,
     counts: &mut Counts,
-    buf: &mut Vec<u8>,
+    (buf, opener): (&mut Vec<u8>, &mut Opener),
     work: impl FnOnce(&[u8]) -> T,
 ) -> Option<T> {
     if names_only {
@@ -418,7 +418,7 @@ fn one<T>(
         path
     };
     let opts = SourceOptions::for_search(super::file::WALK_MMAP_MIN, false);
-    let hay = match source::load(open, &opts, buf) {
+    let hay = match source::load_in(opener, open, &opts, buf) {
         Ok((_, hay)) => hay,
         Err(e) => {
             counts.error(e);

@@ -28,14 +28,15 @@ pub(super) struct Hooks<'a> {
 
 /// Walks `dir` in path order, queueing its files: its own files and subdirectories in order,
 /// the subdirectories walked ahead by two threads and read back in turn. `false` once the
-/// queue stops.
+/// queue stops. The queue is told `None` when the walk is about to wait for more files (so
+/// that it hands over the files it holds first).
 pub(super) fn walk_in_order(
     q: &GrepQuery,
     ws: &Workspace,
     dir: &Path,
     wb: &ignore::WalkBuilder,
     hooks: &Hooks<'_>,
-    queue: &mut dyn FnMut(PathBuf) -> bool,
+    queue: &mut dyn FnMut(Option<PathBuf>) -> bool,
 ) -> bool {
     let error = hooks.error;
     if let Some(seen) = hooks.dir {
@@ -78,19 +79,13 @@ pub(super) fn walk_in_order(
         let mut rxs = rxs.drain(..).enumerate();
         let mut kept = true;
         for (path, is_dir) in &units {
-            let files: Box<dyn Iterator<Item = PathBuf>> = if *is_dir {
+            kept = if *is_dir {
                 let (i, rx) = rxs.next().expect("a walk per directory");
                 ahead.read(i);
-                Box::new(rx.into_iter().flatten())
+                read_back(&rx, queue)
             } else {
-                Box::new(std::iter::once(path.clone()))
+                queue(Some(path.clone()))
             };
-            for f in files {
-                if !queue(f) {
-                    kept = false;
-                    break;
-                }
-            }
             if !kept {
                 break;
             }
@@ -98,6 +93,34 @@ pub(super) fn walk_in_order(
         ahead.stop();
         kept
     })
+}
+
+/// Queues a subdirectory's files as its walk sends them, telling the queue before it waits
+/// for more; `false` once the queue stops.
+fn read_back(
+    rx: &mpsc::Receiver<Vec<PathBuf>>,
+    queue: &mut dyn FnMut(Option<PathBuf>) -> bool,
+) -> bool {
+    loop {
+        let files = match rx.try_recv() {
+            Ok(files) => files,
+            Err(mpsc::TryRecvError::Disconnected) => return true,
+            Err(mpsc::TryRecvError::Empty) => {
+                if !queue(None) {
+                    return false;
+                }
+                match rx.recv() {
+                    Ok(files) => files,
+                    Err(_) => return true,
+                }
+            }
+        };
+        for f in files {
+            if !queue(Some(f)) {
+                return false;
+            }
+        }
+    }
 }
 
 /// The directory's own entries, files and subdirectories (is a directory), in order (its

@@ -11,7 +11,8 @@
 //!   a link swapped in after the check; [`register_root`] gives the sandbox a root's handle
 //!   (held by `Roots`); [`Dir`] is an opened directory whose `*at` steps make the atomic
 //!   replace ([`Dir::create_new`], [`Dir::rename`]) and the cheap one-component stat
-//!   ([`Dir::stamp_at`]).
+//!   ([`Dir::stamp_at`]). [`Opener`] opens many files the way [`open_read`] does, each
+//!   directory opened once for the files in it.
 //! - **File identity** — [`FileId`] and [`stamp`]: device, inode (Windows: volume and file
 //!   index where the system gives them), size, modification and change times.
 //! - **The memory map** — [`map`] and its [`Mapping`]: a read-only map registered with a
@@ -67,6 +68,47 @@ pub use os::{
 
 #[doc(hidden)]
 pub mod test_support;
+
+/// Opens files for reading as [`open_read`] does (canonical paths, never blocking, no link
+/// followed), one directory at a time: the directory of the last file is kept open, and a
+/// file in the same directory is opened relative to it, one component to resolve where a
+/// full path resolves them all. For a walk's files, which come directory by directory.
+///
+/// The directory is opened with no link in its path, and the file's name without following
+/// a link: what [`open_read`] checks of the whole path at once. Keep an opener for one pass
+/// only (a search): a directory replaced after it was opened is still read through the old
+/// one until the opener moves on.
+#[derive(Debug, Default)]
+pub struct Opener {
+    last: Option<(PathBuf, Dir)>,
+}
+
+impl Opener {
+    /// Opens the file at canonical `path` for reading (see the type's docs).
+    pub fn open_read(&mut self, path: &Path) -> io::Result<File> {
+        let Some((dir, name)) = os::split_name(path).filter(|(d, _)| !d.as_os_str().is_empty())
+        else {
+            return open_read(path);
+        };
+        if let Some((kept, d)) = &self.last
+            && kept.as_os_str() == dir.as_os_str()
+        {
+            return d.open_read(name);
+        }
+        match open_dir(dir) {
+            Ok(d) => {
+                let file = d.open_read(name);
+                self.last = Some((dir.to_path_buf(), d));
+                file
+            }
+            // The whole path's own open says what was wrong (no such directory, a link).
+            Err(_) => {
+                self.last = None;
+                open_read(path)
+            }
+        }
+    }
+}
 
 /// Which build this is: `"linux"` (Linux's own calls) or `"portable"` (cap-std), for logs
 /// and tests.

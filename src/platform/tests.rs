@@ -68,6 +68,7 @@ fn a_directory_swapped_for_a_link_never_leaks() {
         for _ in 0..2 {
             s.spawn(|| {
                 let mut buf = Vec::new();
+                let mut kept = super::Opener::default();
                 while !done.load(Ordering::Relaxed) {
                     match ws.open_source("d/f.txt") {
                         Ok(src) => {
@@ -91,6 +92,16 @@ fn a_directory_swapped_for_a_link_never_leaks() {
                             open_refused.fetch_add(1, Ordering::Relaxed);
                         }
                         Err(_) => {}
+                    }
+                    // A walk's opener, fresh (it meets the link) and kept across the swaps (it
+                    // reads through the directory it opened, wherever it is now).
+                    for opener in [&mut super::Opener::default(), &mut kept] {
+                        let opts = crate::source::SourceOptions::for_search(u64::MAX, false);
+                        if let Ok((_, hay)) =
+                            crate::source::load_in(opener, &canonical, &opts, &mut buf)
+                        {
+                            assert_eq!(&*hay, INSIDE.as_bytes(), "opened outside the root");
+                        }
                     }
                     if let Ok(d) = super::open_dir(&root.join("d")) {
                         let id = d.stamp_at("f.txt".as_ref()).unwrap();
@@ -130,4 +141,62 @@ fn a_hard_link_inside_the_root_is_read() {
     let ws = Workspace::new(Roots::new([&root]).unwrap());
     let src = ws.open_source("linked.txt").unwrap();
     assert_eq!(src.bytes(), SECRET.as_bytes());
+}
+
+/// The opener opens what the whole path's open does, through the directory it keeps: files
+/// of two directories in turn, a missing file, a link in the last component or in the
+/// directory's path, in both sandboxes.
+#[test]
+fn the_opener_opens_what_the_path_opens() {
+    let (_dir, root, outside) = fixture();
+    std::fs::create_dir_all(root.join("e")).unwrap();
+    std::fs::write(root.join("e/g.txt"), "g\n").unwrap();
+    symlink(outside.join("f.txt"), root.join("d/link.txt")).unwrap();
+    symlink(&outside, root.join("out")).unwrap();
+    let _roots = Roots::new([&root]).unwrap();
+    let mut opener = super::Opener::default();
+    let read = |opener: &mut super::Opener, p: &Path| std::io::read_to_string(opener.open_read(p)?);
+    for _ in 0..2 {
+        assert_eq!(read(&mut opener, &root.join("d/f.txt")).unwrap(), INSIDE);
+        assert_eq!(read(&mut opener, &root.join("d/f.txt")).unwrap(), INSIDE);
+        assert_eq!(read(&mut opener, &root.join("e/g.txt")).unwrap(), "g\n");
+    }
+    let missing = read(&mut opener, &root.join("e/none.txt")).unwrap_err();
+    assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+    for link in [root.join("d/link.txt"), root.join("out/f.txt")] {
+        let whole = super::open_read(&link).unwrap_err();
+        let e = read(&mut opener, &link).unwrap_err();
+        assert_eq!(
+            super::os_error(&e),
+            Some(super::OsError::Link),
+            "{link:?}: {e}"
+        );
+        assert_eq!(
+            super::os_error(&whole),
+            Some(super::OsError::Link),
+            "{link:?}"
+        );
+    }
+}
+
+/// A path's directory and name, as the opener splits them.
+#[cfg(unix)]
+#[test]
+fn a_path_splits_at_its_last_separator() {
+    use std::ffi::OsStr;
+    fn split(p: &str) -> Option<(&Path, &std::ffi::OsStr)> {
+        super::os::split_name(Path::new(p))
+    }
+    assert_eq!(
+        split("/a/b/c.txt"),
+        Some((Path::new("/a/b"), OsStr::new("c.txt")))
+    );
+    assert_eq!(split("/c.txt"), Some((Path::new("/"), OsStr::new("c.txt"))));
+    assert_eq!(
+        split("./c.txt"),
+        Some((Path::new("."), OsStr::new("c.txt")))
+    );
+    for none in ["c.txt", "/a/", "/a/.", "/a/..", ""] {
+        assert_eq!(split(none), None, "{none}");
+    }
 }

@@ -184,3 +184,18 @@ pub fn os_str_from_bytes(b: &[u8]) -> &OsStr {
     use std::os::unix::ffi::OsStrExt;
     OsStr::from_bytes(b)
 }
+
+/// `path`'s directory and last name, split at its last `/` (bytes, no parsing of
+/// components: the opener does it for every file of a walk); `None` for a path without a
+/// name to open (no `/`, or ending in `/`, `.` or `..`).
+pub fn split_name(path: &Path) -> Option<(&Path, &OsStr)> {
+    use std::os::unix::ffi::OsStrExt;
+    let b = path.as_os_str().as_bytes();
+    let sep = memchr::memrchr(b'/', b)?;
+    let (dir, name) = (&b[..sep], &b[sep + 1..]);
+    if matches!(name, b"" | b"." | b"..") {
+        return None;
+    }
+    let dir = if dir.is_empty() { &b[..1] } else { dir };
+    Some((Path::new(OsStr::from_bytes(dir)), OsStr::from_bytes(name)))
+}

@@ -161,3 +161,8 @@ pub fn stdin_has_input() -> bool {
 pub fn os_str_from_bytes(b: &[u8]) -> &OsStr {
     OsStr::new(std::str::from_utf8(b).unwrap_or("\u{FFFD}\u{FFFD}mapgrep-unreadable-name"))
 }
+
+/// `path`'s directory and last name; `None` for a path without a name to open.
+pub fn split_name(path: &Path) -> Option<(&Path, &OsStr)> {
+    Some((path.parent()?, path.file_name()?))
+}

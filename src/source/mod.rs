@@ -14,7 +14,7 @@ use std::time::SystemTime;
 
 use crate::error::{Error, Result};
 use crate::platform;
-pub use crate::platform::FileId;
+pub use crate::platform::{FileId, Opener};
 
 /// How many leading bytes are inspected for a NUL byte to call a file binary.
 pub const BINARY_PROBE_LEN: usize = 64 * 1024;
@@ -285,7 +285,28 @@ pub fn load<'a>(
     opts: &SourceOptions,
     buf: &'a mut Vec<u8>,
 ) -> Result<(Option<FileId>, Haystack<'a>)> {
-    let file = open_nonblocking(path)?;
+    load_from(open_nonblocking(path)?, path, opts, buf)
+}
+
+/// [`load`] for one of many files (a walk's): opened through `opener`, which keeps the last
+/// file's directory open for the next file in it.
+pub fn load_in<'a>(
+    opener: &mut Opener,
+    path: &Path,
+    opts: &SourceOptions,
+    buf: &'a mut Vec<u8>,
+) -> Result<(Option<FileId>, Haystack<'a>)> {
+    let file = opener.open_read(path).map_err(|e| open_error(path, e))?;
+    load_from(file, path, opts, buf)
+}
+
+/// Loads the opened `file` (at `path`) as [`load`] says.
+fn load_from<'a>(
+    file: File,
+    path: &Path,
+    opts: &SourceOptions,
+    buf: &'a mut Vec<u8>,
+) -> Result<(Option<FileId>, Haystack<'a>)> {
     // Without a need for the identity, a small file costs open + one read + close: a read
     // shorter than asked is the end of a regular file. A full read (a larger file, or a
     // device that never ends) falls through to fstat, which also refuses non-regular files.
@@ -324,14 +345,19 @@ fn open_nonblocking(path: &Path) -> Result<File> {
     // Every path the engine opens is canonical (resolved inside the roots), so a symbolic link
     // in it was swapped in after the check: the platform's open refuses it (see
     // `platform::open_read`).
-    platform::open_read(path).map_err(|e| match std::fs::metadata(path) {
+    platform::open_read(path).map_err(|e| open_error(path, e))
+}
+
+/// The error of a failed open of `path`.
+fn open_error(path: &Path, e: io::Error) -> Error {
+    match std::fs::metadata(path) {
         // Sockets cannot be opened at all (ENXIO): say what they are.
         Ok(md) if !md.is_file() => Error::NotAFile {
             path: path.to_path_buf(),
             kind: file_kind(&md),
         },
         _ => Error::io(path, e),
-    })
+    }
 }
 
 /// The identity of an opened file, which must be a regular file.
