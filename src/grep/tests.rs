@@ -629,6 +629,59 @@ fn the_ordered_visit_hands_files_over_in_path_order_whatever_the_threads() {
     }
 }
 
+/// More subdirectories than the listing walks may run ahead of the queue, one of them large
+/// and deep, others empty: the walks take them as they come free, and every file arrives once,
+/// in path order, with no error.
+#[test]
+fn many_uneven_subdirectories_come_back_in_path_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = Vec::new();
+    for d in 0..30 {
+        let files = match d {
+            4 => 0,
+            7 => 600,
+            _ => d % 5 + 1,
+        };
+        for f in 0..files {
+            let deep = if f % 3 == 0 {
+                format!("sub{}/", f % 4)
+            } else {
+                String::new()
+            };
+            names.push(format!("d{d:02}/{deep}f{f:03}.txt"));
+        }
+    }
+    std::fs::create_dir_all(dir.path().join("d04")).unwrap();
+    for n in &names {
+        let f = dir.path().join(n);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, "line\n").unwrap();
+    }
+    let mut want: Vec<std::path::PathBuf> = names.iter().map(std::path::PathBuf::from).collect();
+    want.sort();
+    let want: Vec<String> = want
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let ws = ws(dir.path());
+    for threads in [1, 2, 8] {
+        let mut q = GrepQuery::new("line");
+        q.threads = Some(threads);
+        let mut seen = Collected::default();
+        let v = visit_in_order(
+            &ws,
+            &q,
+            &Progress::default(),
+            false,
+            &|f| f.name(),
+            &mut seen,
+        )
+        .unwrap();
+        assert_eq!(seen.0, want, "{threads} threads");
+        assert!(v.errors.is_empty(), "{:?}", v.errors);
+    }
+}
+
 #[test]
 fn a_sink_that_stops_stops_the_walk() {
     let dir = tempfile::tempdir().unwrap();

@@ -58,23 +58,34 @@ pub(super) fn walk_in_order(
         dir: hooks.dir,
     };
     let walk = |start: &Path| walk_builder_below(q, dir, start, ws.words()).ok();
+    let mut txs = txs.into_iter();
+    let first = txs.next();
+    // The subdirectories after the first, each taken by the first listing walk free for it.
+    let rest: Vec<Claim<'_>> = (dirs.iter().copied().enumerate().skip(1).zip(txs))
+        .map(|((i, dir), tx)| Claim {
+            i,
+            dir,
+            tx: Mutex::new(Some(tx)),
+        })
+        .collect();
     std::thread::scope(|s| {
-        let mut txs = txs.into_iter();
-        if let (Some(first), Some(tx)) = (dirs.first(), txs.next()) {
-            let wb = walk(first);
+        let mut listing = 0;
+        if let (Some(d), Some(tx)) = (dirs.first(), first) {
+            let wb = walk(d);
             let ahead = &ahead;
             s.spawn(move || wb.map(|wb| stream(wb, &tx, ahead, error)));
-            // The others in turn to LISTERS walks (each subdirectory numbered among all).
-            let mut rests: Vec<Vec<(usize, &Path, Files)>> =
-                (0..LISTERS).map(|_| Vec::new()).collect();
-            for ((i, d), tx) in dirs.iter().copied().enumerate().skip(1).zip(txs) {
-                rests[i % LISTERS].push((i, d, tx));
-            }
-            for rest in rests {
-                if let Some(wb) = rest.first().and_then(|(_, d, _)| walk(d)) {
+            for _ in 0..LISTERS.min(rest.len()) {
+                if let Some(wb) = walk(rest[0].dir) {
+                    let rest = &rest;
                     s.spawn(move || list(wb, rest, ahead, error));
+                    listing += 1;
                 }
             }
+        }
+        // Without a listing walk (none could be built), the subdirectories after the first
+        // end at once.
+        if listing == 0 {
+            Claim::release(&rest);
         }
         let mut rxs = rxs.drain(..).enumerate();
         let mut kept = true;
@@ -151,7 +162,7 @@ const STREAM_BATCH: usize = 64;
 
 /// How many subdirectories past the one being read may be listed (their paths wait in
 /// memory).
-const LOOKAHEAD: usize = 8;
+const LOOKAHEAD: usize = 32;
 
 /// The walk's shared state: the subdirectory the queue reads, and whether the walk is over.
 struct Ahead<'a> {
@@ -235,30 +246,42 @@ fn stream(mut wb: ignore::WalkBuilder, tx: &Files, ahead: &Ahead<'_>, error: &dy
     }
 }
 
-/// The other subdirectories (numbered from 1), listed by one walk of them all (one build:
-/// the ignore files above them read and compiled once, where a walk each compiled them again
-/// for every one), on one thread, so the walk finishes each before it starts the next, in the
-/// order given (ignore's depth-first stack). Each is sent, sorted, when the next one begins;
-/// the walk waits when it is [`LOOKAHEAD`] subdirectories ahead of the queue.
+/// A subdirectory after the first, to be listed by one of the listing walks.
+struct Claim<'a> {
+    /// Its number among the directory's subdirectories.
+    i: usize,
+    dir: &'a Path,
+    /// Where its files go, taken by the walk that lists it.
+    tx: Mutex<Option<Files>>,
+}
+
+impl Claim<'_> {
+    /// Ends the channels of the subdirectories no walk took.
+    fn release(rest: &[Claim<'_>]) {
+        for c in rest {
+            drop(c.tx.lock().expect("claim").take());
+        }
+    }
+}
+
+/// The subdirectories after the first, listed by one walk of them all (one build: the
+/// ignore files above them read and compiled once, where a walk each compiled them again for
+/// every one), on one thread, so the walk finishes each before it starts the next, in the
+/// order given (ignore's depth-first stack). Each walk takes the next subdirectory no other
+/// walk took (a large one keeps one walk busy while the other lists the ones after it) and
+/// skips the rest. Each is sent, sorted, when the next one begins; the walk waits when it is
+/// [`LOOKAHEAD`] subdirectories ahead of the queue.
 fn list(
     mut wb: ignore::WalkBuilder,
-    dirs: Vec<(usize, &Path, Files)>,
+    rest: &[Claim<'_>],
     ahead: &Ahead<'_>,
     error: &(dyn Fn(String) + Sync),
 ) {
-    for (_, d, _) in &dirs[1..] {
-        wb.add(d);
+    for c in &rest[1..] {
+        wb.add(c.dir);
     }
-    let number: HashMap<&Path, usize> = dirs
-        .iter()
-        .enumerate()
-        .map(|(k, (_, d, _))| (*d, k))
-        .collect();
+    let number: HashMap<&Path, usize> = rest.iter().enumerate().map(|(k, c)| (c.dir, k)).collect();
     let sent = Mutex::new(Sent {
-        dirs: dirs
-            .into_iter()
-            .map(|(i, d, tx)| (i, d, Some(tx)))
-            .collect(),
         current: None,
         found: Vec::new(),
     });
@@ -274,10 +297,14 @@ fn list(
                         return ignore::WalkState::Continue;
                     };
                     sent.finish();
-                    if !ahead.wait_for(sent.dirs[k].0) {
+                    let Some(tx) = rest[k].tx.lock().expect("claim").take() else {
+                        // Another walk lists it.
+                        return ignore::WalkState::Skip;
+                    };
+                    if !ahead.wait_for(rest[k].i) {
                         return ignore::WalkState::Quit;
                     }
-                    sent.current = Some(k);
+                    sent.current = Some((rest[k].dir, tx));
                     ahead.entered(e.path());
                 }
                 Ok(e) => {
@@ -306,22 +333,23 @@ fn list(
         })
     });
     sent.into_inner().expect("listing").finish();
+    // A walk that went to its end took or skipped every subdirectory; one that stopped leaves
+    // some untaken: they end now, so that the queue never waits for them.
+    Claim::release(rest);
 }
 
-/// The listing walk's progress: the subdirectory it is in and what it found there so far.
+/// A listing walk's progress: the subdirectory it is in (and where its files go) and what
+/// it found there so far.
 struct Sent<'a> {
-    /// Each subdirectory and where its files go (taken when they are sent: the queue's end
-    /// of that channel then ends).
-    dirs: Vec<(usize, &'a Path, Option<Files>)>,
-    current: Option<usize>,
+    current: Option<(&'a Path, Files)>,
     found: Vec<(PathBuf, bool)>,
 }
 
 impl Sent<'_> {
     /// Whether `path` lies below the subdirectory walked now.
     fn in_current(&self, path: &Path) -> bool {
-        self.current.is_some_and(|i| {
-            let root = self.dirs[i].1.as_os_str().as_encoded_bytes();
+        self.current.as_ref().is_some_and(|(root, _)| {
+            let root = root.as_os_str().as_encoded_bytes();
             let p = path.as_os_str().as_encoded_bytes();
             p.strip_prefix(root)
                 .and_then(|rest| rest.first())
@@ -329,14 +357,12 @@ impl Sent<'_> {
         })
     }
 
-    /// The subdirectory walked so far is complete: its files go out, in path order.
+    /// The subdirectory walked so far is complete: its files go out, in path order (the
+    /// queue's end of its channel then ends).
     fn finish(&mut self) {
-        if let Some(i) = self.current.take() {
-            let (_, root, tx) = &mut self.dirs[i];
+        if let Some((root, tx)) = self.current.take() {
             let files = in_path_order(root, std::mem::take(&mut self.found));
-            if let Some(tx) = tx.take() {
-                let _ = tx.send(files);
-            }
+            let _ = tx.send(files);
         }
     }
 }
