@@ -14,9 +14,9 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use super::collect::Display;
 use super::produce::{Job, Name, Over, Plan, Producer, Queue, Tally, Target, Window, resolve};
@@ -204,6 +204,7 @@ pub(super) fn visit<S, T: Send>(
         progress,
         init,
         work,
+        active: Mutex::new(Vec::new()),
     };
     std::thread::scope(|s| {
         let (tally, window, job_rx, over) = (&tally, &window, &job_rx, &over);
@@ -349,39 +350,104 @@ struct Worker<'a, S, T> {
     progress: &'a Progress,
     init: &'a (dyn Fn() -> S + Sync),
     work: &'a Work<'a, S, T>,
+    /// The batches started whose files are not all taken yet, oldest first.
+    active: Mutex<Vec<Arc<Shared<T>>>>,
+}
+
+/// A batch being worked on. Its files are taken one at a time, so that a worker with
+/// nothing queued helps with the rest of another's: a run of large files in one batch would
+/// otherwise keep one worker busy while the others wait for the sink to move on.
+struct Shared<T> {
+    jobs: Vec<Job>,
+    /// The next file to take.
+    next: AtomicUsize,
+    /// The results so far; the worker that adds the last one sends them all.
+    outs: Mutex<Vec<(u64, Option<T>)>>,
 }
 
 impl<S, T> Worker<'_, S, T> {
-    /// Takes batches of files until there are none, and sends back their results.
+    /// Takes files until there are none, and sends back each batch's results, whole.
     fn run(
         &self,
         jobs: &Mutex<mpsc::Receiver<Vec<Job>>>,
         done: &mpsc::Sender<Vec<(u64, Option<T>)>>,
     ) {
         let mut state = (self.init)();
-        loop {
-            let Ok(batch) = jobs.lock().expect("jobs").recv() else {
-                return;
-            };
-            // Counted per batch: one shared update for many files.
-            let mut counts = Counts::default();
-            let outs = batch
-                .iter()
-                .map(|job| {
-                    let out = if self.over.is() {
-                        None
-                    } else {
-                        let display = self.displays.get(job.given).and_then(|d| d.as_deref());
-                        (self.work)(&mut state, Entry { job, display }, &mut counts)
-                    };
-                    (job.seq, out)
-                })
-                .collect();
-            counts.add_to(self.tally, self.progress);
-            if done.send(outs).is_err() {
+        while let Some(batch) = self.next_batch(jobs) {
+            if !self.take_from(&batch, &mut state, done) {
                 return;
             }
         }
+    }
+
+    /// A batch to work on: a queued one if there is one; else the rest of a batch another
+    /// worker started; else the next queued one, waited for. `None` once there are none.
+    fn next_batch(&self, jobs: &Mutex<mpsc::Receiver<Vec<Job>>>) -> Option<Arc<Shared<T>>> {
+        let queued = jobs.lock().expect("jobs").try_recv();
+        let fresh = match queued {
+            Ok(batch) => batch,
+            Err(e) => {
+                if let Some(started) = self.helpable() {
+                    return Some(started);
+                }
+                if e == mpsc::TryRecvError::Disconnected {
+                    return None;
+                }
+                jobs.lock().expect("jobs").recv().ok()?
+            }
+        };
+        let batch = Arc::new(Shared {
+            jobs: fresh,
+            next: AtomicUsize::new(0),
+            outs: Mutex::new(Vec::new()),
+        });
+        self.active.lock().expect("active").push(batch.clone());
+        Some(batch)
+    }
+
+    /// The oldest batch started with files still to take.
+    fn helpable(&self) -> Option<Arc<Shared<T>>> {
+        let mut active = self.active.lock().expect("active");
+        active.retain(|b| b.next.load(Ordering::Relaxed) < b.jobs.len());
+        active.first().cloned()
+    }
+
+    /// Takes `batch`'s files until none is left; `false` once nobody takes results.
+    fn take_from(
+        &self,
+        batch: &Shared<T>,
+        state: &mut S,
+        done: &mpsc::Sender<Vec<(u64, Option<T>)>>,
+    ) -> bool {
+        // Counted per batch: one shared update for many files.
+        let mut counts = Counts::default();
+        let mut outs = Vec::new();
+        loop {
+            let i = batch.next.fetch_add(1, Ordering::Relaxed);
+            let Some(job) = batch.jobs.get(i) else {
+                break;
+            };
+            let out = if self.over.is() {
+                None
+            } else {
+                let display = self.displays.get(job.given).and_then(|d| d.as_deref());
+                (self.work)(state, Entry { job, display }, &mut counts)
+            };
+            outs.push((job.seq, out));
+        }
+        counts.add_to(self.tally, self.progress);
+        if outs.is_empty() {
+            return true;
+        }
+        let mut all = batch.outs.lock().expect("outs");
+        all.extend(outs);
+        if all.len() < batch.jobs.len() {
+            return true;
+        }
+        let mut whole = std::mem::take(&mut *all);
+        drop(all);
+        whole.sort_unstable_by_key(|(seq, _)| *seq);
+        done.send(whole).is_ok()
     }
 }
 
