@@ -51,7 +51,7 @@ pub(super) fn walk_in_order(
     let (txs, mut rxs): (Vec<_>, Vec<_>) = dirs.iter().map(|_| mpsc::channel()).unzip();
     let stop = AtomicBool::new(false);
     let ahead = Ahead {
-        reading: Mutex::new(0),
+        place: Mutex::new(Place::default()),
         moved: Condvar::new(),
         stop: &stop,
         over: hooks.over,
@@ -93,7 +93,7 @@ pub(super) fn walk_in_order(
             kept = if *is_dir {
                 let (i, rx) = rxs.next().expect("a walk per directory");
                 ahead.read(i);
-                read_back(&rx, queue)
+                read_back(&rx, &ahead, queue)
             } else {
                 queue(Some(path.clone()))
             };
@@ -110,6 +110,7 @@ pub(super) fn walk_in_order(
 /// for more; `false` once the queue stops.
 fn read_back(
     rx: &mpsc::Receiver<Vec<PathBuf>>,
+    ahead: &Ahead<'_>,
     queue: &mut dyn FnMut(Option<PathBuf>) -> bool,
 ) -> bool {
     loop {
@@ -126,6 +127,7 @@ fn read_back(
                 }
             }
         };
+        ahead.taken(files.len());
         for f in files {
             if !queue(Some(f)) {
                 return false;
@@ -134,8 +136,8 @@ fn read_back(
     }
 }
 
-/// The directory's own entries, files and subdirectories (is a directory), in order (its
-/// ignore files, globs and types applied).
+/// The directory's own entries, files and subdirectories (is a directory), in the walk's
+/// order (`wb` sorts by name), its ignore files, globs and types applied.
 fn own_entries(wb: &ignore::WalkBuilder, error: &dyn Fn(String)) -> Vec<(PathBuf, bool)> {
     let mut top = wb.clone();
     top.max_depth(Some(1));
@@ -160,13 +162,22 @@ const LISTERS: usize = 2;
 /// The largest batch of paths the streamed first subdirectory sends at once.
 const STREAM_BATCH: usize = 64;
 
-/// How many subdirectories past the one being read may be listed (their paths wait in
-/// memory).
-const LOOKAHEAD: usize = 32;
+/// How many paths listed ahead may wait in memory for the queue: a listing walk does not
+/// start another subdirectory past the one read while more wait (about 100 bytes each). The
+/// library's tests use a small bound, so that their trees make the walks wait.
+const WAITING: usize = if cfg!(test) { 64 } else { 1 << 16 };
 
-/// The walk's shared state: the subdirectory the queue reads, and whether the walk is over.
+/// Where the queue is: the subdirectory it reads, and how many paths sent to it it has not
+/// read yet.
+#[derive(Default)]
+struct Place {
+    reading: usize,
+    waiting: usize,
+}
+
+/// The walk's shared state: where the queue is, and whether the walk is over.
 struct Ahead<'a> {
-    reading: Mutex<usize>,
+    place: Mutex<Place>,
     /// The queue moved on to another subdirectory, or the walk is over.
     moved: Condvar,
     stop: &'a AtomicBool,
@@ -179,8 +190,22 @@ struct Ahead<'a> {
 impl Ahead<'_> {
     /// The queue reads subdirectory `i` now.
     fn read(&self, i: usize) {
-        *self.reading.lock().expect("reading") = i;
+        self.place.lock().expect("place").reading = i;
         self.moved.notify_all();
+    }
+
+    /// `n` more paths were sent to the queue.
+    fn sent(&self, n: usize) {
+        self.place.lock().expect("place").waiting += n;
+    }
+
+    /// The queue took `n` of the paths sent.
+    fn taken(&self, n: usize) {
+        let mut place = self.place.lock().expect("place");
+        place.waiting -= n;
+        if place.waiting < WAITING {
+            self.moved.notify_all();
+        }
     }
 
     /// Whether the walks should end now.
@@ -198,17 +223,17 @@ impl Ahead<'_> {
     /// The walk is over (done or stopped).
     fn stop(&self) {
         // Under the lock: a walker checks the flag and waits under it, so it cannot miss this.
-        let _reading = self.reading.lock().expect("reading");
+        let _place = self.place.lock().expect("place");
         self.stop.store(true, Ordering::Relaxed);
         self.moved.notify_all();
     }
 
-    /// Waits until subdirectory `i` is at most [`LOOKAHEAD`] past the one read; `false` once
-    /// the walk is over.
+    /// Waits until subdirectory `i` may be listed: it is the one read (or one before), or
+    /// fewer than [`WAITING`] paths wait for the queue; `false` once the walk is over.
     fn wait_for(&self, i: usize) -> bool {
-        let mut reading = self.reading.lock().expect("reading");
-        while i > *reading + LOOKAHEAD && !self.stop.load(Ordering::Relaxed) {
-            reading = self.moved.wait(reading).expect("reading");
+        let mut place = self.place.lock().expect("place");
+        while i > place.reading && place.waiting >= WAITING && !self.stop.load(Ordering::Relaxed) {
+            place = self.moved.wait(place).expect("place");
         }
         !self.stop.load(Ordering::Relaxed)
     }
@@ -231,6 +256,7 @@ fn stream(mut wb: ignore::WalkBuilder, tx: &Files, ahead: &Ahead<'_>, error: &dy
                 batch.push(e.into_path());
                 if batch.len() >= cap {
                     cap = (cap * 2).min(STREAM_BATCH);
+                    ahead.sent(batch.len());
                     if tx.send(std::mem::take(&mut batch)).is_err() {
                         return;
                     }
@@ -242,6 +268,7 @@ fn stream(mut wb: ignore::WalkBuilder, tx: &Files, ahead: &Ahead<'_>, error: &dy
         }
     }
     if !batch.is_empty() {
+        ahead.sent(batch.len());
         let _ = tx.send(batch);
     }
 }
@@ -270,7 +297,7 @@ impl Claim<'_> {
 /// order given (ignore's depth-first stack). Each walk takes the next subdirectory no other
 /// walk took (a large one keeps one walk busy while the other lists the ones after it) and
 /// skips the rest. Each is sent, sorted, when the next one begins; the walk waits when it is
-/// [`LOOKAHEAD`] subdirectories ahead of the queue.
+/// [`WAITING`] paths ahead of the queue.
 fn list(
     mut wb: ignore::WalkBuilder,
     rest: &[Claim<'_>],
@@ -296,7 +323,7 @@ fn list(
                     let Some(&k) = number.get(e.path()) else {
                         return ignore::WalkState::Continue;
                     };
-                    sent.finish();
+                    sent.finish(ahead);
                     let Some(tx) = rest[k].tx.lock().expect("claim").take() else {
                         // Another walk lists it.
                         return ignore::WalkState::Skip;
@@ -332,7 +359,7 @@ fn list(
             ignore::WalkState::Continue
         })
     });
-    sent.into_inner().expect("listing").finish();
+    sent.into_inner().expect("listing").finish(ahead);
     // A walk that went to its end took or skipped every subdirectory; one that stopped leaves
     // some untaken: they end now, so that the queue never waits for them.
     Claim::release(rest);
@@ -359,9 +386,10 @@ impl Sent<'_> {
 
     /// The subdirectory walked so far is complete: its files go out, in path order (the
     /// queue's end of its channel then ends).
-    fn finish(&mut self) {
+    fn finish(&mut self, ahead: &Ahead<'_>) {
         if let Some((root, tx)) = self.current.take() {
             let files = in_path_order(root, std::mem::take(&mut self.found));
+            ahead.sent(files.len());
             let _ = tx.send(files);
         }
     }
