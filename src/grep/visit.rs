@@ -141,19 +141,27 @@ pub fn visit_in_order<T: Send>(
         keep_lists: false,
         regular_only: false,
     };
+    let alone = Mutex::new(());
     let load = |(buf, opener): &mut (Vec<u8>, Opener), e: Entry<'_>, counts: &mut Counts| {
         if e.origin() == Origin::IndexBinary {
             // The index saw its NUL: counted, not read again.
             counts.binary += 1;
             return None;
         }
-        one(q, e.path(), names_only, counts, (buf, opener), |bytes| {
-            work(VisitedFile {
-                given: e.given(),
-                bytes,
-                entry: e,
-            })
-        })
+        one(
+            q,
+            e.path(),
+            names_only,
+            counts,
+            (buf, opener, &alone),
+            |bytes| {
+                work(VisitedFile {
+                    given: e.given(),
+                    bytes,
+                    entry: e,
+                })
+            },
+        )
     };
     visit(ws, q, progress, plan, &Default::default, &load, sink)
 }
@@ -451,6 +459,9 @@ impl<S, T> Worker<'_, S, T> {
     }
 }
 
+/// The size from which a mapped file is searched alone (see [`one`]).
+const ALONE: usize = 4 << 20;
+
 /// Loads one file for the command line's visit and processes it with `work`: `None` when it
 /// is binary or unreadable (counted or reported). Names only: nothing is read, and the bytes
 /// are empty.
@@ -459,7 +470,7 @@ fn one<T>(
     path: &Path,
     names_only: bool,
     counts: &mut Counts,
-    (buf, opener): (&mut Vec<u8>, &mut Opener),
+    (buf, opener, alone): (&mut Vec<u8>, &mut Opener, &Mutex<()>),
     work: impl FnOnce(&[u8]) -> T,
 ) -> Option<T> {
     if names_only {
@@ -495,6 +506,9 @@ fn one<T>(
         counts.binary += 1;
         return None;
     }
+    // A mapped file's pages count in the process's memory as they are read: the largest are
+    // searched one at a time, so that the workers never hold several at once.
+    let _alone = (hay.is_mapped() && hay.len() >= ALONE).then(|| alone.lock().expect("alone"));
     let done = source::guard_mapped(hay.is_mapped(), path, || work(&hay));
     counts.files += 1;
     counts.read += 1;
