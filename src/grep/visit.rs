@@ -141,7 +141,7 @@ pub fn visit_in_order<T: Send>(
         keep_lists: false,
         regular_only: false,
     };
-    let alone = Mutex::new(());
+    let mapped = Mapped::default();
     let load = |(buf, opener): &mut (Vec<u8>, Opener), e: Entry<'_>, counts: &mut Counts| {
         if e.origin() == Origin::IndexBinary {
             // The index saw its NUL: counted, not read again.
@@ -153,7 +153,7 @@ pub fn visit_in_order<T: Send>(
             e.path(),
             names_only,
             counts,
-            (buf, opener, &alone),
+            (buf, opener, &mapped),
             |bytes| {
                 work(VisitedFile {
                     given: e.given(),
@@ -459,8 +459,44 @@ impl<S, T> Worker<'_, S, T> {
     }
 }
 
-/// The size from which a mapped file is searched alone (see [`one`]).
-const ALONE: usize = 4 << 20;
+/// How many bytes of mapped files the workers of a command line's visit search at once (one
+/// larger file is searched alone).
+const MAPPED_BUDGET: usize = 32 << 20;
+
+/// The bytes of mapped files being searched. A mapped file's pages count in the process's
+/// memory as they are read: without a bound, workers that reach a run of the largest files
+/// together would hold several at once.
+#[derive(Default)]
+struct Mapped {
+    held: Mutex<usize>,
+    freed: Condvar,
+}
+
+impl Mapped {
+    /// Waits until `n` more bytes fit in [`MAPPED_BUDGET`] (or nothing else is held), and
+    /// holds them until the guard is dropped.
+    fn hold(&self, n: usize) -> Held<'_> {
+        let mut held = self.held.lock().expect("mapped");
+        while *held > 0 && *held + n > MAPPED_BUDGET {
+            held = self.freed.wait(held).expect("mapped");
+        }
+        *held += n;
+        Held { of: self, n }
+    }
+}
+
+/// Bytes held in [`Mapped`] while a file is searched.
+struct Held<'a> {
+    of: &'a Mapped,
+    n: usize,
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        *self.of.held.lock().expect("mapped") -= self.n;
+        self.of.freed.notify_all();
+    }
+}
 
 /// Loads one file for the command line's visit and processes it with `work`: `None` when it
 /// is binary or unreadable (counted or reported). Names only: nothing is read, and the bytes
@@ -470,7 +506,7 @@ fn one<T>(
     path: &Path,
     names_only: bool,
     counts: &mut Counts,
-    (buf, opener, alone): (&mut Vec<u8>, &mut Opener, &Mutex<()>),
+    (buf, opener, mapped): (&mut Vec<u8>, &mut Opener, &Mapped),
     work: impl FnOnce(&[u8]) -> T,
 ) -> Option<T> {
     if names_only {
@@ -506,9 +542,7 @@ fn one<T>(
         counts.binary += 1;
         return None;
     }
-    // A mapped file's pages count in the process's memory as they are read: the largest are
-    // searched one at a time, so that the workers never hold several at once.
-    let _alone = (hay.is_mapped() && hay.len() >= ALONE).then(|| alone.lock().expect("alone"));
+    let _held = hay.is_mapped().then(|| mapped.hold(hay.len()));
     let done = source::guard_mapped(hay.is_mapped(), path, || work(&hay));
     counts.files += 1;
     counts.read += 1;
