@@ -1,8 +1,8 @@
-//! A directory's files in path order, walked by two threads ahead of the ordered visit
+//! A directory's files in path order, walked by threads ahead of the ordered visit
 //! ([`super::visit`]): the directory's own entries first (its ignore files, globs and types
 //! applied); its first subdirectory streamed by a sorted walk, so the first lines wait for
-//! nothing; the others listed by one more walk, each handed over whole, sorted, as soon as it
-//! is complete.
+//! nothing; the others listed by two more walks, each taking the next subdirectory no walk
+//! took, each handed over whole, sorted, as soon as it is complete.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -156,7 +156,7 @@ fn own_entries(wb: &ignore::WalkBuilder, error: &dyn Fn(String)) -> Vec<(PathBuf
     units
 }
 
-/// How many walks list the subdirectories after the first (taking them in turn).
+/// How many walks list the subdirectories after the first (each taking the next one free).
 const LISTERS: usize = 2;
 
 /// The largest batch of paths the streamed first subdirectory sends at once.
