@@ -586,7 +586,12 @@ fn ordered_tree(p: &std::path::Path) -> Vec<String> {
     for i in 0..700 {
         names.push(format!("many/f{i:04}.txt"));
     }
-    for n in &names {
+    write_tree(p, &names)
+}
+
+/// Writes each of `names` (a line that says its name) below `p`; their path order.
+fn write_tree(p: &std::path::Path, names: &[String]) -> Vec<String> {
+    for n in names {
         let f = p.join(n);
         std::fs::create_dir_all(f.parent().unwrap()).unwrap();
         std::fs::write(f, format!("line of {n}\n")).unwrap();
@@ -599,32 +604,31 @@ fn ordered_tree(p: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
+/// The names an ordered visit of `ws` for "line" hands over with `threads` workers, in its
+/// order (with uneven work, so that files finish out of order), and the visit's counts.
+fn visit_names(ws: &Workspace, threads: usize) -> (Vec<String>, Visited) {
+    let mut q = GrepQuery::new("line");
+    q.threads = Some(threads);
+    let mut seen = Collected::default();
+    let work = |f: VisitedFile<'_>| {
+        let name = f.name();
+        if name.ends_with('3') || name.len().is_multiple_of(7) {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        name
+    };
+    let v = visit_in_order(ws, &q, &Progress::default(), false, &work, &mut seen).unwrap();
+    (seen.0, v)
+}
+
 #[test]
 fn the_ordered_visit_hands_files_over_in_path_order_whatever_the_threads() {
     let dir = tempfile::tempdir().unwrap();
     let want = ordered_tree(dir.path());
     let ws = ws(dir.path());
     for threads in [1, 2, 8] {
-        let mut q = GrepQuery::new("line");
-        q.threads = Some(threads);
-        let mut seen = Collected::default();
-        let v = visit_in_order(
-            &ws,
-            &q,
-            &Progress::default(),
-            false,
-            &|f| {
-                // Uneven work, so files finish out of order.
-                let name = f.name();
-                if name.ends_with('3') || name.len() % 7 == 0 {
-                    std::thread::sleep(std::time::Duration::from_micros(200));
-                }
-                name
-            },
-            &mut seen,
-        )
-        .unwrap();
-        assert_eq!(seen.0, want, "{threads} threads");
+        let (seen, v) = visit_names(&ws, threads);
+        assert_eq!(seen, want, "{threads} threads");
         assert_eq!(v.files, want.len() as u64);
     }
 }
@@ -643,7 +647,7 @@ fn many_uneven_subdirectories_come_back_in_path_order() {
             _ => d % 5 + 1,
         };
         for f in 0..files {
-            let deep = if f % 3 == 0 {
+            let deep = if f.is_multiple_of(3) {
                 format!("sub{}/", f % 4)
             } else {
                 String::new()
@@ -652,32 +656,11 @@ fn many_uneven_subdirectories_come_back_in_path_order() {
         }
     }
     std::fs::create_dir_all(dir.path().join("d04")).unwrap();
-    for n in &names {
-        let f = dir.path().join(n);
-        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(f, "line\n").unwrap();
-    }
-    let mut want: Vec<std::path::PathBuf> = names.iter().map(std::path::PathBuf::from).collect();
-    want.sort();
-    let want: Vec<String> = want
-        .iter()
-        .map(|p| p.to_string_lossy().into_owned())
-        .collect();
+    let want = write_tree(dir.path(), &names);
     let ws = ws(dir.path());
     for threads in [1, 2, 8] {
-        let mut q = GrepQuery::new("line");
-        q.threads = Some(threads);
-        let mut seen = Collected::default();
-        let v = visit_in_order(
-            &ws,
-            &q,
-            &Progress::default(),
-            false,
-            &|f| f.name(),
-            &mut seen,
-        )
-        .unwrap();
-        assert_eq!(seen.0, want, "{threads} threads");
+        let (seen, v) = visit_names(&ws, threads);
+        assert_eq!(seen, want, "{threads} threads");
         assert!(v.errors.is_empty(), "{:?}", v.errors);
     }
 }
