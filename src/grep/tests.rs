@@ -640,14 +640,14 @@ fn the_ordered_visit_hands_files_over_in_path_order_whatever_the_threads() {
 fn many_uneven_subdirectories_come_back_in_path_order() {
     let dir = tempfile::tempdir().unwrap();
     let mut names = Vec::new();
-    for d in 0..30 {
+    for d in 0..30usize {
         let files = match d {
             4 => 0,
             7 => 600,
             _ => d % 5 + 1,
         };
         for f in 0..files {
-            let deep = if f.is_multiple_of(3) {
+            let deep = if f % 3 == 0 {
                 format!("sub{}/", f % 4)
             } else {
                 String::new()
