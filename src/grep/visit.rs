@@ -6,7 +6,8 @@
 //! The pipeline streams: one thread numbers the files in path order and queues them
 //! ([`super::produce`]: the ordered walk, a server's kept list, or the sorted files a ready
 //! trigram index cannot rule out); worker threads process them in parallel (`work`, with a
-//! state of their own), in batches of files numbered in a row; the calling thread hands the
+//! state of their own), in batches of files numbered in a row (a worker with nothing queued
+//! takes the rest of a batch another started); the calling thread hands the
 //! results to the sink in that numbering. The walk stays at most
 //! [`WINDOW`](super::produce::WINDOW) files ahead of the sink, so memory holds a bounded
 //! number of results whatever the tree's size, and a sink that stops (a closed pipe, a cap
