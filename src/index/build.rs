@@ -308,7 +308,7 @@ pub(super) struct ReadFile {
 /// `shape.masks_min_file` bytes gets next masks.
 pub(super) fn read_file(
     path: &Path,
-    buf: &mut Vec<u8>,
+    (buf, opener): (&mut Vec<u8>, &mut source::Opener),
     x: &mut Extractor,
     now: std::time::SystemTime,
     shape: Shape,
@@ -320,7 +320,7 @@ pub(super) fn read_file(
         pieces: Box::new([]),
         docs: vec![Default::default()],
     };
-    match source::load(path, &opts, buf) {
+    match source::load_in(opener, path, &opts, buf) {
         Ok((Some(id), hay)) => {
             let ident = Ident::from_id(&id);
             let mut flags = if id.is_racy(now) { FLAG_RACY } else { 0 };
@@ -481,9 +481,11 @@ fn read_chunk(
     now: std::time::SystemTime,
     shape: Shape,
 ) -> Vec<ReadFile> {
+    // An opener per piece of the chunk rayon splits off (the paths are sorted, so a piece's
+    // files come directory by directory), for this chunk only.
     chunk
         .par_iter()
-        .map(|p| {
+        .map_init(source::Opener::default, |opener, p| {
             if walked.gone.contains(p) {
                 return ReadFile {
                     id: Ident::default(),
@@ -495,7 +497,7 @@ fn read_chunk(
             SCRATCH.with(|s| {
                 let mut s = s.borrow_mut();
                 let (buf, x) = s.get_or_insert_with(|| (Vec::new(), Extractor::new()));
-                let r = read_file(p, buf, x, now, shape);
+                let r = read_file(p, (buf, opener), x, now, shape);
                 if buf.capacity() > 4 << 20 {
                     *buf = Vec::new();
                 }
