@@ -27,7 +27,8 @@ pub(super) struct Hooks<'a> {
 }
 
 /// Walks `dir` in path order, queueing its files: its own files and subdirectories in order,
-/// the subdirectories walked ahead by two threads and read back in turn. `false` once the
+/// the subdirectories walked ahead (the first streamed, the others listed by two threads)
+/// and read back in turn. `false` once the
 /// queue stops. The queue is told `None` when the walk is about to wait for more files (so
 /// that it hands over the files it holds first).
 pub(super) fn walk_in_order(
@@ -74,9 +75,10 @@ pub(super) fn walk_in_order(
             let wb = walk(d);
             let ahead = &ahead;
             s.spawn(move || wb.map(|wb| stream(wb, &tx, ahead, error)));
-            for _ in 0..LISTERS.min(rest.len()) {
-                if let Some(wb) = walk(rest[0].dir) {
-                    let rest = &rest;
+            // Every listing walk covers the same subdirectories: one build, cloned.
+            if let Some(wb) = rest.first().and_then(|c| walk(c.dir)) {
+                for _ in 0..LISTERS.min(rest.len()) {
+                    let (wb, rest) = (wb.clone(), &rest);
                     s.spawn(move || list(wb, rest, ahead, error));
                     listing += 1;
                 }
