@@ -778,3 +778,10 @@ fn the_search_is_in_path_order_pages_exactly_and_stops_once_the_cap_is_full() {
         }
     }
 }
+
+#[test]
+fn a_job_fits_in_a_few_words() {
+    // A worker reads one job per file, written by another thread on another core: what the
+    // index knows of a file is boxed, so that a job is no more than 72 bytes.
+    assert!(std::mem::size_of::<super::produce::Job>() <= 72);
+}

@@ -94,13 +94,13 @@ impl<'a> Entry<'a> {
 
     /// What the trigram index knows of it (its identity and the only spans that can match).
     pub(super) fn known(&self) -> Option<&'a crate::index::Known> {
-        self.job.known.as_ref()
+        self.job.known.as_deref()
     }
 
     /// Its display name (an allocation: made only when needed).
     pub(super) fn name(&self) -> String {
         match (&self.job.name, self.display) {
-            (Name::Given(n), _) => n.clone(),
+            (Name::Given(n), _) => n.to_string(),
             (Name::Below, Some(d)) => d.of(&self.job.path),
             (Name::Below, None) => self.job.path.to_string_lossy().into_owned(),
         }
@@ -392,7 +392,11 @@ impl<S, T> Worker<'_, S, T> {
     /// A batch to work on: a queued one if there is one; else the rest of a batch another
     /// worker started; else the next queued one, waited for. `None` once there are none.
     fn next_batch(&self, jobs: &Mutex<mpsc::Receiver<Vec<Job>>>) -> Option<Arc<Shared<T>>> {
-        let queued = jobs.lock().expect("jobs").try_recv();
+        // A queue another worker holds is one it waits on: empty.
+        let queued = match jobs.try_lock() {
+            Ok(rx) => rx.try_recv(),
+            Err(_) => Err(mpsc::TryRecvError::Empty),
+        };
         let fresh = match queued {
             Ok(batch) => batch,
             Err(e) => {
@@ -436,6 +440,14 @@ impl<S, T> Worker<'_, S, T> {
             let Some(job) = batch.jobs.get(i) else {
                 break;
             };
+            // The next file's path and the one after's job, written on other cores: asked
+            // for now, they arrive while this file is read.
+            if let Some(j) = batch.jobs.get(i + 2) {
+                crate::platform::prefetch(j);
+            }
+            if let Some(j) = batch.jobs.get(i + 1) {
+                crate::platform::prefetch(j.path.as_os_str().as_encoded_bytes());
+            }
             let out = if self.over.is() {
                 None
             } else {

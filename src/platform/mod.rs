@@ -45,7 +45,7 @@ use std::time::SystemTime;
 
 #[allow(unsafe_code)]
 mod map;
-pub use map::{Mapping, map, map_large_allocations, release_free_memory};
+pub use map::{Mapping, map, map_large_allocations, prefetch, release_free_memory};
 
 #[cfg(all(target_os = "linux", not(mapgrep_portable)))]
 #[path = "linux.rs"]
