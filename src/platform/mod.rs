@@ -1,8 +1,8 @@
 //! Every operating-system call of mapgrep, behind one small API: the rest of the crate is
 //! portable Rust and names no `std::os::unix`, `std::os::windows`, `libc`, `rustix` or `/proc`
 //! (`scripts/check_platform.py`, in CI, holds it to that). The crate's `unsafe` code is here
-//! too, and only here (`map.rs`): the memory map, its fault guard and glibc's allocator
-//! tunables.
+//! too, and only here (`map.rs`): the memory map, its fault guard, glibc's allocator
+//! tunables and the processor's prefetch hint.
 //!
 //! The API, by what it is for:
 //!
@@ -26,7 +26,8 @@
 //! - **Locks** — [`try_lock`]: an OS file lock that dies with its process (std's
 //!   `File::try_lock`: `flock` on Unix, `LockFileEx` on Windows).
 //! - **Memory** — [`release_free_memory`], [`map_large_allocations`]: glibc's `malloc_trim`
-//!   and `mallopt` (nothing on other allocators).
+//!   and `mallopt` (nothing on other allocators); [`prefetch`]: bytes asked into the
+//!   processor's caches ahead of their use (x86_64; nothing elsewhere).
 //! - **Errors** — [`os_error`]: a system error code as the kind the engine words its
 //!   message by (a link refused, a name too long, a directory, not writable).
 //! - **The rest** — [`stdin_has_input`], [`os_str_from_bytes`], [`cache_dir`],
