@@ -19,12 +19,13 @@ use crate::index::Known;
 use crate::source;
 use crate::workspace::Workspace;
 
-/// How many files the walk may run ahead of the sink (eight of the largest batches).
-pub const WINDOW: u64 = 8192;
+/// How many files the walk may run ahead of the sink at most (four of the largest batches;
+/// less while the batches are smaller, see `Queue::window_now`).
+pub const WINDOW: u64 = 4 * MAX_BATCH as u64;
 
 /// The largest batch of files handed to a worker at once. Each batch costs hand-overs
 /// between threads (the sink wakes for each): 1,024 rather than 256 took a search of the
-/// Linux tree from about 1,480 context switches to 940.
+/// Linux tree from about 1,480 context switches to 900.
 const MAX_BATCH: usize = 1024;
 
 /// Where a visited file comes from, which decides how a server may keep its content.
@@ -143,7 +144,8 @@ impl Tally {
     }
 }
 
-/// What the sink has taken so far; the walk waits on it when it is [`WINDOW`] files ahead.
+/// What the sink has taken so far; the walk waits on it when it is as far ahead as the queue
+/// allows.
 pub(super) struct Window {
     pub(super) taken: Mutex<u64>,
     pub(super) moved: Condvar,
@@ -164,8 +166,9 @@ impl Over<'_> {
 }
 
 /// The files in path order, handed to the workers in batches (growing from one file to
-/// [`MAX_BATCH`], so the first file goes out at once and later ones cost few hand-overs),
-/// at most [`WINDOW`] files ahead of the sink.
+/// [`MAX_BATCH`], so the first file goes out at once and later ones cost few hand-overs;
+/// each a quarter of the files queued before it, so the front batch is never much of the
+/// work), at most four batches (and 1,024 files or more) ahead of the sink.
 pub(super) struct Queue<'a> {
     seq: u64,
     /// What the sink had taken when last looked at (it only grows).
@@ -196,17 +199,18 @@ impl<'a> Queue<'a> {
 
     /// Numbers and queues one file; `false` once the visit is over.
     fn push(&mut self, job: (usize, PathBuf, Name, Origin, Option<Known>)) -> bool {
-        if self.seq >= self.taken + WINDOW {
+        let window = self.window_now();
+        if self.seq >= self.taken + window {
             self.taken = *self.window.taken.lock().expect("window");
         }
-        if self.seq >= self.taken + WINDOW {
+        if self.seq >= self.taken + window {
             // The sink waits for what is batched here: hand it over before waiting.
             if !self.flush() {
                 return false;
             }
             let mut taken = self.window.taken.lock().expect("window");
             self.window.waiting.store(true, Ordering::Relaxed);
-            while self.seq >= *taken + WINDOW && !self.over.is() {
+            while self.seq >= *taken + window && !self.over.is() {
                 taken = self.window.moved.wait(taken).expect("window");
             }
             self.taken = *taken;
@@ -226,10 +230,19 @@ impl<'a> Queue<'a> {
         });
         self.seq += 1;
         if self.batch.len() >= self.cap {
-            self.cap = (self.cap * 2).min(MAX_BATCH);
+            // A quarter of the files queued so far: the batch at the front, which one worker
+            // may be left doing alone while the other starts the next, stays a small part of
+            // the work (a search that stops at a cap stops inside it).
+            self.cap = (self.seq as usize / 4).clamp(1, MAX_BATCH);
             return self.flush();
         }
         true
+    }
+
+    /// How far ahead of the sink the walk may be now: four batches of the current size, and
+    /// at least 1,024 files (at most [`WINDOW`]).
+    fn window_now(&self) -> u64 {
+        (4 * self.cap as u64).clamp(1024, WINDOW)
     }
 
     /// Hands the batch over; `false` once nobody takes it.
