@@ -8,10 +8,10 @@
 //! log entry it is in.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
-
-use crate::code::Lang;
+use crate::code::{Lang, Stop};
 use crate::grep::{
     DEFAULT_SECTION_PATTERNS, EnclosingSection, EnclosingSymbol, GrepError, GrepMatch, GrepQuery,
     GrepReport, SectionHint, SectionPatterns,
@@ -32,10 +32,23 @@ pub struct Hint {
     pub symbol: Option<EnclosingSymbol>,
 }
 
+/// How long one search may spend parsing files for its hits' enclosing symbols (files
+/// already parsed cost nothing): past it, hits in files not parsed yet go without their
+/// symbol, and the answer says how many. The search's own matches never wait for hints.
+pub const HINT_BUDGET: Duration = Duration::from_millis(300);
+
+/// The command line's budget: its hints stream with the output, so one slow file holds
+/// back only its own lines.
+pub const CLI_HINT_BUDGET: Duration = Duration::from_secs(3);
+
 /// A query's section patterns, compiled once: computes the [`Hint`]s of one file's hits.
 pub struct Hinter {
     patterns: SectionPatterns,
     default_sections: bool,
+    /// Parses for symbols stop at this time.
+    until: Instant,
+    /// Hits left without their symbol (their file not parsed within the budget).
+    left_out: AtomicU64,
 }
 
 impl Hinter {
@@ -45,7 +58,15 @@ impl Hinter {
         Ok(Hinter {
             patterns: crate::grep::section_patterns(ws, q)?,
             default_sections: q.section_patterns.is_none(),
+            until: Instant::now() + CLI_HINT_BUDGET,
+            left_out: AtomicU64::new(0),
         })
+    }
+
+    /// Hits that went without their enclosing symbol: their files were not parsed within
+    /// [`CLI_HINT_BUDGET`].
+    pub fn left_out(&self) -> u64 {
+        self.left_out.load(Ordering::Relaxed)
     }
 
     /// The hints of the hits `lines` (sorted `(line, start, end)`) of the file `name` whose
@@ -66,47 +87,93 @@ impl Hinter {
             })
             .collect();
         let numbers: Vec<u64> = lines.iter().map(|l| l.0).collect();
-        fill(ws, name, &numbers, &mut hints, self.default_sections);
+        let stop = Stop::new(None, Some(self.until));
+        if !fill(ws, name, &numbers, &mut hints, self.default_sections, &stop) {
+            self.left_out
+                .fetch_add(numbers.len() as u64, Ordering::Relaxed);
+        }
         hints
     }
 }
 
 /// Fills `symbol` for hits in parsed languages and, in markdown files, `section` (and, when
-/// `default_sections`, the section hints by heading level). Files are handled in parallel; a
-/// file that cannot be opened again, or that changed meanwhile, is left as the search left it.
-pub fn annotate(ws: &Workspace, report: &mut GrepReport, default_sections: bool) {
-    let groups: Vec<&mut [GrepMatch]> = report
+/// `default_sections`, the section hints by heading level). Files are taken in path order by
+/// the pool's threads (the first hits are the ones an answer shows); a file that cannot be
+/// opened again, or that changed meanwhile, is left as the search left it. Parsing stops
+/// after [`HINT_BUDGET`] or at `cancel`: the hits of files not parsed by then are marked
+/// `symbol_left_out`.
+pub fn annotate(
+    ws: &Workspace,
+    report: &mut GrepReport,
+    default_sections: bool,
+    cancel: Option<&AtomicBool>,
+) {
+    let stop = Stop::new(cancel, Some(Instant::now() + HINT_BUDGET));
+    let groups: Vec<std::sync::Mutex<&mut [GrepMatch]>> = report
         .matches
         .chunk_by_mut(|a, b| a.path == b.path)
+        .map(std::sync::Mutex::new)
         .collect();
-    groups.into_par_iter().for_each(|group| {
-        let numbers: Vec<u64> = group.iter().map(|m| m.line).collect();
-        let mut hints: Vec<Hint> = group
-            .iter()
-            .map(|m| Hint {
-                section_end_hint: m.section_end_hint.clone(),
-                ..Hint::default()
-            })
-            .collect();
-        fill(ws, &group[0].path, &numbers, &mut hints, default_sections);
-        for (m, h) in group.iter_mut().zip(hints) {
-            m.section_end_hint = h.section_end_hint;
-            m.section = h.section;
-            m.symbol = h.symbol;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let worker = || {
+        while let Some(group) = groups.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let mut group = group.lock().expect("group");
+            one_file(ws, &mut group, default_sections, &stop);
+        }
+    };
+    let threads = rayon::current_num_threads().clamp(1, groups.len().max(1));
+    rayon::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|_| worker());
         }
     });
 }
 
+/// [`annotate`]'s work on the hits of one file.
+fn one_file(ws: &Workspace, group: &mut [GrepMatch], default_sections: bool, stop: &Stop) {
+    let numbers: Vec<u64> = group.iter().map(|m| m.line).collect();
+    let mut hints: Vec<Hint> = group
+        .iter()
+        .map(|m| Hint {
+            section_end_hint: m.section_end_hint.clone(),
+            ..Hint::default()
+        })
+        .collect();
+    let parsed = fill(
+        ws,
+        &group[0].path,
+        &numbers,
+        &mut hints,
+        default_sections,
+        stop,
+    );
+    for (m, h) in group.iter_mut().zip(hints) {
+        m.section_end_hint = h.section_end_hint;
+        m.section = h.section;
+        m.symbol = h.symbol;
+        m.symbol_left_out = !parsed;
+    }
+}
+
 /// The one rule, for the hits at `lines` (sorted) of the file `name`, whose pattern hints are
 /// already in `hints`: the enclosing symbol in a parsed language; in markdown the section, and
-/// under the default patterns its bounds by heading level.
-fn fill(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint], default_sections: bool) {
+/// under the default patterns its bounds by heading level. `false` if `stop` left the
+/// symbols out.
+fn fill(
+    ws: &Workspace,
+    name: &str,
+    lines: &[u64],
+    hints: &mut [Hint],
+    default_sections: bool,
+    stop: &Stop,
+) -> bool {
     let path = Path::new(name);
     if Lang::from_path(path).is_some() {
-        symbols(ws, name, lines, hints);
+        return symbols(ws, name, lines, hints, stop);
     } else if is_markdown(path) {
         sections(ws, name, lines, hints, default_sections);
     }
+    true
 }
 
 /// Markdown by its extension.
@@ -118,19 +185,21 @@ pub fn is_markdown(path: &Path) -> bool {
     })
 }
 
-/// The innermost symbol around each hit of one file.
-fn symbols(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint]) {
+/// The innermost symbol around each hit of one file; `false` if `stop` stopped its parse.
+fn symbols(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint], stop: &Stop) -> bool {
     let Ok(source) = ws.open_source(name) else {
-        return;
+        return true;
     };
     let Some(lang) = Lang::from_path(source.path()) else {
-        return;
+        return true;
     };
-    let Ok(Some(s)) = crate::code::structure_of(ws, &source, lang) else {
-        return;
+    let s = match crate::code::parse_of(ws, &source, lang, stop) {
+        Ok(Ok(s)) => s,
+        Ok(Err(crate::code::Unparsed::Stopped)) => return false,
+        _ => return true,
     };
     if source.check_intact().is_err() {
-        return;
+        return true;
     }
     for (&line, h) in lines.iter().zip(hints.iter_mut()) {
         h.symbol = u32::try_from(line)
@@ -146,6 +215,7 @@ fn symbols(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint]) {
                 }
             });
     }
+    true
 }
 
 /// The innermost section around each hit of one markdown file and, under the default

@@ -336,12 +336,7 @@ impl Workspace {
         snapshot: bool,
         build: impl FnOnce(&[u8]) -> Option<(T, usize)>,
     ) -> Result<Option<Arc<T>>, Error> {
-        let key = (source.path().to_path_buf(), TypeId::of::<T>());
-        let id = source.id();
-        if let Some((cached_id, value)) = self.parses.lock().expect("parse cache lock").get(&key)
-            && cached_id == id
-            && let Ok(value) = value.downcast::<T>()
-        {
+        if let Some(value) = self.cached_parse::<T>(source) {
             return Ok(Some(value));
         }
         // Parsing reads every byte: map the whole file in one go.
@@ -358,18 +353,40 @@ impl Workspace {
         let Some((value, cost)) = built else {
             return Ok(None);
         };
+        Ok(Some(self.remember_parse(source, value, cost)))
+    }
+
+    /// The parse of type `T` the cache holds for `source`'s current version, if any.
+    pub fn cached_parse<T: Any + Send + Sync>(&self, source: &Source) -> Option<Arc<T>> {
+        let key = (source.path().to_path_buf(), TypeId::of::<T>());
+        let (cached_id, value) = self.parses.lock().expect("parse cache lock").get(&key)?;
+        (cached_id == source.id())
+            .then(|| value.downcast::<T>().ok())
+            .flatten()
+    }
+
+    /// Keeps `value`, a parse of `source` costing `cost` heap bytes, unless the file may
+    /// still be changing (its identity is racy, or it changed under its mapping).
+    pub fn remember_parse<T: Any + Send + Sync>(
+        &self,
+        source: &Source,
+        value: T,
+        cost: usize,
+    ) -> Arc<T> {
+        let id = source.id();
         let value = Arc::new(value);
         if (id.dev != 0 || id.ino != 0)
             && !id.is_racy(std::time::SystemTime::now())
             && source.check_intact().is_ok()
         {
+            let key = (source.path().to_path_buf(), TypeId::of::<T>());
             let shared: Arc<dyn Any + Send + Sync> = Arc::clone(&value) as _;
             self.parses
                 .lock()
                 .expect("parse cache lock")
                 .insert(key, id, shared, cost);
         }
-        Ok(Some(value))
+        value
     }
 
     /// Bytes the parse cache holds now.

@@ -240,6 +240,7 @@ fn query(args: &GrepArgs, pattern: &str, paths: &[String], ci: bool) -> GrepQuer
         include_hidden: args.hidden || args.unrestricted >= 2,
         max_filesize: args.max_filesize,
         max_results: u32::MAX as usize,
+        max_result_bytes: None,
         cursor: None,
         threads: args.threads,
         types: args.types.clone(),
@@ -317,6 +318,12 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
         Ok(done) => done,
         Err(e) => return Ok(super::errors::error_exit(&e)),
     };
+    if let Some(n) = hinter.as_ref().map(Hinter::left_out).filter(|&n| n > 0) {
+        eprintln!(
+            "mapgrep: {n} hits printed without their enclosing symbol: their files could not be parsed within {} s (mapgrep outline FILE gives a file's symbols)",
+            crate::annotate::CLI_HINT_BUDGET.as_secs()
+        );
+    }
     Ok(finish(&args, &total, &visited, started))
 }
 

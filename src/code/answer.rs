@@ -92,11 +92,11 @@ impl Read<'_> {
     /// not resolve; an error when the file has no structure or no target resolves.
     fn targets(&self, text: &mut String) -> Result<Body, ParamError> {
         let Some(s) = self.file.structure() else {
-            return Err(query_error(
-                &QueryError::NoStructure,
-                self.provided,
-                self.words,
-            ));
+            let e = match self.file.as_text() {
+                Some(why) => QueryError::ReadAsText(why),
+                None => QueryError::NoStructure,
+            };
+            return Err(query_error(&e, self.provided, self.words));
         };
         let matches: Vec<(String, TargetMatch)> = self
             .query
@@ -147,7 +147,7 @@ impl Read<'_> {
     fn skeleton(&self, text: &mut String) -> Body {
         let words = self.words;
         let Some(s) = self.file.structure() else {
-            raw_note(text);
+            raw_note(text, self.file.as_text());
             let total = self.file.total_lines();
             return Body {
                 range: (total > 0).then_some((1, total)),
@@ -263,12 +263,19 @@ fn whole_raw(
     w.cut_line
 }
 
-fn raw_note(text: &mut String) {
-    let _ = write!(
-        text,
-        "**Note:** no code structure for this file (structure is parsed for {}); shown raw.\n\n",
-        supported()
-    );
+fn raw_note(text: &mut String, as_text: Option<super::Unparsed>) {
+    let _ = match as_text {
+        Some(why) => write!(
+            text,
+            "**Note:** this file is read as text, not parsed ({}); shown raw.\n\n",
+            why.why()
+        ),
+        None => write!(
+            text,
+            "**Note:** no code structure for this file (structure is parsed for {}); shown raw.\n\n",
+            supported()
+        ),
+    };
 }
 
 /// The extensions parsed in this build, for messages.
@@ -319,6 +326,14 @@ fn query_error(e: &QueryError, provided: &str, w: &dyn Words) -> ParamError {
             "Empty file".to_string(),
             "The file has no lines, so no range can be read.".to_string(),
             format!("Read it without {sl}/{el} (or pick another file)."),
+        ),
+        QueryError::ReadAsText(why) => (
+            "File read as text".to_string(),
+            format!(
+                "{target} needs a parsed code file; this one is read as text, not parsed ({}).",
+                why.why()
+            ),
+            format!("Read the file with {sl}/{el}; a search finds the lines you need in it."),
         ),
         QueryError::NoStructure => (
             "No symbols in this file type".to_string(),

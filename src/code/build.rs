@@ -8,7 +8,8 @@ use tree_sitter::Parser;
 use super::builder::Builder;
 use super::cfamily;
 use super::lang::{Compiled, Lang};
-use super::structure::{Category, FileStructure, GapKind, Item, MAX_PARSE_BYTES, assign_addresses};
+use super::limits::{self, MAX_PARSE_BYTES, Stop, Unparsed};
+use super::structure::{Category, FileStructure, GapKind, Item, assign_addresses};
 
 thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
@@ -16,18 +17,34 @@ thread_local! {
 
 impl FileStructure {
     /// The structure of `bytes` in `lang`; `None` if this build lacks the grammar or the
-    /// file is too large to parse.
+    /// file is beyond the limits of [`limits`] (read as text).
     pub fn build(lang: Lang, bytes: &[u8]) -> Option<FileStructure> {
-        FileStructure::build_split(lang, bytes, SPLIT_MIN_BYTES)
+        FileStructure::build_with(lang, bytes, &Stop::never()).ok()
+    }
+
+    /// [`FileStructure::build`] that `stop` can stop, saying why a file has no structure.
+    pub fn build_with(lang: Lang, bytes: &[u8], stop: &Stop) -> Result<FileStructure, Unparsed> {
+        FileStructure::build_parts(lang, bytes, SPLIT_MIN_BYTES, stop)
     }
 
     /// [`FileStructure::build`], parsing files of at least `split_min` bytes in two halves
     /// on two threads when the file splits cleanly (see [`split_point`]).
+    #[cfg(test)]
     pub(crate) fn build_split(lang: Lang, bytes: &[u8], split_min: usize) -> Option<FileStructure> {
-        let compiled = lang.compiled()?;
+        FileStructure::build_parts(lang, bytes, split_min, &Stop::never()).ok()
+    }
+
+    fn build_parts(
+        lang: Lang,
+        bytes: &[u8],
+        split_min: usize,
+        stop: &Stop,
+    ) -> Result<FileStructure, Unparsed> {
+        let compiled = lang.compiled().ok_or(Unparsed::NoGrammar)?;
         if bytes.len() > MAX_PARSE_BYTES {
-            return None;
+            return Err(Unparsed::TooLarge);
         }
+        let _permit = limits::enter(bytes.len(), stop).ok_or(Unparsed::Stopped)?;
         // What tree-sitter reads: the file itself, or for C/C++ the file with its attribute
         // macros blanked out (every byte in its place: the builder reads names from `bytes`).
         let parsed: std::borrow::Cow<[u8]> = match lang {
@@ -40,22 +57,27 @@ impl FileStructure {
             let (head, tail) = bytes.split_at(at);
             let (parse_head, parse_tail) = parsed.split_at(at);
             let (a, b) = rayon::join(
-                || parse(compiled, parse_head),
-                || parse(compiled, parse_tail),
+                || parse(compiled, parse_head, stop),
+                || parse(compiled, parse_tail, stop),
             );
-            if let (Some(a), Some(b)) = (a, b)
+            if let (Some(a), Some(b)) = (&a, &b)
                 && !a.root_node().has_error()
                 && !b.root_node().has_error()
             {
                 let (first, second) = rayon::join(
-                    || Builder::new(lang, compiled, head).run(a.root_node()),
-                    || Builder::new(lang, compiled, tail).run(b.root_node()),
+                    || Builder::new(lang, compiled, head, *stop).run(a.root_node()),
+                    || Builder::new(lang, compiled, tail, *stop).run(b.root_node()),
                 );
-                return Some(first.join(second));
+                let joined = first?.join(second?);
+                limits::check_symbols(&joined)?;
+                return Ok(joined);
+            }
+            if stop.stopped() {
+                return Err(Unparsed::Stopped);
             }
         }
-        let tree = parse(compiled, &parsed)?;
-        Some(Builder::new(lang, compiled, bytes).run(tree.root_node()))
+        let tree = parse(compiled, &parsed, stop).ok_or(Unparsed::Stopped)?;
+        Builder::new(lang, compiled, bytes, *stop).run(tree.root_node())
     }
 
     /// Appends `next`, the structure of the text right after this one's (which ends with a
@@ -117,11 +139,30 @@ impl FileStructure {
 /// Files from this size on are parsed in two halves on two threads (when they split cleanly).
 pub const SPLIT_MIN_BYTES: usize = 96 << 10;
 
-fn parse(compiled: &Compiled, bytes: &[u8]) -> Option<tree_sitter::Tree> {
+/// The tree of `bytes`; `None` if `stop` stopped the parse (checked by tree-sitter's progress
+/// callback as it goes).
+fn parse(compiled: &Compiled, bytes: &[u8], stop: &Stop) -> Option<tree_sitter::Tree> {
+    if stop.stopped() {
+        return None;
+    }
     PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser.set_language(&compiled.language).ok()?;
-        parser.parse(bytes, None)
+        let mut input = |at: usize, _| bytes.get(at..).unwrap_or_default();
+        let mut check = |_: &tree_sitter::ParseState| {
+            if stop.stopped() {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        };
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut check);
+        let tree = parser.parse_with_options(&mut input, None, Some(options));
+        if tree.is_none() {
+            // A stopped parse would resume where it stopped on the next call.
+            parser.reset();
+        }
+        tree
     })
 }
 

@@ -10,6 +10,7 @@ use tree_sitter::{Node, QueryCursor};
 
 use super::cfamily;
 use super::lang::{Compiled, Lang, is_constant_name, is_container};
+use super::limits::{self, MAX_NESTING, MAX_SYMBOLS, Stop, Unparsed};
 use super::structure::{FileStructure, Symbol, assign_addresses};
 
 /// Per-line owner while the partition is built.
@@ -83,10 +84,17 @@ pub(super) struct Builder<'a> {
     pub(super) line_starts: Vec<usize>,
     /// Structural nodes the query is started again below (see [`Lang::reopens`]).
     reopen: Vec<Node<'a>>,
+    /// The caller's stop, checked as the query runs.
+    stop: Stop<'a>,
 }
 
 impl<'a> Builder<'a> {
-    pub(super) fn new(lang: Lang, compiled: &'a Compiled, bytes: &'a [u8]) -> Builder<'a> {
+    pub(super) fn new(
+        lang: Lang,
+        compiled: &'a Compiled,
+        bytes: &'a [u8],
+        stop: Stop<'a>,
+    ) -> Builder<'a> {
         let mut line_starts = vec![0];
         line_starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
         if line_starts.last() == Some(&bytes.len()) {
@@ -102,6 +110,7 @@ impl<'a> Builder<'a> {
             links: HashMap::default(),
             line_starts,
             reopen: Vec::new(),
+            stop,
         }
     }
 
@@ -140,7 +149,7 @@ impl<'a> Builder<'a> {
     /// Records parent and previous named sibling of every node in the structural part of the
     /// tree: the root's children and the insides of transparent and container nodes, never
     /// function bodies.
-    fn link(&mut self, root: Node<'a>) {
+    fn link(&mut self, root: Node<'a>) -> Result<(), Unparsed> {
         let mut cursor = root.walk();
         let mut parents: Vec<Node<'a>> = Vec::new();
         let mut prev: Vec<Option<Node<'a>>> = Vec::new();
@@ -152,13 +161,17 @@ impl<'a> Builder<'a> {
             if descend && cursor.goto_first_child() {
                 parents.push(node);
                 prev.push(None);
+                // Containers nest through a few transparent levels each (a body, a list).
+                if parents.len() > 4 * MAX_NESTING {
+                    return Err(Unparsed::TooDeep);
+                }
             } else {
                 loop {
                     if cursor.goto_next_sibling() {
                         break;
                     }
                     if !cursor.goto_parent() {
-                        return;
+                        return Ok(());
                     }
                     parents.pop();
                     prev.pop();
@@ -166,7 +179,7 @@ impl<'a> Builder<'a> {
             }
             node = cursor.node();
             let Some(&parent) = parents.last() else {
-                return;
+                return Ok(());
             };
             let last = prev.last_mut().expect("a sibling slot per parent");
             self.links.insert(
@@ -185,32 +198,40 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn parent(&self, node: Node<'a>) -> Option<Node<'a>> {
+    pub(super) fn parent(&self, node: Node<'a>) -> Option<Node<'a>> {
         match self.links.get(&node.id()) {
             Some(l) => Some(l.parent),
             None => node.parent(),
         }
     }
 
-    fn prev_named(&self, node: Node<'a>) -> Option<Node<'a>> {
+    pub(super) fn prev_named(&self, node: Node<'a>) -> Option<Node<'a>> {
         match self.links.get(&node.id()) {
             Some(l) => l.prev,
             None => node.prev_named_sibling(),
         }
     }
 
-    /// The file's structure: the query's definitions as a symbol tree, the items, the blocks.
-    pub(super) fn run(mut self, root: Node<'a>) -> FileStructure {
-        self.link(root);
-        let (mut candidates, items) = self.search(root);
+    /// The file's structure: the query's definitions as a symbol tree, the items, the blocks;
+    /// or why it has none (the caller stopped it, or it is beyond the [`limits`]).
+    pub(super) fn run(mut self, root: Node<'a>) -> Result<FileStructure, Unparsed> {
+        self.link(root)?;
+        let (mut candidates, items) = self.search(root)?;
         self.keep_symbols(&mut candidates, &items);
-        let (symbols, roots) = self.symbol_tree(&candidates);
-        self.partition(root, symbols, roots, items)
+        let (symbols, roots) = self.symbol_tree(&candidates)?;
+        if self.stop.stopped() {
+            return Err(Unparsed::Stopped);
+        }
+        Ok(self.partition(root, symbols, roots, items))
     }
 
     /// Runs the query from the root, then again below each container it finds and each node
     /// [`Lang::reopens`]: the definitions (per node, the lowest pattern's) and the root's items.
-    fn search(&mut self, root: Node<'a>) -> (Vec<Candidate<'a>>, Vec<(Node<'a>, ItemCat)>) {
+    #[allow(clippy::type_complexity)]
+    fn search(
+        &mut self,
+        root: Node<'a>,
+    ) -> Result<(Vec<Candidate<'a>>, Vec<(Node<'a>, ItemCat)>), Unparsed> {
         let mut cursor = QueryCursor::new();
         // Symbols sit near the top of the tree or of a container's body: the query starts
         // matches at most QUERY_DEPTH levels below the root, then below each container
@@ -227,7 +248,12 @@ impl<'a> Builder<'a> {
                 continue;
             }
             let mut matches = cursor.matches(&self.compiled.query, top, self.bytes);
+            let mut seen = 0u32;
             while let Some(m) = matches.next() {
+                seen = seen.wrapping_add(1);
+                if seen.is_multiple_of(256) && self.stop.stopped() {
+                    return Err(Unparsed::Stopped);
+                }
                 let Some(candidate) = self.read_match(m, top == root, &mut items) else {
                     continue;
                 };
@@ -235,6 +261,9 @@ impl<'a> Builder<'a> {
                 match by_node.get(&node.id()) {
                     Some(&at) if candidates[at].pattern <= candidate.pattern => {}
                     Some(&at) => candidates[at] = candidate,
+                    None if candidates.len() >= MAX_SYMBOLS => {
+                        return Err(Unparsed::TooManySymbols);
+                    }
                     None => {
                         by_node.insert(node.id(), candidates.len());
                         candidates.push(candidate);
@@ -245,7 +274,7 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        (candidates, items)
+        Ok((candidates, items))
     }
 
     /// One query match: its definition as a candidate, if it captured one; the items it
@@ -307,7 +336,11 @@ impl<'a> Builder<'a> {
 
     /// The symbols of the sorted candidates, each under the container it sits in (one in a
     /// function body or an expression is dropped), with their addresses; and the roots.
-    fn symbol_tree(&self, candidates: &[Candidate<'a>]) -> (Vec<Symbol>, Vec<u32>) {
+    /// A symbol nested deeper than [`MAX_NESTING`] makes the file text.
+    fn symbol_tree(
+        &self,
+        candidates: &[Candidate<'a>],
+    ) -> Result<(Vec<Symbol>, Vec<u32>), Unparsed> {
         // node id → candidate index
         let by_node: HashMap<usize, usize, BuildIdHasher> =
             candidates.iter().map(|c| c.node.id()).zip(0..).collect();
@@ -315,10 +348,16 @@ impl<'a> Builder<'a> {
         // candidate index → symbol index
         let mut kept: Vec<Option<u32>> = vec![None; candidates.len()];
         let mut scopes: Vec<String> = Vec::with_capacity(candidates.len());
+        let mut depths: Vec<u32> = Vec::with_capacity(candidates.len());
         for (ci, cand) in candidates.iter().enumerate() {
             let Some(parent) = self.parent_of(cand.node, &by_node, &kept, &symbols) else {
                 continue;
             };
+            let depth = parent.map_or(0, |p| depths[p as usize] + 1);
+            if depth as usize >= MAX_NESTING {
+                return Err(Unparsed::TooDeep);
+            }
+            depths.push(depth);
             let index = symbols.len() as u32;
             let (symbol, scope) = self.symbol(cand, parent, &symbols, &scopes);
             if let Some(p) = parent {
@@ -332,7 +371,7 @@ impl<'a> Builder<'a> {
             .filter(|&i| symbols[i as usize].parent.is_none())
             .collect();
         assign_addresses(&mut symbols, &roots);
-        (symbols, roots)
+        Ok((symbols, roots))
     }
 
     /// `Some(parent)` if the definition at `node` is kept (`Some(None)` at the top level),
@@ -408,11 +447,11 @@ impl<'a> Builder<'a> {
             _ => {}
         }
         kind = self.refine_kind(kind, node, &name, parent, symbols);
-        let qualified = match &owner {
+        let qualified = limits::bounded(match &owner {
             Some(o) if !o.is_empty() => format!("{o}.{name}"),
             _ => name.clone(),
-        };
-        let scope = scope.unwrap_or_else(|| qualified.clone());
+        });
+        let scope = limits::bounded(scope.unwrap_or_else(|| qualified.clone()));
         let outer = self.outer(node);
         let start = self.grown_start(outer);
         let end = self.last(outer).max(self.last(node));
@@ -505,68 +544,6 @@ impl<'a> Builder<'a> {
             t = inner;
         }
         self.text(t).to_string()
-    }
-
-    /// The node a symbol's range is taken from: the definition grown to its export wrapper,
-    /// decorated definition, or single-entry declaration.
-    fn outer(&self, node: Node<'a>) -> Node<'a> {
-        let mut outer = node;
-        loop {
-            let Some(parent) = self.parent(outer) else {
-                return outer;
-            };
-            let grow = match (self.lang, parent.kind()) {
-                (Lang::TypeScript | Lang::Tsx | Lang::JavaScript, "export_statement") => true,
-                (
-                    Lang::TypeScript | Lang::Tsx | Lang::JavaScript,
-                    "lexical_declaration" | "variable_declaration",
-                ) => parent.named_child_count() == 1,
-                (Lang::Python, "decorated_definition") => true,
-                (Lang::C | Lang::Cpp, _) => cfamily::grows_into(outer, parent),
-                (Lang::Go, "type_declaration" | "const_declaration" | "var_declaration") => {
-                    let mut walk = parent.walk();
-                    parent
-                        .named_children(&mut walk)
-                        .filter(|c| !self.lang.is_comment(c.kind()))
-                        .count()
-                        == 1
-                }
-                _ => false,
-            };
-            if !grow {
-                return outer;
-            }
-            outer = parent;
-        }
-    }
-
-    /// The first line (0-based) of `outer` grown over the decorators, attributes and comments
-    /// right above it (no blank line between, not trailing another statement).
-    fn grown_start(&self, outer: Node<'a>) -> u32 {
-        let mut start = self.first(outer);
-        let mut at = self.prev_named(outer);
-        while let Some(s) = at {
-            let kind = s.kind();
-            let comment = self.lang.is_comment(kind);
-            if !(comment || self.lang.is_prefix(kind)) || self.last(s) + 1 < start {
-                break;
-            }
-            if comment && self.is_inner_doc(s) {
-                break;
-            }
-            let before = self.prev_named(s);
-            if comment && before.is_some_and(|b| self.last(b) >= self.first(s)) {
-                break; // a trailing comment of the statement before
-            }
-            start = start.min(self.first(s));
-            at = before;
-        }
-        start
-    }
-
-    fn is_inner_doc(&self, comment: Node) -> bool {
-        let t = self.text(comment);
-        t.starts_with("//!") || t.starts_with("/*!")
     }
 }
 

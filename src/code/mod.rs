@@ -12,7 +12,9 @@ pub mod lang;
 mod lang_b;
 mod lang_b_names;
 mod lang_id;
+pub mod limits;
 mod partition;
+mod ranges;
 pub mod render;
 pub mod structure;
 #[cfg(test)]
@@ -21,6 +23,7 @@ mod tests;
 use std::sync::Arc;
 
 pub use lang::Lang;
+pub use limits::{Stop, Unparsed};
 pub use structure::{Block, Category, FileStructure, GapKind, Item, Symbol};
 
 use crate::error::Error;
@@ -34,21 +37,68 @@ pub struct CodeFile {
     index: Arc<LineIndex>,
     total_lines: u32,
     structure: Option<Arc<FileStructure>>,
+    /// Why a file of a parsed language has no structure (read as text).
+    as_text: Option<Unparsed>,
 }
 
 /// The code structure of an opened source in `lang`, cached in the workspace by file
-/// identity; `None` if the file is too large to parse or the grammar is not built in;
-/// `Err(Changed)` if a mapped file shrank while it was parsed. The parse reads a copy of a
-/// mapped file (the structure's builder keeps string views into its input).
+/// identity; `None` if the file is read as text (see [`parse_of`]); `Err(Changed)` if a
+/// mapped file shrank while it was parsed.
 pub fn structure_of(
     ws: &Workspace,
     source: &crate::source::Source,
     lang: Lang,
 ) -> Result<Option<Arc<FileStructure>>, Error> {
-    ws.parsed(source, true, |bytes| {
-        let structure = FileStructure::build(lang, bytes)?;
-        let cost = structure.heap_bytes();
-        Some((structure, cost))
+    Ok(parse_of(ws, source, lang, &Stop::never())?.ok())
+}
+
+/// A read of a file from this size on gives the memory of its parse back to the system:
+/// a tree takes up to ~40 bytes per byte, freed into the allocator when the structure is
+/// built. (Giving memory back costs the system a TLB flush on every core: once per call,
+/// not once per file.)
+const RELEASE_AFTER: usize = 1 << 20;
+
+/// Why a file is read as text, remembered with its version like a structure.
+struct Text(Unparsed);
+
+/// The code structure of an opened source in `lang`, or why it is read as text (beyond the
+/// [`limits`], no grammar, or stopped by `stop`), cached by file identity: a structure and
+/// a final reason alike, so a file is parsed once per version. The parse reads a copy of a
+/// mapped file (the structure's builder keeps string views into its input). `Err(Changed)`
+/// if a mapped file shrank while it was parsed.
+pub fn parse_of(
+    ws: &Workspace,
+    source: &crate::source::Source,
+    lang: Lang,
+    stop: &Stop,
+) -> Result<Result<Arc<FileStructure>, Unparsed>, Error> {
+    if let Some(text) = ws.cached_parse::<Text>(source) {
+        return Ok(Err(text.0));
+    }
+    if source.bytes().len() > limits::MAX_PARSE_BYTES {
+        return Ok(Err(Unparsed::TooLarge));
+    }
+    let mut why = Unparsed::NoGrammar;
+    let built = ws.parsed(source, true, |bytes| {
+        match FileStructure::build_with(lang, bytes, stop) {
+            Ok(structure) => {
+                let cost = structure.heap_bytes();
+                Some((structure, cost))
+            }
+            Err(e) => {
+                why = e;
+                None
+            }
+        }
+    })?;
+    Ok(match built {
+        Some(structure) => Ok(structure),
+        None => {
+            if why.is_final() {
+                ws.remember_parse(source, Text(why), std::mem::size_of::<Text>());
+            }
+            Err(why)
+        }
     })
 }
 
@@ -56,14 +106,24 @@ impl CodeFile {
     /// Opens `path` inside the workspace's roots; parses it (cached by file identity) when
     /// its extension names a language of this build.
     pub fn open(ws: &Workspace, path: &str) -> Result<CodeFile, Error> {
+        CodeFile::open_with(ws, path, &Stop::never())
+    }
+
+    /// [`CodeFile::open`], its parse stopped by `stop` (the file is then read as text).
+    pub fn open_with(ws: &Workspace, path: &str, stop: &Stop) -> Result<CodeFile, Error> {
         let source = ws.open_source(path)?;
         if source.is_binary() {
             return Err(Error::Binary { path: path.into() });
         }
-        let structure = match Lang::from_path(source.path()) {
-            Some(lang) => structure_of(ws, &source, lang)?,
+        let parsed = match Lang::from_path(source.path()) {
+            Some(lang) => Some(parse_of(ws, &source, lang, stop)?),
             None => None,
         };
+        if source.bytes().len() >= RELEASE_AFTER {
+            crate::source::release_free_memory();
+        }
+        let as_text = parsed.as_ref().and_then(|p| p.as_ref().err().copied());
+        let structure = parsed.and_then(Result::ok);
         let index = ws.index(&source);
         let total_lines = index.total_lines(source.bytes()) as u32;
         source.check_intact()?;
@@ -72,7 +132,13 @@ impl CodeFile {
             index,
             total_lines,
             structure,
+            as_text,
         })
+    }
+
+    /// Why a file of a parsed language has no structure (it is read as text).
+    pub fn as_text(&self) -> Option<Unparsed> {
+        self.as_text.filter(|u| *u != Unparsed::NoGrammar)
     }
 
     /// The structure, for a parsed code file.
@@ -169,6 +235,8 @@ pub enum QueryError {
     EmptyFile,
     /// A target on a file without a parsed structure.
     NoStructure,
+    /// A target on a file of a parsed language read as text (beyond the parse limits).
+    ReadAsText(Unparsed),
 }
 
 impl ReadQuery {

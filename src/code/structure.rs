@@ -6,9 +6,7 @@ use std::collections::HashMap;
 
 use super::lang::Lang;
 
-/// Files larger than this are not parsed (read raw): tree-sitter's tree of a multi-MiB
-/// minified bundle costs more than it tells.
-pub const MAX_PARSE_BYTES: usize = 16 << 20;
+pub use super::limits::MAX_PARSE_BYTES;
 
 /// A named definition: function, class, method, type, constant…
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -190,25 +188,42 @@ impl FileStructure {
 
     /// Heap bytes held (for the cache's budget).
     pub fn heap_bytes(&self) -> usize {
-        let strings: usize = self
+        // What the allocator hands out for a string: its bytes rounded up, and a header.
+        let string = |s: &String| {
+            if s.capacity() == 0 {
+                0
+            } else {
+                s.capacity().max(24) + 8
+            }
+        };
+        let vec = |n: usize, each: usize| if n == 0 { 0 } else { (n * each).max(24) + 8 };
+        let symbols: usize = self
             .symbols
             .iter()
-            .map(|s| s.name.len() + s.qualified.len() + s.children.len() * 4)
-            .sum::<usize>()
-            + [
-                &self.imports,
-                &self.exports,
-                &self.comments,
-                &self.directives,
-            ]
-            .iter()
-            .flat_map(|list| list.iter())
-            .map(|i| i.name.len() + std::mem::size_of::<Item>())
-            .sum::<usize>();
-        strings
-            + self.symbols.len() * std::mem::size_of::<Symbol>()
-            + self.blocks.len() * std::mem::size_of::<Block>()
-            + self.roots.len() * 4
+            .map(|s| {
+                string(&s.name)
+                    + string(&s.qualified)
+                    + string(&s.address)
+                    + vec(s.children.capacity(), 4)
+            })
+            .sum();
+        let items: usize = [
+            &self.imports,
+            &self.exports,
+            &self.comments,
+            &self.directives,
+        ]
+        .iter()
+        .map(|list| {
+            list.iter().map(|i| string(&i.name)).sum::<usize>()
+                + vec(list.capacity(), std::mem::size_of::<Item>())
+        })
+        .sum();
+        symbols
+            + items
+            + vec(self.symbols.capacity(), std::mem::size_of::<Symbol>())
+            + vec(self.blocks.capacity(), std::mem::size_of::<Block>())
+            + vec(self.roots.capacity(), 4)
             + std::mem::size_of::<FileStructure>()
     }
 
@@ -314,25 +329,29 @@ pub(super) fn assign_addresses(symbols: &mut [Symbol], roots: &[u32]) {
                     .map(|p| format!("{}.{}", symbols[p as usize].name, sym.name))
             })
             .collect();
+        // How often each parent-qualified name and each start line occurs in the group
+        // (counted once: a group may hold a whole file's symbols).
+        let mut parent_names: HashMap<&str, usize> = HashMap::new();
+        for a in by_parent.iter().flatten() {
+            *parent_names.entry(a.as_str()).or_default() += 1;
+        }
+        let mut on_line: HashMap<u32, usize> = HashMap::new();
+        for &i in &group {
+            *on_line.entry(symbols[i as usize].start_line).or_default() += 1;
+        }
+        let mut seen_on_line: HashMap<u32, usize> = HashMap::new();
         for (k, &i) in group.iter().enumerate() {
             let unique = by_parent[k]
                 .as_ref()
-                .filter(|a| by_parent.iter().filter(|b| b.as_ref() == Some(a)).count() == 1);
+                .filter(|a| parent_names.get(a.as_str()) == Some(&1));
             let sym = &symbols[i as usize];
-            let same_line = group
-                .iter()
-                .filter(|&&j| symbols[j as usize].start_line == sym.start_line)
-                .count();
+            let same_line = on_line[&sym.start_line];
+            let nth = seen_on_line.entry(sym.start_line).or_default();
+            *nth += 1;
             let address = match unique {
                 Some(a) if *a != sym.qualified => a.clone(),
                 // Several of one name on one line: their order on it tells them apart.
-                _ if same_line > 1 => {
-                    let nth = group[..k]
-                        .iter()
-                        .filter(|&&j| symbols[j as usize].start_line == sym.start_line)
-                        .count();
-                    format!("{}@{}#{}", sym.qualified, sym.start_line, nth + 1)
-                }
+                _ if same_line > 1 => format!("{}@{}#{}", sym.qualified, sym.start_line, *nth),
                 _ => format!("{}@{}", sym.qualified, sym.start_line),
             };
             addresses.push((i, address));

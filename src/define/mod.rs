@@ -12,6 +12,8 @@
 //! Layout: this module holds the query, its validation and the lookup; `render.rs` the text
 //! both front-ends show.
 
+mod candidates;
+pub mod name;
 pub mod render;
 mod shape;
 #[cfg(test)]
@@ -20,14 +22,14 @@ mod tests;
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
-
-use rayon::prelude::*;
+use std::time::{Duration, Instant};
 
 use crate::code::{self, Lang};
 use crate::error::ParamError;
-use crate::grep::{self, GrepMatch, GrepQuery, Progress};
+use crate::grep::{GrepQuery, Progress};
 use crate::words::{Term, Words};
 use crate::workspace::Workspace;
+use candidates::Candidate;
 
 /// A definition lookup.
 #[derive(Clone, Debug, Default)]
@@ -91,10 +93,16 @@ pub struct Definitions {
     pub hidden_declarations: usize,
     /// No definition was found, so the declarations are listed.
     pub only_declarations: bool,
-    /// Files holding the name as a whole word.
+    /// Files holding the name as a whole word (of any language).
     pub files_with_name: usize,
-    /// Of those, the files parsed (a language with a grammar, and the `lang` asked).
+    /// Of those, the files parsed (or found parsed in the cache).
     pub files_parsed: usize,
+    /// Of those, the files not parsed within the lookup's budget (or before it was stopped).
+    pub not_parsed: usize,
+    /// Of those, the files read as text (too large, too deep...), sorted by path.
+    pub as_text: Vec<(String, code::Unparsed)>,
+    /// The search for the name stopped at the budget: files after it were not looked at.
+    pub search_cut: bool,
     /// Bytes of the files parsed (or found parsed in the cache).
     pub bytes_parsed: u64,
     /// Files the search looked at (the index's ruled-out files count as looked at).
@@ -110,10 +118,12 @@ pub struct Definitions {
 /// Why a lookup cannot run: its parameters, or a path it names.
 pub type DefineError = crate::error::RequestError;
 
-/// The name split at `.`, `::` and `#` (Ruby's and Javadoc's `Klass#method`): its
-/// components, last one the symbol's own name.
-fn components(name: &str) -> Vec<&str> {
-    name.split("::").flat_map(|p| p.split(['.', '#'])).collect()
+/// `text` cut to 80 characters (with `…`), for echoing what a caller gave.
+fn clip(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &text[..at]).into(),
+        None => text.into(),
+    }
 }
 
 /// What a symbol must be to be a site: checked parameters.
@@ -144,7 +154,7 @@ impl Want {
 impl DefineQuery {
     /// The lookup's parameters as an error echoes them.
     pub fn provided(&self, w: &dyn Words) -> String {
-        let mut parts = vec![w.given(Term::DefName, &format!("{:?}", self.name))];
+        let mut parts = vec![w.given(Term::DefName, &format!("{:?}", clip(&self.name)))];
         let mut add = |term, value: Option<String>| {
             if let Some(v) = value {
                 parts.push(w.given(term, &v));
@@ -183,15 +193,15 @@ impl DefineQuery {
                 "Give a symbol name (\"parse_config\") or a qualified one (\"Parser.parse\", \"Foo::new\").",
             ));
         }
-        let parts = components(name);
-        if name.chars().any(char::is_whitespace) || parts.iter().any(|p| p.is_empty()) {
-            return Err(self.error(
+        let parsed = name::parse(name).map_err(|e| {
+            let shown = clip(name);
+            self.error(
                 w,
                 &format!("Invalid {term}"),
-                format!("'{name}' is not a symbol name: names hold no spaces, and '.', '::' or '#' separate non-empty parts."),
-                "Give one name (\"parse_config\") or a qualified one (\"Parser.parse\", \"Foo::new\"); to search text, use a search.",
-            ));
-        }
+                format!("{shown:?} is not a symbol name: {}.", e.0),
+                "Give one name (\"parse_config\"), a qualified one as the language writes it (\"Parser.parse\", \"Foo::new\", \"java.util.List\", \"Set#add\") or an operator (\"operator+\", \"::\"); to search text, use a search.",
+            )
+        })?;
         let kind = match &self.kind {
             None => None,
             Some(k) => Some(self.kind_of(w, k)?),
@@ -200,10 +210,9 @@ impl DefineQuery {
             None => None,
             Some(l) => Some(self.lang_of(w, l)?),
         };
-        let (last, qualifier) = parts.split_last().expect("a name has a part");
         Ok(Want {
-            qualifier: qualifier.join("."),
-            last: (*last).to_string(),
+            qualifier: parsed.qualifier.join("."),
+            last: parsed.last,
             kind,
             lang,
         })
@@ -246,26 +255,18 @@ impl DefineQuery {
             )
         })
     }
-
-    /// The search for the files that hold the name's last component as a whole word.
-    fn search(&self, last: &str) -> GrepQuery {
-        let edge = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-        GrepQuery {
-            pattern: last.to_string(),
-            fixed_strings: true,
-            word: edge(last.chars().next()) && edge(last.chars().last()),
-            case_insensitive: false,
-            before_context: 0,
-            after_context: 0,
-            section_patterns: Some(Vec::new()),
-            max_results: usize::MAX,
-            cursor: None,
-            ..self.scope.clone()
-        }
-    }
 }
 
-/// Looks `q` up in `ws`: every site, ranked, with code as asked.
+/// How long a lookup may search and parse before it answers with what it found: the
+/// candidate search gets [`SEARCH_BUDGET`] of it, parsing the rest (at least a second).
+/// A name every file holds (`data`, `i`) is answered within it, cut, with a note saying how
+/// to narrow; the trigram index and the parse cache make most lookups far shorter.
+pub const LOOKUP_BUDGET: Duration = Duration::from_millis(3_000);
+const SEARCH_BUDGET: Duration = Duration::from_millis(2_000);
+
+/// Looks `q` up in `ws`: every site, ranked, with code as asked; within [`LOOKUP_BUDGET`]
+/// (cut, and said so, where the name is too common to finish) and the caller's
+/// cancellation (`progress`, which a deadline sets too).
 pub fn lookup(
     ws: &Workspace,
     q: &DefineQuery,
@@ -273,84 +274,157 @@ pub fn lookup(
 ) -> Result<Definitions, DefineError> {
     let w = ws.words();
     let want = q.want(w).map_err(DefineError::Param)?;
-    let report = grep::search(ws, &q.search(&want.last), progress).map_err(|e| match e {
+    let started = Instant::now();
+    let found = candidates::find(
+        ws,
+        &q.scope,
+        &want.last,
+        want.lang,
+        progress,
+        started + SEARCH_BUDGET,
+    )
+    .map_err(|e| match e {
         DefineError::Param(mut p) => {
             p.provided = q.provided(w);
             DefineError::Param(p)
         }
         other => other,
     })?;
-    let files = files_of(&report.matches);
-    let candidates: Vec<(&str, Lang)> = files
-        .iter()
-        .filter_map(|f| Some((*f, Lang::from_path(Path::new(f))?)))
-        .filter(|(_, l)| want.lang.is_none_or(|w| w == *l))
-        .collect();
-    // The files with a line where the name stands in a definition's place first; the others
-    // only when those define nothing.
-    let likely = likely_files(&report.matches, &want.last);
-    let (first, rest): (Vec<_>, Vec<_>) = candidates.iter().partition(|(f, _)| likely.contains(f));
-    let errors = Mutex::new(report.errors.clone());
-    let bytes = std::sync::atomic::AtomicU64::new(0);
-    let parse = |files: &[(&str, Lang)]| -> Vec<Site> {
-        files
-            .par_iter()
-            .flat_map_iter(|(path, lang)| {
-                if progress.cancelled.load(Ordering::Relaxed) {
-                    return Vec::new();
-                }
-                let code = q.code == Some(true);
-                sites_in(ws, path, *lang, &want, code, &bytes).unwrap_or_else(|e| {
-                    errors.lock().expect("errors").push(e);
-                    Vec::new()
-                })
-            })
-            .collect()
-    };
-    let mut found = parse(&first);
-    let mut parsed = first.len();
-    if found.iter().all(|s| s.declaration) {
-        found.extend(parse(&rest));
-        parsed += rest.len();
+    let order = candidates::ranked(&found.files);
+    let (first, rest): (Vec<&Candidate>, Vec<&Candidate>) = order.iter().partition(|c| c.likely());
+    let parse_until = (started + LOOKUP_BUDGET).max(Instant::now() + Duration::from_secs(1));
+    let stop = code::Stop::new(Some(&progress.cancelled), Some(parse_until));
+    let mut parsed = Parsed::default();
+    parse_all(ws, &first, &want, q.code == Some(true), &stop, &mut parsed);
+    if parsed.sites.iter().all(|s| s.declaration) {
+        parse_all(ws, &rest, &want, q.code == Some(true), &stop, &mut parsed);
+    } else {
+        parsed.skipped += rest.len();
     }
-    found.sort_by(|a, b| (&a.path, a.start_line).cmp(&(&b.path, b.start_line)));
-    let mut d = rank(found, q.declarations);
+    if parsed.bytes > RELEASE_AFTER {
+        crate::source::release_free_memory();
+    }
+    let mut found_sites = std::mem::take(&mut parsed.sites);
+    found_sites.sort_by(|a, b| (&a.path, a.start_line).cmp(&(&b.path, b.start_line)));
+    let mut d = rank(found_sites, q.declarations);
     if q.code.is_none() && d.sites.len() == 1 {
         let site = &mut d.sites[0];
         site.code = code_of(ws, site).ok();
     }
-    d.files_with_name = files.len();
-    d.files_parsed = parsed;
-    d.bytes_parsed = bytes.into_inner();
-    d.files_searched = report.files_searched;
-    d.index = report.index;
-    d.errors = errors.into_inner().expect("errors");
+    d.files_with_name = found.with_name;
+    d.files_parsed = parsed.files;
+    d.bytes_parsed = parsed.bytes;
+    d.not_parsed = parsed.not_parsed;
+    d.as_text = parsed.as_text;
+    d.as_text.sort_by(|a, b| a.0.cmp(&b.0));
+    d.search_cut = found.cut;
+    d.files_searched = found.searched;
+    d.index = found.index;
+    d.errors = found.errors;
+    d.errors.extend(parsed.errors);
     d.errors.sort();
-    d.cancelled = report.cancelled || progress.cancelled.load(Ordering::Relaxed);
-    d.timed_out = report.timed_out || progress.timed_out.load(Ordering::Relaxed);
+    d.cancelled = progress.cancelled.load(Ordering::Relaxed);
+    d.timed_out = progress.timed_out.load(Ordering::Relaxed);
     Ok(d)
 }
 
-/// The files with a line where `name` could be defined ([`shape::could_define`]).
-fn likely_files<'m>(matches: &'m [GrepMatch], name: &str) -> std::collections::HashSet<&'m str> {
-    // Matches come sorted by path: one language per file.
-    matches
-        .chunk_by(|a, b| a.path == b.path)
-        .filter(|file| {
-            Lang::from_path(Path::new(&file[0].path)).is_some_and(|lang| {
-                file.iter()
-                    .any(|m| shape::could_define(&m.text, name, lang))
-            })
-        })
-        .map(|file| file[0].path.as_str())
-        .collect()
+/// After parsing this many bytes a lookup gives the freed memory back to the system.
+const RELEASE_AFTER: u64 = 32 << 20;
+
+/// What the parse step found.
+#[derive(Default)]
+struct Parsed {
+    sites: Vec<Site>,
+    files: usize,
+    bytes: u64,
+    /// Candidates left unparsed: out of budget, or stopped.
+    not_parsed: usize,
+    /// Candidates not needed (the likely ones defined the name).
+    skipped: usize,
+    as_text: Vec<(String, code::Unparsed)>,
+    errors: Vec<String>,
 }
 
-/// The distinct paths of sorted matches.
-fn files_of(matches: &[GrepMatch]) -> Vec<&str> {
-    let mut files: Vec<&str> = matches.iter().map(|m| m.path.as_str()).collect();
-    files.dedup();
-    files
+/// What one candidate gave.
+enum Outcome {
+    Sites(Vec<Site>, u64),
+    Text(code::Unparsed),
+    Error(String),
+    NotParsed,
+}
+
+/// Parses `files` in their order on the pool's threads (each takes the next file), until
+/// `stop`; adds what they define to `into`.
+fn parse_all(
+    ws: &Workspace,
+    files: &[&Candidate],
+    want: &Want,
+    with_code: bool,
+    stop: &code::Stop,
+    into: &mut Parsed,
+) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let outcomes: Vec<Mutex<Option<Outcome>>> = files.iter().map(|_| Mutex::new(None)).collect();
+    let worker = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(c) = files.get(i) else { break };
+            let outcome = if stop.stopped() {
+                Outcome::NotParsed
+            } else {
+                one_file(ws, c, want, with_code, stop)
+            };
+            *outcomes[i].lock().expect("outcome") = Some(outcome);
+        }
+    };
+    let threads = rayon::current_num_threads().clamp(1, files.len().max(1));
+    rayon::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|_| worker());
+        }
+    });
+    for (c, outcome) in files.iter().zip(outcomes) {
+        match outcome.into_inner().expect("outcome") {
+            Some(Outcome::Sites(sites, bytes)) => {
+                into.files += 1;
+                into.bytes += bytes;
+                into.sites.extend(sites);
+            }
+            Some(Outcome::Text(code::Unparsed::Stopped)) | Some(Outcome::NotParsed) | None => {
+                into.not_parsed += 1
+            }
+            Some(Outcome::Text(why)) => into.as_text.push((c.path.clone(), why)),
+            Some(Outcome::Error(e)) => into.errors.push(e),
+        }
+    }
+}
+
+/// The sites of one candidate file, or why it gave none.
+fn one_file(
+    ws: &Workspace,
+    c: &Candidate,
+    want: &Want,
+    with_code: bool,
+    stop: &code::Stop,
+) -> Outcome {
+    let source = match ws.open_source(&c.path) {
+        Ok(s) => s,
+        Err(e) => return Outcome::Error(e.to_string()),
+    };
+    if source.is_binary() {
+        return Outcome::Sites(Vec::new(), 0);
+    }
+    let bytes = source.bytes().len() as u64;
+    match code::parse_of(ws, &source, c.lang, stop) {
+        Ok(Ok(structure)) => {
+            match sites_in(ws, &source, &c.path, c.lang, &structure, want, with_code) {
+                Ok(sites) => Outcome::Sites(sites, bytes),
+                Err(e) => Outcome::Error(e),
+            }
+        }
+        Ok(Err(why)) => Outcome::Text(why),
+        Err(e) => Outcome::Error(e.to_string()),
+    }
 }
 
 /// Definitions first, then declarations when asked for (or when nothing defines the name).
@@ -370,30 +444,22 @@ fn rank(found: Vec<Site>, declarations: bool) -> Definitions {
     d
 }
 
-/// The sites of one file.
+/// The sites of one parsed file.
 fn sites_in(
     ws: &Workspace,
+    source: &crate::source::Source,
     path: &str,
     lang: Lang,
+    s: &code::FileStructure,
     want: &Want,
     with_code: bool,
-    parsed_bytes: &std::sync::atomic::AtomicU64,
 ) -> Result<Vec<Site>, String> {
-    let source = ws.open_source(path).map_err(|e| e.to_string())?;
-    if source.is_binary() {
-        return Ok(Vec::new());
-    }
-    parsed_bytes.fetch_add(source.bytes().len() as u64, Ordering::Relaxed);
-    let structure = code::structure_of(ws, &source, lang).map_err(|e| e.to_string())?;
-    let Some(s) = structure else {
-        return Ok(Vec::new());
-    };
     let matched: Vec<&code::Symbol> = s.symbols.iter().filter(|sym| want.matches(sym)).collect();
     if matched.is_empty() {
         // Most candidates only use the name: no line index for them.
         return Ok(Vec::new());
     }
-    let index = ws.index(&source);
+    let index = ws.index(source);
     let bytes = source.bytes();
     let line = |n: u32| -> &[u8] {
         let r = index.line_range(bytes, n as u64, n as u64);
@@ -401,7 +467,7 @@ fn sites_in(
         l.strip_suffix(b"\n").unwrap_or(l)
     };
     let mut sites = Vec::new();
-    for sym in matched {
+    for (k, sym) in matched.into_iter().enumerate() {
         let mut site = Site {
             path: path.to_string(),
             lang,
@@ -416,8 +482,9 @@ fn sites_in(
             declaration: sym.declaration,
             code: None,
         };
-        if with_code {
+        if with_code && k < MAX_CODE_SITES {
             let r = index.line_range(bytes, site.code_start() as u64, site.end_line as u64);
+            let r = r.start..r.end.min(r.start + MAX_CODE_BYTES);
             site.code = Some(String::from_utf8_lossy(&bytes[r]).into_owned());
         }
         sites.push(site);
@@ -426,6 +493,11 @@ fn sites_in(
     Ok(sites)
 }
 
+/// Sites of one file whose code is read (an answer shows far fewer), and the bytes of code
+/// read per site (an answer's budget is smaller).
+const MAX_CODE_SITES: usize = 64;
+const MAX_CODE_BYTES: usize = 1 << 20;
+
 /// The code of a site, read again (for the one site of a lookup that asked for none).
 fn code_of(ws: &Workspace, site: &Site) -> Result<String, crate::error::Error> {
     let f = ws.open(&site.path)?;
@@ -433,6 +505,7 @@ fn code_of(ws: &Workspace, site: &Site) -> Result<String, crate::error::Error> {
     let r = f
         .index
         .line_range(bytes, site.code_start() as u64, site.end_line as u64);
+    let r = r.start..r.end.min(r.start + MAX_CODE_BYTES);
     let text = String::from_utf8_lossy(&bytes[r]).into_owned();
     f.source.check_intact()?;
     Ok(text)
@@ -448,7 +521,10 @@ fn signature<'b>(name: &str, first: u32, last: u32, line: impl Fn(u32) -> &'b [u
     let mut parts: Vec<String> = Vec::new();
     let stop = last.min(first + 4);
     for n in first..=stop {
-        let text = String::from_utf8_lossy(line(n)).trim().to_string();
+        // A line of a megabyte costs its first few hundred bytes, not a copy per site.
+        let bytes = line(n);
+        let bytes = &bytes[..bytes.len().min(4 * MAX_SIGNATURE)];
+        let text = String::from_utf8_lossy(bytes).trim().to_string();
         let decorator = text.starts_with('@') || text.starts_with("#[");
         let named = text.contains(name);
         if (!decorator || named) && !text.is_empty() {

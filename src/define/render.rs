@@ -166,7 +166,9 @@ fn json(s: &str) -> String {
 pub fn summary(d: &Definitions, name: &str, w: &dyn Words) -> String {
     let mut text = String::new();
     let out = &mut text;
-    let last = super::components(name.trim()).last().copied().unwrap_or("");
+    let last = super::name::parse(name.trim())
+        .map(|n| n.last)
+        .unwrap_or_default();
     let files: std::collections::BTreeSet<&str> = d.sites.iter().map(|s| s.path.as_str()).collect();
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let definitions = d.sites.iter().filter(|s| !s.declaration).count();
@@ -202,6 +204,14 @@ pub fn summary(d: &Definitions, name: &str, w: &dyn Words) -> String {
             plural(files.len(), "file")
         );
     }
+    notes(out, d, w);
+    text
+}
+
+/// The notes after the summary: declarations left out or shown alone, unreadable files, and
+/// how far a lookup cut by its budget (or stopped) got.
+fn notes(out: &mut String, d: &Definitions, w: &dyn Words) {
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     if d.only_declarations {
         let _ = writeln!(
             out,
@@ -224,6 +234,45 @@ pub fn summary(d: &Definitions, name: &str, w: &dyn Words) -> String {
             d.errors[0]
         );
     }
+    let narrow = format!(
+        "Narrow it with {}, {}, {} or {}.",
+        w.name(Term::SearchPath),
+        w.name(Term::Glob),
+        w.name(Term::Lang),
+        w.name(Term::Kind)
+    );
+    if d.search_cut {
+        let _ = writeln!(
+            out,
+            "Note: the word is too common to search every file within the lookup's time; {} were searched, and the sites are from them. {narrow}",
+            plural(d.files_searched as usize, "file"),
+        );
+    }
+    if d.not_parsed > 0 {
+        let _ = writeln!(
+            out,
+            "Note: {} holding the word {} not parsed within the lookup's time (the likeliest definers are parsed first); the sites are from the {} parsed. {narrow}",
+            plural(d.not_parsed, "file"),
+            if d.not_parsed == 1 { "was" } else { "were" },
+            d.files_parsed,
+        );
+    }
+    if !d.as_text.is_empty() {
+        let examples: Vec<String> = d
+            .as_text
+            .iter()
+            .take(3)
+            .map(|(path, why)| format!("{path} ({})", why.why()))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Note: {} holding the word {} read as text, not parsed: {}{}.",
+            plural(d.as_text.len(), "file"),
+            if d.as_text.len() == 1 { "is" } else { "are" },
+            examples.join(", "),
+            if d.as_text.len() > 3 { ", ..." } else { "" },
+        );
+    }
     if d.timed_out {
         let _ = writeln!(
             out,
@@ -237,5 +286,4 @@ pub fn summary(d: &Definitions, name: &str, w: &dyn Words) -> String {
             "Note: the lookup was cancelled; the sites are partial."
         );
     }
-    text
 }

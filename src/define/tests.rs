@@ -475,12 +475,14 @@ fn the_signature_joins_a_return_type_line_and_skips_decorators() {
 
 #[test]
 fn qualified_names_split_at_dots_colons_and_hashes() {
+    let n = super::name::parse("Billing::Invoice#add").unwrap();
     assert_eq!(
-        super::components("Billing::Invoice#add"),
-        ["Billing", "Invoice", "add"]
+        (n.qualifier, n.last.as_str()),
+        (vec!["Billing".to_string(), "Invoice".into()], "add")
     );
+    let n = super::name::parse("geo::Circle.area").unwrap();
     assert_eq!(
-        super::components("geo::Circle.area"),
-        ["geo", "Circle", "area"]
+        (n.qualifier, n.last.as_str()),
+        (vec!["geo".to_string(), "Circle".into()], "area")
     );
 }

@@ -131,14 +131,34 @@ pub(super) struct Collector {
     cap: usize,
     files: Vec<Vec<GrepMatch>>,
     count: usize,
+    /// The bytes the kept matches may take to show, and what they take so far.
+    room: Option<usize>,
+    used: usize,
+    /// The room, not the cap, ended the collection.
+    cut_by_size: bool,
+}
+
+/// About the bytes a match takes in an answer: its path, line number, text and context,
+/// and the words around them.
+fn shown_bytes(m: &GrepMatch) -> usize {
+    let context: usize = m
+        .before
+        .iter()
+        .chain(&m.after)
+        .map(|c| c.text.len() + 10)
+        .sum();
+    m.path.len() + m.text.len() + context + 24
 }
 
 impl Collector {
-    pub(super) fn new(cap: usize) -> Collector {
+    pub(super) fn new(cap: usize, room: Option<usize>) -> Collector {
         Collector {
             cap: cap.max(1),
             files: Vec::new(),
             count: 0,
+            room,
+            used: 0,
+            cut_by_size: false,
         }
     }
 
@@ -152,6 +172,7 @@ impl Collector {
         let mut matches: Vec<GrepMatch> = self.files.into_iter().flatten().collect();
         let mut report = GrepReport {
             files_matched,
+            cut_by_size: self.cut_by_size,
             ..GrepReport::default()
         };
         if matches.len() > self.cap {
@@ -171,6 +192,20 @@ impl Collector {
 impl Sink<Vec<GrepMatch>> for Collector {
     fn file(&mut self, mut matches: Vec<GrepMatch>) -> Flow {
         matches.truncate(self.limit() - self.count);
+        if let Some(room) = self.room {
+            // The matches that fit the room become the cap: the next one tells the cursor.
+            for (k, m) in matches.iter().enumerate() {
+                self.used += shown_bytes(m);
+                if self.used > room && self.count + k > 0 {
+                    if self.count + k < self.cap {
+                        self.cap = self.count + k;
+                        self.cut_by_size = true;
+                    }
+                    break;
+                }
+            }
+            matches.truncate(self.limit() - self.count);
+        }
         self.count += matches.len();
         if !matches.is_empty() {
             self.files.push(matches);

@@ -351,6 +351,7 @@ pub(super) fn finish(bytes: &[u8], lines: Vec<Hit>, ctx: &Ctx<'_>, name: &Named<
                 text_cut,
                 section_end_hint: hint,
                 symbol: None,
+                symbol_left_out: false,
                 section: None,
                 before,
                 after,

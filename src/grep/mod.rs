@@ -75,6 +75,8 @@ pub struct GrepMatch {
     /// The innermost symbol around the match, in files `file_read` parses (filled by
     /// [`crate::annotate`]).
     pub symbol: Option<EnclosingSymbol>,
+    /// Its file was not parsed within the hint budget: its symbol, if any, is not known.
+    pub symbol_left_out: bool,
     /// The markdown section around the match, in markdown files (filled by
     /// [`crate::annotate`]).
     pub section: Option<EnclosingSection>,
@@ -114,8 +116,11 @@ pub struct GrepReport {
     /// Files or directories that could not be read: messages, sorted (up to [`MAX_NAMED`]).
     pub errors: Vec<String>,
     pub error_count: u64,
-    /// The result was cut at `max_results`; `next_cursor` continues it.
+    /// The result was cut at `max_results` (or `max_result_bytes`); `next_cursor` continues
+    /// it.
     pub truncated: bool,
+    /// It was cut at `max_result_bytes`, before `max_results`.
+    pub cut_by_size: bool,
     pub next_cursor: Option<Cursor>,
     /// The search was cancelled before it finished; the results are partial.
     pub cancelled: bool,
@@ -170,7 +175,7 @@ struct Compiled {
 pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<GrepReport, GrepError> {
     let compiled = compile(ws, q)?;
     let stats = Stats::default();
-    let mut collector = Collector::new(q.max_results);
+    let mut collector = Collector::new(q.max_results, q.max_result_bytes);
     let resume = q.cursor.as_ref().map(|c| Resume::new(ws, q, c));
     // An index build in the background waits while this search runs.
     let _running = crate::index::searching(ws);

@@ -47,6 +47,10 @@ pub struct GrepQuery {
     pub include_hidden: bool,
     pub max_filesize: Option<u64>,
     pub max_results: usize,
+    /// Stop once the matches kept would take about this many bytes to show (their paths,
+    /// lines and context): a page's size as a limit of the search, so a search for many
+    /// matches reads no further than its answer can show; the cursor continues it.
+    pub max_result_bytes: Option<usize>,
     pub cursor: Option<Cursor>,
     /// Walker threads (default: rayon's pool size).
     pub threads: Option<usize>,
@@ -81,6 +85,7 @@ impl Default for GrepQuery {
             include_hidden: false,
             max_filesize: None,
             max_results: 100,
+            max_result_bytes: None,
             cursor: None,
             threads: None,
             types: Vec::new(),

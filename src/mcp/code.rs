@@ -8,12 +8,15 @@ use serde::Deserialize;
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 
-use super::MapgrepServer;
+use std::sync::Arc;
+
 use super::answer::{Answer, TRUNCATED, output_schema};
 use super::params::Parameters;
 use super::words::MCP_WORDS;
+use super::{MapgrepServer, with_progress};
 use crate::code::answer::answer;
 use crate::code::{CodeFile, ReadQuery};
+use crate::grep::Progress;
 use crate::read::file_error_layout;
 
 const FILE_READ_DESCRIPTION: &str = r###"Read code by its structure instead of guessed line numbers (TS/JS, Rust, Python, Go, C/C++, Java, C#, Kotlin, Ruby, PHP, Swift, Scala, Bash; others come back raw). Map, then read exactly what you need:
@@ -89,18 +92,36 @@ impl MapgrepServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let budget = self.budget(&context, p.max_output_bytes);
-        self.fitted(budget, move |ws, room| {
-            let query = p.query();
-            let provided = p.provided(&query);
-            let file = match CodeFile::open(ws, &p.file) {
-                Ok(file) => file,
-                Err(e) => return Answer::param_error(file_error_layout(&e, &provided, &MCP_WORDS)),
-            };
-            match answer(&file, &p.file, &query, &provided, room, &MCP_WORDS) {
-                Ok(a) => Answer::ok(a.text).field("truncated", a.truncated),
-                Err(e) => Answer::param_error(e),
-            }
-        })
-        .await
+        let progress = Arc::new(Progress::default());
+        let cancel = Arc::clone(&progress);
+        let work = self.fitted(budget, move |ws, room| read(ws, &p, room, &cancel));
+        let timeout = self.workspace().limits().search_timeout;
+        match with_progress(&context, progress, timeout, work).await {
+            Some(answered) => answered,
+            None => Ok(Answer::error(
+                "Error: file_read timed out\n\nProblem: parsing the file ran past the server's time limit (--search-timeout).\nFix: Read a line range with startLine/endLine.".to_string(),
+            )
+            .into()),
+        }
+    }
+}
+
+/// One `file_read` answer within `room` bytes, its parse stopped by `progress`'s cancel.
+fn read(
+    ws: &crate::workspace::Workspace,
+    p: &FileReadParams,
+    room: usize,
+    progress: &Progress,
+) -> Answer {
+    let query = p.query();
+    let provided = p.provided(&query);
+    let stop = crate::code::Stop::new(Some(&progress.cancelled), None);
+    let file = match CodeFile::open_with(ws, &p.file, &stop) {
+        Ok(file) => file,
+        Err(e) => return Answer::param_error(file_error_layout(&e, &provided, &MCP_WORDS)),
+    };
+    match answer(&file, &p.file, &query, &provided, room, &MCP_WORDS) {
+        Ok(a) => Answer::ok(a.text).field("truncated", a.truncated),
+        Err(e) => Answer::param_error(e),
     }
 }

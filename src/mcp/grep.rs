@@ -84,7 +84,7 @@ impl MapgrepServer {
     ) -> Result<CallToolResult, ErrorData> {
         let (list_skipped, default_sections) = (p.list_skipped, p.section_patterns.is_none());
         let budget = self.budget(&context, p.max_output_bytes);
-        let (q, notes) = match query(p) {
+        let (q, notes) = match query(p, budget) {
             Ok(q) => q,
             Err(e) => return Ok(Answer::param_error(e).into()),
         };
@@ -99,7 +99,7 @@ impl MapgrepServer {
         let worker = Arc::clone(&progress);
         let search = self.blocking(move |ws| {
             let mut report = grep::search(ws, &q, &worker)?;
-            crate::annotate::annotate(ws, &mut report, default_sections);
+            crate::annotate::annotate(ws, &mut report, default_sections, Some(&worker.cancelled));
             Ok::<_, GrepError>(report)
         });
         let timeout = ending.limits.search_timeout;
@@ -163,9 +163,14 @@ const NEXT_CURSOR: (&str, &str, &str) = ("next_cursor", "string", "Pass as curso
 
 /// The engine query of a call's parameters (with a note for each value brought into its
 /// range), or the error for a cursor that is not one.
-fn query(p: GrepContentParams) -> Result<(GrepQuery, Vec<String>), ParamError> {
+fn query(
+    p: GrepContentParams,
+    budget: super::budget::Budget,
+) -> Result<(GrepQuery, Vec<String>), ParamError> {
     let mut notes = Vec::new();
     let mut q = GrepQuery::new(p.pattern);
+    // Both views carry the text: a page holds about half the budget of matches.
+    q.max_result_bytes = Some(budget.bytes / 2);
     q.search_paths = p.search_path.into_iter().collect();
     q.case_insensitive = p.case_insensitive;
     let asked = p.context_lines.unwrap_or(0);
@@ -217,7 +222,7 @@ fn render(report: &GrepReport, budget: usize, list_skipped: bool, notes: &[Strin
     summary(&mut text, report, shown.matches, shown.files);
     skipped(&mut text, report, budget, list_skipped);
     if truncated && let Some(c) = &next {
-        let why = if cut_by_budget {
+        let why = if cut_by_budget || report.cut_by_size {
             "the response size limit".to_string()
         } else {
             format!("max_results={}", shown.matches)
@@ -226,6 +231,19 @@ fn render(report: &GrepReport, budget: usize, list_skipped: bool, notes: &[Strin
             text,
             "Results cut at {why}. More matches follow: call grep_content again with the same arguments and cursor: \"{}\".",
             c.encode()
+        );
+    }
+    if shown.left_out > 0 {
+        let _ = writeln!(
+            text,
+            "Note: {} shown without {} enclosing symbol: {} could not be parsed within this search's time for hints (file_read gives a file's symbols).",
+            plural(shown.left_out, "hit"),
+            if shown.left_out == 1 { "its" } else { "their" },
+            if shown.left_out == 1 {
+                "its file"
+            } else {
+                "their files"
+            },
         );
     }
     for n in notes {
@@ -241,6 +259,8 @@ fn render(report: &GrepReport, budget: usize, list_skipped: bool, notes: &[Strin
 struct Shown {
     matches: u64,
     files: u64,
+    /// Hits shown without their enclosing symbol (left out by the hint budget).
+    left_out: u64,
     cut: Option<Cursor>,
 }
 
@@ -249,6 +269,7 @@ fn blocks(text: &mut String, report: &GrepReport, budget: usize) -> Shown {
     let mut shown = Shown {
         matches: 0,
         files: 0,
+        left_out: 0,
         cut: None,
     };
     let mut last_path: Option<&str> = None;
@@ -265,6 +286,7 @@ fn blocks(text: &mut String, report: &GrepReport, budget: usize) -> Shown {
             break;
         }
         shown.matches += 1;
+        shown.left_out += u64::from(m.symbol_left_out);
         if last_path != Some(m.path.as_str()) {
             shown.files += 1;
             last_path = Some(&m.path);

@@ -1,0 +1,346 @@
+//! What a lookup name may be, checked before anything runs: an identifier, or an identifier
+//! qualified as some language writes it (`Parser.parse`, `Foo::new`, `Set#add`,
+//! `java.util.ArrayList.add`, `Symfony\Component\HttpFoundation\Request`, `std::vector`),
+//! or an operator name where a language has one (Scala's `::`, Ruby's `<=>` and `[]=`,
+//! C++'s `operator+`, `Matrix#*`). Anything else (`(`, `;`, `*` alone, a sentence, a
+//! megabyte) is refused at once, in words that say what a name is.
+//!
+//! Components are separated by `.`, `::`, `#` (Ruby's and Javadoc's instance methods) and
+//! `\` (PHP namespaces); a leading separator (`::Foo`, `\App\User`) names the global scope
+//! and is dropped. A component is an identifier (letters, digits, `_`, `$`; `-` inside, as
+//! shell functions have it; Ruby's `?`, `!` or `=` at the end; `@`/`@@`/`$` in front), a
+//! name in backticks (Kotlin, Scala, Swift), or, last, an operator. Generic arguments
+//! (`vector<int>`) and a trailing `()` are dropped.
+
+/// Longest name accepted, in bytes.
+pub const MAX_NAME_BYTES: usize = 512;
+
+/// A checked name: the components that qualify it, and its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Name {
+    /// Outermost first (`["java", "util", "ArrayList"]`); empty for a plain name.
+    pub qualifier: Vec<String>,
+    /// The symbol's own name (`add`, `::`, `operator+`).
+    pub last: String,
+}
+
+/// Why a name was refused: the problem, in words that follow "'NAME' is not a symbol
+/// name:".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameError(pub String);
+
+/// Characters an operator name is made of.
+fn is_op_char(c: char) -> bool {
+    "!%&*+-/:<=>?@^|~".contains(c)
+}
+
+/// Whether `c` may continue an identifier.
+fn is_ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// Checks `given` (trimmed by the caller).
+pub fn parse(given: &str) -> Result<Name, NameError> {
+    if given.len() > MAX_NAME_BYTES {
+        return Err(NameError(format!(
+            "it is {} bytes long; a name is at most {MAX_NAME_BYTES}",
+            given.len()
+        )));
+    }
+    if let Some(c) = given.chars().find(|c| c.is_control()) {
+        return Err(NameError(format!("it holds the control character {c:?}")));
+    }
+    // An operator alone: `::`, `<=>`, `[]`, `[]=`, `==` (one character alone is too likely
+    // to be punctuation: qualify it, `Matrix#*`).
+    if matches!(given, "[]" | "[]=")
+        || (given.chars().count() >= 2 && given.chars().all(is_op_char))
+    {
+        return Ok(Name {
+            qualifier: Vec::new(),
+            last: given.to_string(),
+        });
+    }
+    let mut rest = given;
+    for global in ["::", "\\"] {
+        if let Some(r) = rest.strip_prefix(global) {
+            rest = r;
+            break;
+        }
+    }
+    let rest = rest
+        .strip_suffix("()")
+        .filter(|r| !r.ends_with("operator"))
+        .unwrap_or(rest);
+    let mut parts: Vec<String> = Vec::new();
+    let mut at = rest;
+    loop {
+        let (component, after) = component(at)?;
+        parts.push(component);
+        if after.is_empty() {
+            break;
+        }
+        at = separator(after).ok_or_else(|| {
+            NameError(format!(
+                "'{}' follows a name part; parts are joined by '.', '::', '#' or '\\'",
+                after.chars().next().unwrap_or(' ')
+            ))
+        })?;
+        if at.is_empty() {
+            return Err(NameError("it ends with a separator".into()));
+        }
+    }
+    let last = parts.pop().expect("one part at least");
+    if parts.is_empty() && last.chars().count() == 1 && last.chars().all(is_op_char) {
+        return Err(NameError(format!(
+            "'{last}' alone is punctuation; qualify an operator with its type (\"Matrix#{last}\") or name it as C++ does (\"operator{last}\")"
+        )));
+    }
+    Ok(Name {
+        qualifier: parts,
+        last,
+    })
+}
+
+/// The text after one separator at the start of `s`, if it starts with one.
+fn separator(s: &str) -> Option<&str> {
+    for sep in ["::", ".", "#", "\\"] {
+        if let Some(rest) = s.strip_prefix(sep) {
+            return Some(rest);
+        }
+    }
+    None
+}
+
+/// One component at the start of `s`, and what follows it.
+fn component(s: &str) -> Result<(String, &str), NameError> {
+    if let Some(inner) = s.strip_prefix('`') {
+        let end = inner
+            .find('`')
+            .ok_or_else(|| NameError("a backtick is not closed".into()))?;
+        if end == 0 {
+            return Err(NameError("empty backticks".into()));
+        }
+        return Ok((inner[..end].to_string(), &inner[end + 1..]));
+    }
+    if let Some(after) = s.strip_prefix("operator") {
+        // C++'s `operator+`, `operator()`, `operator new[]`, `operator bool`, `operator""_km`.
+        let op = after.strip_prefix(' ').unwrap_or(after);
+        for word in ["()", "[]", "new[]", "delete[]", "new", "delete"] {
+            if let Some(rest) = op.strip_prefix(word) {
+                return Ok((format!("operator{}{word}", space(word)), rest));
+            }
+        }
+        let symbol = op
+            .chars()
+            .take_while(|&c| is_op_char(c) || c == ',')
+            .count();
+        if symbol > 0 {
+            let (sym, rest) =
+                op.split_at(op.char_indices().nth(symbol).map_or(op.len(), |(i, _)| i));
+            return Ok((format!("operator{sym}"), rest));
+        }
+        if let Some(literal) = op.strip_prefix("\"\"") {
+            let (id, rest) = identifier(literal);
+            return Ok((format!("operator\"\"{id}"), rest));
+        }
+        let (id, rest) = identifier(op);
+        if !id.is_empty() && op.len() < after.len() {
+            return Ok((format!("operator {id}"), rest));
+        }
+    }
+    if let Some(after) = s.strip_prefix('~') {
+        // A C++ destructor.
+        let (id, rest) = identifier(after);
+        if !id.is_empty() {
+            return Ok((format!("~{id}"), skip_generics(rest)?));
+        }
+    }
+    let (id, rest) = identifier(s);
+    if !id.is_empty() {
+        return Ok((id.to_string(), skip_generics(rest)?));
+    }
+    // An operator, last: `List.::`, `Matrix#*`, `Array#[]=`.
+    let op_len: usize = s
+        .char_indices()
+        .take_while(|&(_, c)| is_op_char(c) || c == '[' || c == ']')
+        .map(|(_, c)| c.len_utf8())
+        .sum();
+    if op_len > 0 && op_len == s.len() {
+        return Ok((s.to_string(), ""));
+    }
+    match s.chars().next() {
+        Some(c) if c.is_whitespace() => Err(NameError("names hold no spaces".into())),
+        Some(c) => Err(NameError(format!(
+            "'{c}' cannot start a name part (a name is letters, digits and '_', or an operator such as '::' or 'operator+')"
+        ))),
+        None => Err(NameError("a name part is empty".into())),
+    }
+}
+
+fn space(word: &str) -> &'static str {
+    if word.starts_with(|c: char| c.is_alphabetic()) {
+        " "
+    } else {
+        ""
+    }
+}
+
+/// An identifier at the start of `s` (with Ruby's sigils and suffixes, and `-` inside), and
+/// what follows it; empty if `s` does not start with one.
+fn identifier(s: &str) -> (&str, &str) {
+    let sigils = s
+        .char_indices()
+        .take_while(|&(i, c)| i < 2 && (c == '@' || c == '$'))
+        .count();
+    let body = &s[sigils..];
+    let Some(first) = body.chars().next() else {
+        return ("", s);
+    };
+    if !(first.is_alphabetic() || first == '_' || (first == '$' && sigils == 0)) {
+        return ("", s);
+    }
+    let mut end = sigils;
+    let mut chars = s[sigils..].char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let inner_dash = c == '-' && chars.peek().is_some_and(|&(_, n)| is_ident_char(n));
+        if is_ident_char(c) || inner_dash {
+            end = sigils + i + c.len_utf8();
+        } else {
+            break;
+        }
+    }
+    // Ruby's `empty?`, `save!`, `name=` (not `==`, which would be an operator after).
+    let tail = &s[end..];
+    if let Some(c) = tail.chars().next()
+        && "?!=".contains(c)
+        && !tail[1..].starts_with(['=', '~'])
+    {
+        end += 1;
+    }
+    (&s[..end], &s[end..])
+}
+
+/// `rest` after generic arguments (`<int, std::allocator<int>>`), balanced.
+fn skip_generics(rest: &str) -> Result<&str, NameError> {
+    if !rest.starts_with('<') {
+        return Ok(rest);
+    }
+    let mut depth = 0usize;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(&rest[i + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    Err(NameError("a '<' is not closed".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(given: &str) -> Name {
+        parse(given).unwrap_or_else(|e| panic!("{given:?} refused: {}", e.0))
+    }
+
+    #[test]
+    fn names_as_languages_write_them() {
+        let cases: &[(&str, &[&str], &str)] = &[
+            ("kmalloc_array", &[], "kmalloc_array"),
+            ("Parser.parse", &["Parser"], "parse"),
+            ("Foo::new", &["Foo"], "new"),
+            ("Set#add", &["Set"], "add"),
+            (
+                "java.util.ArrayList.add",
+                &["java", "util", "ArrayList"],
+                "add",
+            ),
+            (
+                "Symfony\\Component\\HttpFoundation\\Request",
+                &["Symfony", "Component", "HttpFoundation"],
+                "Request",
+            ),
+            ("\\App\\User::create", &["App", "User"], "create"),
+            (
+                "std::vector<int>::push_back",
+                &["std", "vector"],
+                "push_back",
+            ),
+            ("::globalFn", &[], "globalFn"),
+            ("crate::index::Segment", &["crate", "index"], "Segment"),
+            (
+                "ActiveSupport::Inflector#camelize",
+                &["ActiveSupport", "Inflector"],
+                "camelize",
+            ),
+            ("ERB::Util.html_escape", &["ERB", "Util"], "html_escape"),
+            ("String#blank?", &["String"], "blank?"),
+            ("Record#save!", &["Record"], "save!"),
+            ("Person#name=", &["Person"], "name="),
+            (
+                "scala.collection.immutable.::",
+                &["scala", "collection", "immutable"],
+                "::",
+            ),
+            ("::", &[], "::"),
+            ("<=>", &[], "<=>"),
+            ("[]=", &[], "[]="),
+            ("Matrix#*", &["Matrix"], "*"),
+            ("Array#[]", &["Array"], "[]"),
+            ("operator+", &[], "operator+"),
+            ("Vec3::operator+=", &["Vec3"], "operator+="),
+            ("std::string::operator[]", &["std", "string"], "operator[]"),
+            ("operator()", &[], "operator()"),
+            ("operator new", &[], "operator new"),
+            ("operator bool", &[], "operator bool"),
+            ("~Widget", &[], "~Widget"),
+            ("Widget::~Widget", &["Widget"], "~Widget"),
+            ("`is`", &[], "is"),
+            ("$container", &[], "$container"),
+            ("@ivar", &[], "@ivar"),
+            ("_comp-ssh-hosts", &[], "_comp-ssh-hosts"),
+            ("kfree()", &[], "kfree"),
+            ("größe", &[], "größe"),
+            ("名前", &[], "名前"),
+        ];
+        for (given, q, last) in cases {
+            let n = ok(given);
+            assert_eq!(
+                (&n.qualifier[..], n.last.as_str()),
+                (
+                    &q.iter().map(|s| s.to_string()).collect::<Vec<_>>()[..],
+                    *last
+                ),
+                "{given}"
+            );
+        }
+    }
+
+    #[test]
+    fn punctuation_sentences_and_long_names_are_refused() {
+        for bad in [
+            "(", ";", "*", "{", "=", "a b", "foo(", "a..b", "a.", ".", "#", "a::", "x;y", "if (x)",
+            "\"str\"", "a,b", "foo\nbar", "`open", "1abc", "a.1b", "<", "f<int",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} accepted: {:?}", parse(bad));
+        }
+        let long = "a".repeat(MAX_NAME_BYTES + 1);
+        let e = parse(&long).unwrap_err();
+        assert!(e.0.contains("at most 512"), "{}", e.0);
+        assert!(parse(&"a".repeat(MAX_NAME_BYTES)).is_ok());
+    }
+
+    #[test]
+    fn a_megabyte_is_refused_at_once() {
+        let huge = "x.".repeat(500_000);
+        let t = std::time::Instant::now();
+        assert!(parse(&huge).is_err());
+        assert!(t.elapsed() < std::time::Duration::from_millis(50));
+    }
+}
