@@ -196,15 +196,25 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .build()
         .context("starting the async runtime")?;
     let ws = Arc::new(ws);
-    let served = runtime.block_on(crate::mcp::serve_stdio(
-        Arc::clone(&ws),
-        crate::mcp::budget::Budgets::new(args.max_output_bytes),
-    ));
-    // A clean exit leaves no marks directory behind.
+    let budgets = crate::mcp::budget::Budgets::new(args.max_output_bytes);
+    // Served until the input ends, or until the process is asked to end (SIGTERM, Ctrl-C):
+    // either way it leaves its files in order.
+    let served = runtime.block_on(async {
+        tokio::select! {
+            r = crate::mcp::serve_stdio(Arc::clone(&ws), budgets) => r.map(|()| None),
+            status = crate::platform::termination() => Ok(Some(status)),
+        }
+    });
+    // A clean exit leaves no marks directory or advertisement behind.
     crate::index::finish(&ws);
     // The client is gone: leave at once, even if a search is still running on a blocking
     // thread (its answer has no one to go to).
     runtime.shutdown_timeout(Duration::from_millis(100));
-    served?;
-    Ok(ExitCode::SUCCESS)
+    match served? {
+        Some(status) => {
+            eprintln!("mapgrep: asked to end; exiting");
+            Ok(ExitCode::from(status))
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
 }

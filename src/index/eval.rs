@@ -8,6 +8,11 @@
 //! intersected with a few documents. An AND takes its children from the cheapest (by list
 //! lengths, read from the table alone) and stops before a list far longer than the
 //! documents it has left (see [`DECODE_PER_DOC`]).
+//!
+//! Every byte a query reads through the mapping (table entries, lists) is recorded, and
+//! checked against the segment's page sums once the query has read them all: a byte changed
+//! in place after the segment was opened is seen by the query that read it, which then uses
+//! nothing it read. A query pays for the pages it read, not for the segment.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -82,55 +87,104 @@ fn merge(parts: &[Part]) -> Vec<u32> {
 /// Each trigram's decoded list, once per query.
 type Memo = HashMap<Trigram, Rc<Postings>>;
 
+/// The byte ranges of a segment's data read since they were last checked (see the module
+/// docs), or nothing when the reader checks all of it anyway (a merge).
+pub(super) struct Reads {
+    ranges: Vec<(u64, u64)>,
+    record: bool,
+}
+
+impl Default for Reads {
+    fn default() -> Reads {
+        Reads {
+            ranges: Vec::new(),
+            record: true,
+        }
+    }
+}
+
+impl Reads {
+    /// Reads that are not recorded: the caller checks the whole segment.
+    pub(super) fn unrecorded() -> Reads {
+        Reads {
+            ranges: Vec::new(),
+            record: false,
+        }
+    }
+
+    /// Records that bytes `start..end` were read.
+    pub(super) fn add(&mut self, start: u64, end: u64) {
+        if !self.record || end <= start {
+            return;
+        }
+        match self.ranges.last_mut() {
+            Some(last) if start >= last.0 && start <= last.1 => last.1 = last.1.max(end),
+            _ => self.ranges.push((start, end)),
+        }
+    }
+
+    pub(super) fn ranges(&self) -> &[(u64, u64)] {
+        &self.ranges
+    }
+}
+
 impl Segment {
-    /// The documents (ascending) that may hold a match of a pattern planned as `q`; `None`
-    /// when the mapped data changed under us.
-    pub(super) fn candidate_docs(&self, q: &TriQuery) -> Option<Vec<u32>> {
+    /// The documents (ascending) that may hold a match of a pattern planned as `q`; `Err`
+    /// (why) when the bytes read are not those written (changed in place, cut): then
+    /// nothing read is used.
+    pub(super) fn candidate_docs(&self, q: &TriQuery) -> Result<Vec<u32>, String> {
         let run = || {
             let mut out = Vec::new();
+            let mut reads = Reads::default();
             for s in &self.blocks {
-                match self.eval(s, q, &mut Memo::new()) {
+                match self.eval(s, q, &mut Memo::new(), &mut reads) {
                     Ids::All => out.extend(s.first..s.end),
                     Ids::Union(parts) => out.extend(merge(&parts)),
                 }
             }
-            out
+            self.check(&reads).map(|()| out)
         };
         match &self.data {
-            Data::Owned(_) => Some(run()),
-            Data::Mapped(src) => mapped::guard(src, run).ok(),
+            Data::Owned(_) => run(),
+            Data::Mapped(src) => mapped::guard(src, run)
+                .map_err(|()| "changed while it was read (cut or rewritten)".to_string())?,
         }
     }
 
     /// Entry `i` of block `s`'s table: trigram, offset of its list, its length.
-    pub(super) fn table_entry(&self, s: &Block, i: u64) -> (u32, u32, u32) {
+    pub(super) fn table_entry(&self, s: &Block, i: u64, reads: &mut Reads) -> (u32, u32, u32) {
         let bytes = self.bytes();
-        let e = &bytes[s.table_off as usize + i as usize * persist::ENTRY..][..persist::ENTRY];
+        let at = s.table_off as usize + i as usize * persist::ENTRY;
+        reads.add(at as u64, (at + persist::ENTRY) as u64);
+        let e = &bytes[at..][..persist::ENTRY];
         let w = |k: usize| u32::from_le_bytes(e[k..k + 4].try_into().expect("4"));
         (w(0), w(4), w(8))
     }
 
     /// Where the posting list of `t` starts in block `s`'s postings, and its length.
-    fn entry(&self, s: &Block, t: Trigram) -> Option<(u32, u32)> {
+    fn entry(&self, s: &Block, t: Trigram, reads: &mut Reads) -> Option<(u32, u32)> {
         let (mut lo, mut hi) = (0, s.entries);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if self.table_entry(s, mid).0 < t {
+            if self.table_entry(s, mid, reads).0 < t {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
         (lo < s.entries)
-            .then(|| self.table_entry(s, lo))
+            .then(|| self.table_entry(s, lo, reads))
             .filter(|e| e.0 == t)
             .map(|e| (e.1, e.2))
     }
 
     /// The list of `n` documents at `off` in block `s`'s postings.
-    pub(super) fn list(&self, s: &Block, off: u32, n: u32) -> Postings {
+    pub(super) fn list(&self, s: &Block, off: u32, n: u32, reads: &mut Reads) -> Postings {
         let post = &self.bytes()[s.post_off as usize..][..s.post_len as usize];
-        let mut p = Postings::decode(post.get(off as usize..).unwrap_or(&[]), n as usize);
+        let (mut p, used) =
+            Postings::decode_len(post.get(off as usize..).unwrap_or(&[]), n as usize);
+        let at = s.post_off + u64::from(off);
+        reads.add(at, at + used as u64);
         // Ids outside the block come only from a damaged list: dropped.
         let outside = |id: &u32| *id < s.first || *id >= s.end;
         if p.masked.iter().chain(&p.plain).any(outside) {
@@ -140,12 +194,12 @@ impl Segment {
     }
 
     /// The documents of block `s` that hold `t`, decoded once per query.
-    fn postings(&self, s: &Block, t: Trigram, memo: &mut Memo) -> Rc<Postings> {
-        let decode = || {
-            let Some((off, n)) = self.entry(s, t) else {
+    fn postings(&self, s: &Block, t: Trigram, memo: &mut Memo, reads: &mut Reads) -> Rc<Postings> {
+        let mut decode = || {
+            let Some((off, n)) = self.entry(s, t, reads) else {
                 return Postings::default();
             };
-            self.list(s, off, n)
+            self.list(s, off, n, reads)
         };
         Rc::clone(memo.entry(t).or_insert_with(|| Rc::new(decode())))
     }
@@ -153,47 +207,47 @@ impl Segment {
     /// The decoded list of `t` in the first block.
     #[cfg(test)]
     pub(super) fn first_postings(&self, t: Trigram) -> Rc<Postings> {
-        self.postings(&self.blocks[0], t, &mut Memo::new())
+        self.postings(&self.blocks[0], t, &mut Memo::new(), &mut Reads::default())
     }
 
     /// At most how many documents of segment `s` the query `q` admits, from the table alone
     /// (its trigrams' list lengths): for a trigram, also what decoding its list costs.
-    fn estimate(&self, s: &Block, q: &TriQuery) -> usize {
+    fn estimate(&self, s: &Block, q: &TriQuery, reads: &mut Reads) -> usize {
         match q {
             TriQuery::All => usize::MAX,
             TriQuery::None => 0,
             TriQuery::Tri(t) | TriQuery::Next(t, _) => {
-                self.entry(s, *t).map_or(0, |e| e.1 as usize)
+                self.entry(s, *t, reads).map_or(0, |e| e.1 as usize)
             }
             TriQuery::And(v) => v
                 .iter()
-                .map(|q| self.estimate(s, q))
+                .map(|q| self.estimate(s, q, reads))
                 .min()
                 .unwrap_or(usize::MAX),
             TriQuery::Or(v) => v
                 .iter()
-                .map(|q| self.estimate(s, q))
+                .map(|q| self.estimate(s, q, reads))
                 .fold(0, usize::saturating_add),
         }
     }
 
     /// The documents of segment `s` that `q` admits.
-    fn eval(&self, s: &Block, q: &TriQuery, memo: &mut Memo) -> Ids {
+    fn eval(&self, s: &Block, q: &TriQuery, memo: &mut Memo, reads: &mut Reads) -> Ids {
         match q {
             TriQuery::All => Ids::All,
             TriQuery::None => Ids::Union(Vec::new()),
             TriQuery::Tri(t) => {
-                let p = self.postings(s, *t, memo);
+                let p = self.postings(s, *t, memo, reads);
                 Ids::Union(vec![Part::Masked(Rc::clone(&p)), Part::Plain(p)])
             }
             TriQuery::Next(t, m) => {
-                let p = self.postings(s, *t, memo);
+                let p = self.postings(s, *t, memo, reads);
                 let kept = p.masked_followed_by(*m);
                 Ids::Union(vec![Part::Owned(kept), Part::Plain(p)])
             }
             TriQuery::And(v) => {
                 let mut subs: Vec<(usize, &TriQuery)> =
-                    v.iter().map(|q| (self.estimate(s, q), q)).collect();
+                    v.iter().map(|q| (self.estimate(s, q, reads), q)).collect();
                 subs.sort_by_key(|(n, _)| *n);
                 let mut acc: Option<Vec<u32>> = None;
                 for (n, sub) in subs {
@@ -202,7 +256,7 @@ impl Segment {
                     {
                         break;
                     }
-                    let Ids::Union(parts) = self.eval(s, sub, memo) else {
+                    let Ids::Union(parts) = self.eval(s, sub, memo, reads) else {
                         continue;
                     };
                     let a = match acc {
@@ -227,7 +281,7 @@ impl Segment {
             TriQuery::Or(v) => {
                 let mut parts = Vec::new();
                 for sub in v {
-                    match self.eval(s, sub, memo) {
+                    match self.eval(s, sub, memo, reads) {
                         Ids::All => return Ids::All,
                         Ids::Union(p) => parts.extend(p),
                     }

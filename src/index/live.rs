@@ -145,8 +145,8 @@ pub(super) struct RootState {
     pub(super) store: Option<Arc<Store>>,
     /// Held by an upkeep round (one at a time).
     pub(super) upkeep: Mutex<()>,
-    /// The lock that keeps this process's watch advertised in the store.
-    pub(super) advertised: Mutex<Option<std::fs::File>>,
+    /// This process's watch as advertised in the store (removed when dropped).
+    pub(super) advertised: Mutex<Option<super::store::Advert>>,
     /// The ignore sources outside the root as the last search saw them.
     pub(super) outside: Mutex<Option<Stamps>>,
     /// The watcher, kept alive while the state lives.
@@ -182,8 +182,8 @@ pub(super) fn new_state(ws: &Workspace, root: &Path, store: Option<Arc<Store>>) 
     }
 }
 
-/// Stops watching every root of `ws` and removes the watchers' marks directories (a
-/// server's clean exit: its index threads end with the process).
+/// Stops watching every root of `ws` and removes the watchers' marks directories and
+/// advertisements (a server's clean exit: its index threads end with the process).
 pub fn finish(ws: &Workspace) {
     let roots = ws.state::<Indexes>().roots.lock().expect("indexes").clone();
     for r in roots {
@@ -282,7 +282,10 @@ impl RootState {
                         ix.unreadable = unreadable;
                         // A tree that changed this much is rebuilt (by the writer); else
                         // the changes stay dirty for the upkeep.
-                        let rebuild = changed * 2 > total.max(1) && store.try_write();
+                        // A lock no one holds is taken over (its temporary files removed):
+                        // this process then sweeps and takes changes in.
+                        let writer = store.try_write();
+                        let rebuild = changed * 2 > total.max(1) && writer;
                         if !rebuild {
                             eprintln!(
                                 "mapgrep: index of {} loaded from {} ({total} files, {changed} changed since; ready in {} ms)",
@@ -329,7 +332,7 @@ impl RootState {
 
     /// Builds the whole index (written to the store, which this process holds); the dirty
     /// paths seen before it began are taken in by it.
-    fn build(&self, opts: &IndexOptions) -> Option<Arc<TrigramIndex>> {
+    pub(super) fn build(&self, opts: &IndexOptions) -> Option<Arc<TrigramIndex>> {
         let seq = self.dirty.inner.lock().expect("dirty").seq;
         let progress = Arc::new(BuildProgress::yielding_to(Arc::clone(&self.searches)));
         *self.building.lock().expect("building") = Some(Arc::clone(&progress));

@@ -20,10 +20,12 @@
 
 mod build;
 mod check;
+mod checksum;
 mod eval;
 mod live;
 mod persist;
 pub mod plan;
+mod prune;
 mod segment;
 mod select;
 mod start;
@@ -43,11 +45,10 @@ pub use live::{
 };
 pub use persist::IndexFileError;
 pub use plan::{TriQuery, plan};
+pub use prune::{DEFAULT_CAP, DEFAULT_MAX_AGE, Listed, PruneRules, list, prune};
 pub use select::{SelectQuery, Selection, select};
 pub use start::{load_persisted, start, start_for};
-pub use store::{
-    DEFAULT_CAP, DEFAULT_MAX_AGE, Listed, PruneRules, Store, default_dir, dir_for, list, prune,
-};
+pub use store::{Store, default_dir, dir_for};
 
 use crate::source::FileId;
 use segment::Segment;
@@ -261,7 +262,7 @@ impl TrigramIndex {
                 if let Some(s) = reuse.and_then(|ix| {
                     ix.segs
                         .iter()
-                        .find(|s| s.number == r.number && s.sum == r.sum)
+                        .find(|s| s.number == r.number && s.sum == r.sum && !s.is_damaged())
                 }) {
                     segs.push(Arc::clone(s));
                     continue;
@@ -498,18 +499,29 @@ impl TrigramIndex {
     }
 
     /// The ids (ascending) of the files that may hold a match of a pattern planned as `q`;
-    /// `None` when the mapped data changed under us (then nothing from it is used).
+    /// `None` when the index cannot say (a segment is damaged: then the caller scans).
     pub fn candidates(&self, q: &TriQuery) -> Option<Vec<u32>> {
         Some(self.candidate_spans(q)?.into_iter().map(|c| c.0).collect())
     }
 
     /// The files (ascending view ids) that may hold a match of a pattern planned as `q`,
     /// each with the spans of it that may, when it was indexed in pieces and not all of
-    /// them can.
+    /// them can; `None` when a segment is damaged (found so now or before: see
+    /// [`TrigramIndex::report_damage`]).
     pub fn candidate_spans(&self, q: &TriQuery) -> Option<Vec<Candidate>> {
+        if self.is_damaged() {
+            return None;
+        }
         let mut out: Vec<Candidate> = Vec::new();
         for (s, seg) in self.segs.iter().enumerate() {
-            for (k, spans) in seg.candidate_spans(q)? {
+            let found = match seg.candidate_spans(q) {
+                Ok(found) => found,
+                Err(why) => {
+                    self.report_damage(seg, &why);
+                    return None;
+                }
+            };
+            for (k, spans) in found {
                 let v = self.view_of[s][k as usize];
                 if v != u32::MAX {
                     out.push((v, spans));
@@ -520,6 +532,27 @@ impl TrigramIndex {
             out.sort_unstable_by_key(|c| c.0);
         }
         Some(out)
+    }
+
+    /// Whether a segment of it was found damaged: its searches scan until it is rebuilt.
+    pub fn is_damaged(&self) -> bool {
+        self.segs.iter().any(|s| s.is_damaged())
+    }
+
+    /// Marks `seg` damaged (`why`): said once on stderr, and recorded in the store, so that
+    /// the process that writes it rebuilds it (see [`Store::report_damage`]).
+    pub(crate) fn report_damage(&self, seg: &Segment, why: &str) {
+        if !seg.set_damaged() {
+            return;
+        }
+        eprintln!(
+            "mapgrep: the index of {} is damaged ({}: {why}); searches scan until it is rebuilt",
+            self.root.display(),
+            seg.path().display()
+        );
+        if let Some(store) = &self.store {
+            store.report_damage(seg.number, seg.sum);
+        }
     }
 }
 

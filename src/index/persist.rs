@@ -5,7 +5,7 @@
 //! Layout of a segment file, little-endian:
 //!
 //! ```text
-//! magic "MGTRIDX4"
+//! magic "MGTRIDX5"
 //! blocks        each: its posting lists, then its table (trigram u32, offset u32, count
 //!               u32)…; a list holds document ids (a file is one document, or one per
 //!               piece): the ids with next masks, the others, then the masks (see
@@ -17,7 +17,9 @@
 //! root          the canonical root the segment describes
 //! block list    count, then per block: table offset and entries, postings offset and
 //!               length, first and end document
-//! tail          offset of `files`, checksum of every byte before the tail, "MGTRIEND"
+//! page sums     a checksum (u32) of every 256-byte page of the bytes before them
+//! tail          offset of `files`, offset of the page sums, checksum of every byte before
+//!               the checksum, "MGTRIEND"
 //! ```
 //!
 //! A file is refused (and the index rebuilt) unless: it is a regular file owned by this
@@ -28,15 +30,20 @@
 //! directory and the owner and mode checks; the checksum catches a damaged or cut file.
 //! Whatever an index says, the files it names are only searched after the usual path
 //! checks, and a file whose identity differs from the one recorded is searched directly.
+//!
+//! What is read of a segment after it was opened (the tables and posting lists a search
+//! reads through the mapping) is checked against the page sums by the search that read it
+//! (see `eval`): a byte changed in place after the segment was checked is seen there.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::checksum::{self, Hasher, PageSums, checksum};
 use super::{Block, FileEntry, Ident, Piece};
 
-pub(super) const MAGIC: &[u8; 8] = b"MGTRIDX4";
+pub(super) const MAGIC: &[u8; 8] = b"MGTRIDX5";
 const END_MAGIC: &[u8; 8] = b"MGTRIEND";
-const TAIL: usize = 8 + 8 + 8;
+const TAIL: usize = 8 + 8 + 8 + 8;
 /// Bytes of one trigram table entry.
 pub(super) const ENTRY: usize = 12;
 
@@ -59,77 +66,12 @@ pub(super) fn refused(path: &Path, why: impl Into<String>) -> IndexFileError {
     }
 }
 
-/// A 64-bit checksum (multiply-rotate over 8-byte words in four lanes): fast enough to check
-/// a 200 MB file in a fraction of a second, and any damaged or cut byte changes it.
-pub(super) fn checksum(bytes: &[u8]) -> u64 {
-    let mut h = Hasher::default();
-    h.update(bytes);
-    h.finish()
-}
-
-const K: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// The streaming form of [`checksum`].
-pub(super) struct Hasher {
-    lanes: [u64; 4],
-    pending: Vec<u8>,
-    len: u64,
-}
-
-impl Default for Hasher {
-    fn default() -> Hasher {
-        Hasher {
-            lanes: [K, K ^ 1, K ^ 2, K ^ 3],
-            pending: Vec::with_capacity(32),
-            len: 0,
-        }
-    }
-}
-
-impl Hasher {
-    fn block(lanes: &mut [u64; 4], c: &[u8]) {
-        for (i, lane) in lanes.iter_mut().enumerate() {
-            let w = u64::from_le_bytes(c[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
-            *lane = (*lane ^ w).wrapping_mul(K).rotate_left(29);
-        }
-    }
-
-    pub(super) fn update(&mut self, mut bytes: &[u8]) {
-        self.len += bytes.len() as u64;
-        if !self.pending.is_empty() {
-            let n = (32 - self.pending.len()).min(bytes.len());
-            self.pending.extend_from_slice(&bytes[..n]);
-            bytes = &bytes[n..];
-            if self.pending.len() < 32 {
-                return;
-            }
-            let p = std::mem::take(&mut self.pending);
-            Hasher::block(&mut self.lanes, &p);
-            self.pending = p;
-            self.pending.clear();
-        }
-        let mut chunks = bytes.chunks_exact(32);
-        for c in &mut chunks {
-            Hasher::block(&mut self.lanes, c);
-        }
-        self.pending.extend_from_slice(chunks.remainder());
-    }
-
-    pub(super) fn finish(&self) -> u64 {
-        let h = &self.lanes;
-        let mut last = h[0] ^ h[1].rotate_left(17) ^ h[2].rotate_left(31) ^ h[3].rotate_left(47);
-        for &b in &self.pending {
-            last = (last ^ u64::from(b)).wrapping_mul(K).rotate_left(29);
-        }
-        (last ^ self.len).wrapping_mul(K)
-    }
-}
-
 /// Writes a segment: blocks as they are built, then the file list and the tail.
 pub(super) struct Writer<W: Write> {
     out: W,
     pos: u64,
     hash: Hasher,
+    pages: PageSums,
     blocks: Vec<Block>,
 }
 
@@ -146,6 +88,7 @@ impl<W: Write> Writer<W> {
             out,
             pos: 0,
             hash: Hasher::default(),
+            pages: PageSums::default(),
             blocks: Vec::new(),
         };
         w.put(MAGIC)?;
@@ -153,6 +96,12 @@ impl<W: Write> Writer<W> {
     }
 
     fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
+        self.pages.update(b);
+        self.put_unpaged(b)
+    }
+
+    /// Writes bytes that no page sum covers (the sums and the tail).
+    fn put_unpaged(&mut self, b: &[u8]) -> std::io::Result<()> {
         self.out.write_all(b)?;
         self.hash.update(b);
         self.pos += b.len() as u64;
@@ -246,13 +195,18 @@ impl<W: Write> Writer<W> {
             b.extend_from_slice(&s.first.to_le_bytes());
             b.extend_from_slice(&s.end.to_le_bytes());
         }
-        b.extend_from_slice(&files_off.to_le_bytes());
         self.put(&b)?;
+        let sums_off = self.pos;
+        let sums = std::mem::take(&mut self.pages).finish();
+        let mut b: Vec<u8> = sums.iter().flat_map(|s| s.to_le_bytes()).collect();
+        b.extend_from_slice(&files_off.to_le_bytes());
+        b.extend_from_slice(&sums_off.to_le_bytes());
+        self.put_unpaged(&b)?;
         let sum = self.hash.finish();
         let mut tail = Vec::with_capacity(16);
         tail.extend_from_slice(&sum.to_le_bytes());
         tail.extend_from_slice(END_MAGIC);
-        self.put(&tail)?;
+        self.put_unpaged(&tail)?;
         self.out.flush()?;
         Ok(self.out)
     }
@@ -276,6 +230,8 @@ pub(super) struct Parsed {
     pub(super) blocks: Vec<Block>,
     /// The checksum in its tail.
     pub(super) sum: u64,
+    /// Where its page sums start (the bytes before are paged).
+    pub(super) sums_off: usize,
 }
 
 struct Cur<'a> {
@@ -303,22 +259,47 @@ impl Cur<'_> {
 
 /// Checks and parses an index's bytes (`path` names it in messages).
 /// With `verify` false the checksum of every byte is not computed (a one-shot search that
-/// would spend more on it than on its answer): the tail, bounds and paths are still checked,
-/// and the caller compares the tail's checksum with the one its manifest records.
+/// would spend more on it than on its answer): the pages it parses (the file list and what
+/// follows it) are checked against their sums, the tail, bounds and paths too, and the
+/// caller compares the tail's checksum with the one its manifest records.
 pub(super) fn parse(bytes: &[u8], path: &Path, verify: bool) -> Result<Parsed, IndexFileError> {
     if bytes.len() < MAGIC.len() + TAIL || &bytes[..8] != MAGIC {
         return Err(refused(path, "not a mapgrep index of this version"));
     }
     let tail = &bytes[bytes.len() - TAIL..];
-    if &tail[16..] != END_MAGIC {
+    if &tail[24..] != END_MAGIC {
         return Err(refused(path, "cut short"));
     }
-    let body = &bytes[..bytes.len() - TAIL];
-    let files_off = u64::from_le_bytes(tail[..8].try_into().expect("8")) as usize;
-    let sum = u64::from_le_bytes(tail[8..16].try_into().expect("8"));
+    let word = |i: usize| u64::from_le_bytes(tail[i..i + 8].try_into().expect("8"));
+    let (files_off, sums_off, sum) = (word(0), word(8), word(16));
+    let bad = || refused(path, "inconsistent layout");
+    // The page sums fill the bytes between the pages and the tail.
+    let pages = checksum::pages_of(0, sums_off).end;
+    let sums_len = (bytes.len() - TAIL) as u64;
+    if files_off > sums_off || sums_off.checked_add(pages * 4) != Some(sums_len) {
+        return Err(bad());
+    }
+    let (files_off, sums_off) = (files_off as usize, sums_off as usize);
     if verify && checksum(&bytes[..bytes.len() - 16]) != sum {
         return Err(refused(path, "checksum mismatch (damaged or altered)"));
     }
+    let parsed = metadata(&bytes[..sums_off], files_off, path);
+    // Checked after it was parsed (the bytes are in the processor's caches then, and what
+    // was parsed is used only if they pass): damage is said as such, whatever it broke.
+    let meta = checksum::pages_of(files_off as u64, sums_off as u64);
+    if !verify && !checksum::pages_match(bytes, sums_off, meta) {
+        return Err(refused(path, "checksum mismatch (damaged or altered)"));
+    }
+    Ok(Parsed {
+        sum,
+        sums_off,
+        ..parsed?
+    })
+}
+
+/// What follows the blocks in `body` (from `files_off`): the file list, the directories,
+/// the root and the block list (the tail's values left at 0).
+fn metadata(body: &[u8], files_off: usize, path: &Path) -> Result<Parsed, IndexFileError> {
     let bad = || refused(path, "inconsistent layout");
     let mut c = Cur {
         b: body,
@@ -335,7 +316,8 @@ pub(super) fn parse(bytes: &[u8], path: &Path, verify: bool) -> Result<Parsed, I
         dirs,
         root,
         blocks,
-        sum,
+        sum: 0,
+        sums_off: 0,
     })
 }
 
@@ -525,26 +507,4 @@ pub(super) fn temp_file(target: &Path) -> std::io::Result<(PathBuf, std::fs::Fil
         }
     }
     Err(std::io::Error::other("no temporary file name free"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_checksum_sees_every_byte() {
-        let a = vec![7u8; 1000];
-        let base = checksum(&a);
-        for i in [0, 31, 32, 500, 999] {
-            let mut b = a.clone();
-            b[i] ^= 1;
-            assert_ne!(checksum(&b), base, "{i}");
-        }
-        assert_ne!(checksum(&a[..999]), base);
-        let mut h = Hasher::default();
-        for c in a.chunks(7) {
-            h.update(c);
-        }
-        assert_eq!(h.finish(), base);
-    }
 }

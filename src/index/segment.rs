@@ -7,7 +7,10 @@
 //! entry (walked, or gone). A [`super::TrigramIndex`] is the view of a list of segments.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::checksum;
+use super::eval::Reads;
 use super::persist::{self, IndexFileError};
 use super::{Block, Candidate, FileEntry, Span, TriQuery, mapped};
 use crate::source::{Source, SourceOptions};
@@ -31,6 +34,10 @@ pub struct Segment {
     pub(super) sum: u64,
     /// Its number in the store (0: in memory only).
     pub(super) number: u64,
+    /// Where its page sums start: the bytes before are checked against them as read.
+    sums_off: usize,
+    /// A search found bytes of it that are not those written (see [`Segment::check`]).
+    damaged: AtomicBool,
 }
 
 impl std::fmt::Debug for Segment {
@@ -105,7 +112,67 @@ impl Segment {
             data,
             sum: p.sum,
             number,
+            sums_off: p.sums_off,
+            damaged: AtomicBool::new(false),
         }
+    }
+
+    /// The file it was opened from, for messages.
+    pub(super) fn path(&self) -> &Path {
+        match &self.data {
+            Data::Owned(_) => Path::new("(memory)"),
+            Data::Mapped(s) => s.path(),
+        }
+    }
+
+    /// Checks the bytes `reads` recorded (read since) against their page sums: `Err` says
+    /// why when one differs. Bytes held in memory are not checked (only a mapped file may
+    /// change under us).
+    pub(super) fn check(&self, reads: &Reads) -> Result<(), String> {
+        let Data::Mapped(_) = &self.data else {
+            return Ok(());
+        };
+        let mut pages: Vec<std::ops::Range<u64>> = reads
+            .ranges()
+            .iter()
+            .map(|&(a, b)| checksum::pages_of(a, b))
+            .collect();
+        pages.sort_unstable_by_key(|r| r.start);
+        let mut done = 0;
+        for r in pages {
+            let r = r.start.max(done)..r.end;
+            if let Some(k) = checksum::first_mismatch(self.bytes(), self.sums_off, r.clone()) {
+                return Err(format!(
+                    "the checksum of bytes {}..{} differs",
+                    k * checksum::PAGE as u64,
+                    (k + 1) * checksum::PAGE as u64
+                ));
+            }
+            done = done.max(r.end);
+        }
+        Ok(())
+    }
+
+    /// Checks every page against its sum (a merge, which reads all of it; a report of
+    /// damage by another process).
+    pub(super) fn check_all(&self) -> Result<(), String> {
+        let mut reads = Reads::default();
+        reads.add(0, self.sums_off as u64);
+        match &self.data {
+            Data::Owned(_) => Ok(()),
+            Data::Mapped(src) => super::mapped::guard(src, || self.check(&reads))
+                .map_err(|()| "changed while it was read (cut or rewritten)".to_string())?,
+        }
+    }
+
+    /// Whether a search found it damaged.
+    pub(super) fn is_damaged(&self) -> bool {
+        self.damaged.load(Ordering::Relaxed)
+    }
+
+    /// Marks it damaged; true the first time.
+    pub(super) fn set_damaged(&self) -> bool {
+        !self.damaged.swap(true, Ordering::Relaxed)
     }
 
     pub(super) fn bytes(&self) -> &[u8] {
@@ -152,9 +219,9 @@ impl Segment {
     }
 
     /// The local files (ascending) that may hold a match of `q`, each with the spans of it
-    /// that may when it was indexed in pieces and not all of them can; `None` when the
-    /// mapped data changed under us.
-    pub(super) fn candidate_spans(&self, q: &TriQuery) -> Option<Vec<Candidate>> {
+    /// that may when it was indexed in pieces and not all of them can; `Err` (why) when the
+    /// bytes read are not those written (changed in place, cut).
+    pub(super) fn candidate_spans(&self, q: &TriQuery) -> Result<Vec<Candidate>, String> {
         let docs = self.candidate_docs(q)?;
         let mut out: Vec<Candidate> = Vec::new();
         let mut i = 0;
@@ -187,7 +254,7 @@ impl Segment {
             out.push((file as u32, spans));
             i = j;
         }
-        Some(out)
+        Ok(out)
     }
 }
 

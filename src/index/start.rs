@@ -205,7 +205,8 @@ fn due(d: &super::watch::DirtyInner, after: Duration) -> bool {
 
 /// The index thread of a root: the watcher, the first index, then upkeep rounds when the
 /// dirty paths are due or another process published a newer generation, and a sweep slice
-/// every tick. Ends when the workspace is gone (this thread holds the last reference).
+/// every tick; a free writer's lock taken over, and a damaged index rebuilt. Ends when the
+/// workspace is gone (this thread holds the last reference).
 fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
     if opts.watch {
         start_watch(&st, marks.as_deref());
@@ -222,9 +223,20 @@ fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
         last_error: String::new(),
         last_stamp: st.store.as_ref().map(|s| s.stamp()),
         waiting_for: None,
+        report_seen: None,
     };
     while alive() {
         let due = keeper.wait(&st, opts);
+        // A writer that ended left the lock free: this process takes it over (and removes
+        // what that writer left half-written).
+        if let Some(s) = &st.store
+            && !s.is_writer()
+        {
+            s.try_write();
+        }
+        if keeper.damaged(&st, opts) {
+            continue;
+        }
         keeper.sweep(&st, opts);
         let stamp = st.store.as_ref().map(|s| s.stamp());
         let newer = stamp != keeper.last_stamp;
@@ -270,6 +282,8 @@ struct Keeper {
     /// The dirty set's sequence number at a round that left changes only the writer can
     /// take in: nothing to do until it moves.
     waiting_for: Option<u64>,
+    /// The time of the last report of a damaged segment looked at.
+    report_seen: Option<std::time::SystemTime>,
 }
 
 impl Keeper {
@@ -310,6 +324,45 @@ impl Keeper {
             let n = len * ticks * TICK.as_millis() / window.as_millis().max(1);
             st.sweep(&ix, &mut self.sweep_pos, (n as usize).max(1));
         }
+    }
+
+    /// A damaged index (a search here found it so, or another process reported a segment
+    /// of it, which is then checked whole): rebuilt when this process writes the store
+    /// (true: the tick went to it). Otherwise searches scan until the writer publishes a new
+    /// generation, which a later round loads.
+    fn damaged(&mut self, st: &RootState, opts: &IndexOptions) -> bool {
+        let Some(ix) = st.current() else {
+            return false;
+        };
+        if let Some(store) = &st.store
+            && let Some((r, at)) = store.damage_reported()
+            && self.report_seen != Some(at)
+        {
+            self.report_seen = Some(at);
+            let seg = ix
+                .segments()
+                .iter()
+                .find(|s| s.number == r.number && s.sum == r.sum);
+            match seg.map(|s| (s, s.check_all())) {
+                Some((s, Err(why))) => ix.report_damage(s, &why),
+                Some((_, Ok(()))) if store.is_writer() => store.clear_damage(),
+                _ => {}
+            }
+        }
+        if !ix.is_damaged() || !st.store.as_ref().is_none_or(|s| s.try_write()) {
+            return false;
+        }
+        if self.retry_at.is_some_and(|t| Instant::now() < t) {
+            return true;
+        }
+        if st.build(opts).is_some() {
+            self.failures = 0;
+            self.retry_at = None;
+        } else {
+            self.failures += 1;
+            self.retry_at = Some(Instant::now() + Duration::from_secs(1 << self.failures.min(8)));
+        }
+        true
     }
 
     /// One upkeep round, and when the next may run.

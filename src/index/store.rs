@@ -13,7 +13,11 @@
 //!                     removes an index in use
 //!     used            its modification time is the index's last use (for pruning)
 //!     w-<pid>-<n>     a watching server's marks directory (how a one-shot search asks it
-//!                     what changed), valid while that server holds `w-<pid>-<n>.lock`
+//!                     what changed), valid while that server holds `w-<pid>-<n>.lock`;
+//!                     both removed when it exits, or by the next process that looks if it
+//!                     died
+//!     damaged         a segment a search found damaged (written by any process that finds
+//!                     one), for the writer, which rebuilds the index and removes it
 //!     .*.tmp          a file being written (removed by the next writer if its writer died)
 //! ```
 //!
@@ -26,7 +30,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::persist::{self, IndexFileError, checksum};
+use super::checksum::checksum;
+use super::persist::{self, IndexFileError};
 
 const MAGIC: &[u8; 8] = b"MGMANIF1";
 const END: &[u8; 8] = b"MGMANEND";
@@ -85,7 +90,7 @@ impl Manifest {
         b
     }
 
-    fn decode(b: &[u8], path: &Path) -> Result<Manifest, IndexFileError> {
+    pub(super) fn decode(b: &[u8], path: &Path) -> Result<Manifest, IndexFileError> {
         let bad = |why: &str| persist::refused(path, why);
         if b.len() < 8 + 8 + 8 + 4 + 4 + 16 || &b[..8] != MAGIC {
             return Err(bad("not a mapgrep manifest of this version"));
@@ -293,6 +298,12 @@ impl Store {
             let _ = d.sync_all();
         }
         self.remove_unlisted(m);
+        if self
+            .damage_reported()
+            .is_some_and(|(r, _)| !m.segments.contains(&r))
+        {
+            self.clear_damage();
+        }
         Ok(())
     }
 
@@ -319,7 +330,8 @@ impl Store {
     }
 
     /// Removes temporary files (only the writer writes them: when it holds the lock, any
-    /// other is left by a writer that died).
+    /// other is left by a writer that died), but those of a watching server's
+    /// advertisement being written (see [`Store::advertise`]).
     fn remove_temps(&self) {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return;
@@ -327,46 +339,85 @@ impl Store {
         for e in entries.flatten() {
             let n = e.file_name();
             let n = n.to_string_lossy();
-            if n.starts_with('.') && n.ends_with(".tmp") {
-                let _ = std::fs::remove_file(e.path());
+            if !(n.starts_with('.') && n.ends_with(".tmp")) {
+                continue;
             }
+            if let Some(base) = advert_of_temp(&n)
+                && self.advert_live(base)
+            {
+                continue;
+            }
+            let _ = std::fs::remove_file(e.path());
         }
     }
 
-    /// Advertises this process's watch of the root through its marks directory `marks`:
-    /// valid while the returned lock is held (it dies with the process).
-    pub(super) fn advertise(&self, marks: &Path) -> Option<std::fs::File> {
+    /// Advertises this process's watch of the root through its marks directory `marks`
+    /// (`w-<pid>-<n>`, valid while this process holds `w-<pid>-<n>.lock`), after removing
+    /// the advertisements of processes that ended. Removed when the returned value is
+    /// dropped (a server's exit).
+    pub(super) fn advertise(&self, marks: &Path) -> Option<Advert> {
         static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let name = format!("w-{}-{n}", std::process::id());
-        let lock = persist::private_file(&self.dir.join(format!("{name}.lock"))).ok()?;
-        crate::platform::try_lock(&lock).ok()?.then_some(())?;
-        let (tmp, mut f) = persist::temp_file(&self.dir.join(&name)).ok()?;
-        f.write_all(marks.as_os_str().as_encoded_bytes()).ok()?;
-        std::fs::rename(&tmp, self.dir.join(&name)).ok()?;
-        Some(lock)
+        self.adverts();
+        for _ in 0..4 {
+            let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let name = format!("w-{}-{n}", std::process::id());
+            let lock_path = self.dir.join(format!("{name}.lock"));
+            let lock = persist::private_file(&lock_path).ok()?;
+            if !crate::platform::try_lock(&lock).ok()? {
+                continue;
+            }
+            // Another process may have found the lock free just before we took it, and
+            // removed it as a dead server's: then it is not ours to advertise with.
+            if !lock_path.exists() {
+                continue;
+            }
+            let advert = Advert {
+                files: [self.dir.join(&name), lock_path],
+                lock: Some(lock),
+            };
+            let (tmp, mut f) = persist::temp_file(&advert.files[0]).ok()?;
+            let written = f.write_all(marks.as_os_str().as_encoded_bytes());
+            if written
+                .and_then(|()| std::fs::rename(&tmp, &advert.files[0]))
+                .is_err()
+            {
+                let _ = std::fs::remove_file(&tmp);
+                return None;
+            }
+            return Some(advert);
+        }
+        None
     }
 
-    /// The marks directories of the servers watching the root now (records of servers
-    /// that are gone are removed).
+    /// The marks directories of the servers watching the root now.
     pub(super) fn watchers(&self) -> Vec<PathBuf> {
+        self.adverts()
+    }
+
+    /// The marks directories the live advertisements name; the advertisements of
+    /// processes that ended (their lock free or gone), their locks and their temporary
+    /// files are removed.
+    fn adverts(&self) -> Vec<PathBuf> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return Vec::new();
         };
         let mut out = Vec::new();
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if !name.starts_with("w-") || name.ends_with(".lock") {
+            if let Some(base) = name.strip_suffix(".lock").filter(|b| b.starts_with("w-")) {
+                // A lock whose advertisement is gone (a server that died before writing it).
+                if !self.dir.join(base).exists() {
+                    self.advert_live(base);
+                }
                 continue;
             }
-            let lock = self.dir.join(format!("{name}.lock"));
-            let live = std::fs::OpenOptions::new()
-                .write(true)
-                .open(&lock)
-                .is_ok_and(|f| matches!(crate::platform::try_lock(&f), Ok(false)));
-            if !live {
-                let _ = std::fs::remove_file(e.path());
-                let _ = std::fs::remove_file(&lock);
+            if let Some(base) = advert_of_temp(&name) {
+                if !self.advert_live(base) {
+                    let _ = std::fs::remove_file(e.path());
+                }
+                continue;
+            }
+            if !name.starts_with("w-") || !self.advert_live(&name) {
                 continue;
             }
             if persist::check_owner(&e.path()).is_ok()
@@ -381,6 +432,53 @@ impl Store {
         out
     }
 
+    /// Whether the advertisement `base` (`w-<pid>-<n>`) is a live process's: its lock is
+    /// held. If not, it and its lock are removed (under the lock, so that a server that
+    /// takes that name now sees its lock file gone).
+    fn advert_live(&self, base: &str) -> bool {
+        let lock_path = self.dir.join(format!("{base}.lock"));
+        let lock = std::fs::OpenOptions::new().write(true).open(&lock_path);
+        match lock.as_ref().map(crate::platform::try_lock) {
+            Ok(Ok(false)) => true,
+            _ => {
+                let _ = std::fs::remove_file(self.dir.join(base));
+                let _ = std::fs::remove_file(&lock_path);
+                false
+            }
+        }
+    }
+
+    /// Reports segment `number` (checksum `sum`) damaged: a file `damaged` naming it, which
+    /// the process that writes the store acts on (any process may report; see
+    /// [`Store::damage_reported`]).
+    pub(super) fn report_damage(&self, number: u64, sum: u64) {
+        let Ok(mut f) = persist::private_file(&self.dir.join("damaged")) else {
+            return;
+        };
+        let mut b = number.to_le_bytes().to_vec();
+        b.extend_from_slice(&sum.to_le_bytes());
+        let _ = f.write_all(&b).and_then(|()| f.set_len(16));
+    }
+
+    /// The segment reported damaged, if one is, and when it was reported.
+    pub(super) fn damage_reported(&self) -> Option<(SegRef, std::time::SystemTime)> {
+        let path = self.dir.join("damaged");
+        persist::check_owner(&path).ok()?;
+        let b = std::fs::read(&path).ok()?;
+        let at = std::fs::metadata(&path).ok()?.modified().ok()?;
+        let word = |i: usize| Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?));
+        let r = SegRef {
+            number: word(0)?,
+            sum: word(8)?,
+        };
+        Some((r, at))
+    }
+
+    /// Removes the report of a damaged segment (it is no longer listed, or not damaged).
+    pub(super) fn clear_damage(&self) {
+        let _ = std::fs::remove_file(self.dir.join("damaged"));
+    }
+
     /// Records a use of the index now (the `used` file's time), for pruning.
     pub fn touch_used(&self) {
         if let Ok(f) = persist::private_file(&self.dir.join("used")) {
@@ -389,163 +487,42 @@ impl Store {
     }
 }
 
+/// A watching server's advertisement in the store (see [`Store::advertise`]): removed,
+/// with its lock, when dropped.
+pub(super) struct Advert {
+    /// `w-<pid>-<n>` and `w-<pid>-<n>.lock`.
+    files: [PathBuf; 2],
+    lock: Option<std::fs::File>,
+}
+
+impl Drop for Advert {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.files[0]);
+        // The lock file is removed while still held where the system allows it (Unix), so
+        // that no one finds it free first; elsewhere once released.
+        let gone = std::fs::remove_file(&self.files[1]).is_ok();
+        drop(self.lock.take());
+        if !gone {
+            let _ = std::fs::remove_file(&self.files[1]);
+        }
+    }
+}
+
+/// The advertisement (`w-<pid>-<n>`) whose temporary file `name` is, if it is one.
+fn advert_of_temp(name: &str) -> Option<&str> {
+    let base = name
+        .strip_prefix('.')?
+        .strip_suffix(".tmp")?
+        .split('.')
+        .next()?;
+    base.starts_with("w-").then_some(base)
+}
+
 /// `dir`'s `use.lock`, locked shared (see the module docs).
 fn using(dir: &Path) -> Option<std::fs::File> {
     let f = persist::private_file(&dir.join("use.lock")).ok()?;
     f.lock_shared().ok()?;
     Some(f)
-}
-
-/// Whether some process uses the index in `dir` (holds its `use.lock`).
-fn in_use(dir: &Path) -> bool {
-    let Ok(f) = std::fs::OpenOptions::new()
-        .write(true)
-        .open(dir.join("use.lock"))
-    else {
-        return false;
-    };
-    matches!(crate::platform::try_lock(&f), Ok(false))
-}
-
-/// One index in the cache directory, as listed.
-#[derive(Clone, Debug)]
-pub struct Listed {
-    pub dir: PathBuf,
-    /// The root it indexes (`None`: no readable manifest).
-    pub root: Option<PathBuf>,
-    pub bytes: u64,
-    pub files: u64,
-    pub segments: usize,
-    /// Its last use (or its directory's time when it has none).
-    pub used: Option<std::time::SystemTime>,
-    /// A process uses it now.
-    pub in_use: bool,
-}
-
-/// The indexes in `index_dir`.
-pub fn list(index_dir: &Path) -> Vec<Listed> {
-    let Ok(entries) = std::fs::read_dir(index_dir) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let is_store = name.len() == 16
-            && name
-                .to_str()
-                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit()));
-        if !is_store || !e.file_type().is_ok_and(|t| t.is_dir()) {
-            continue;
-        }
-        let dir = e.path();
-        let manifest = std::fs::read(dir.join("MANIFEST"))
-            .ok()
-            .and_then(|b| Manifest::decode(&b, &dir).ok());
-        let bytes = std::fs::read_dir(&dir)
-            .map(|d| {
-                d.flatten()
-                    .filter_map(|f| f.metadata().ok())
-                    .map(|m| m.len())
-                    .sum()
-            })
-            .unwrap_or(0);
-        let used = std::fs::metadata(dir.join("used"))
-            .or_else(|_| std::fs::metadata(&dir))
-            .and_then(|m| m.modified())
-            .ok();
-        out.push(Listed {
-            in_use: in_use(&dir),
-            root: manifest.as_ref().map(|m| m.root.clone()),
-            files: manifest.as_ref().map_or(0, |m| m.files),
-            segments: manifest.as_ref().map_or(0, |m| m.segments.len()),
-            dir,
-            bytes,
-            used,
-        });
-    }
-    out.sort_by(|a, b| a.root.cmp(&b.root));
-    out
-}
-
-/// What [`prune`] keeps and removes.
-#[derive(Clone, Copy, Debug)]
-pub struct PruneRules {
-    /// An index unused for this long is removed.
-    pub max_age: std::time::Duration,
-    /// The cache directory's total size: the least recently used indexes are removed
-    /// until it fits.
-    pub cap: u64,
-}
-
-/// Default [`PruneRules::max_age`]: 30 days.
-pub const DEFAULT_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
-/// Default [`PruneRules::cap`]: 8 GiB.
-pub const DEFAULT_CAP: u64 = 8 << 30;
-
-impl Default for PruneRules {
-    fn default() -> PruneRules {
-        PruneRules {
-            max_age: DEFAULT_MAX_AGE,
-            cap: DEFAULT_CAP,
-        }
-    }
-}
-
-/// Removes from `index_dir` the indexes of roots that no longer exist, those unused for
-/// longer than the rules allow, those without a readable manifest, files of older formats,
-/// and then the least recently used until the rest fits the cap; never one that a process
-/// uses, and never that of `keep`. Stops after `budget` (what is left waits for the next
-/// time). Returns what it removed.
-pub fn prune(
-    index_dir: &Path,
-    rules: PruneRules,
-    keep: Option<&Path>,
-    budget: std::time::Duration,
-) -> Vec<Listed> {
-    let t = std::time::Instant::now();
-    // Files of the one-file format (`<hash>.idx`) and their temporaries.
-    if let Ok(entries) = std::fs::read_dir(index_dir) {
-        for e in entries.flatten() {
-            let n = e.file_name();
-            let n = n.to_string_lossy();
-            let old = n.ends_with(".idx") || (n.contains(".idx.") && n.ends_with(".tmp"));
-            if old && e.file_type().is_ok_and(|t| t.is_file()) {
-                let _ = std::fs::remove_file(e.path());
-            }
-        }
-    }
-    let keep_dir = keep.map(|k| dir_for(index_dir, k));
-    let now = std::time::SystemTime::now();
-    let mut all = list(index_dir);
-    let mut removed = Vec::new();
-    let removable = |l: &Listed| !l.in_use && Some(&l.dir) != keep_dir.as_ref();
-    let mut rest = Vec::new();
-    for l in all.drain(..) {
-        let unused = l
-            .used
-            .and_then(|u| now.duration_since(u).ok())
-            .is_some_and(|age| age > rules.max_age);
-        let gone = l.root.as_ref().is_none_or(|r| !r.is_dir());
-        if (gone || unused) && removable(&l) && t.elapsed() < budget {
-            if std::fs::remove_dir_all(&l.dir).is_ok() {
-                removed.push(l);
-            }
-        } else {
-            rest.push(l);
-        }
-    }
-    let mut total: u64 = rest.iter().map(|l| l.bytes).sum();
-    rest.sort_by_key(|l| l.used);
-    for l in rest {
-        if total <= rules.cap || t.elapsed() >= budget {
-            break;
-        }
-        if removable(&l) && std::fs::remove_dir_all(&l.dir).is_ok() {
-            total -= l.bytes;
-            removed.push(l);
-        }
-    }
-    removed
 }
 
 #[cfg(test)]

@@ -894,4 +894,5 @@ fn a_build_yields_to_searches_but_keeps_half_the_time_under_constant_load() {
     assert!(t.elapsed() < Duration::from_millis(500));
 }
 
+mod damage;
 mod upkeep;

@@ -339,15 +339,24 @@ pub struct Postings {
 impl Postings {
     /// Decodes a list of `count` documents written by [`ListBuilder::write`].
     pub fn decode(bytes: &[u8], count: usize) -> Postings {
+        Postings::decode_len(bytes, count).0
+    }
+
+    /// [`Postings::decode`], and how many bytes of `bytes` the list took: every byte whose
+    /// value went into the result lies within them.
+    pub fn decode_len(bytes: &[u8], count: usize) -> (Postings, usize) {
         let mut p = Postings::default();
         let mut i = 0;
+        // Each id takes a byte at least: a larger count is not that of this list.
+        let count = count.min(bytes.len());
         let n = (read_varint(bytes, &mut i).unwrap_or(0) as usize).min(count);
         decode_ids(bytes, &mut i, n, &mut p.masked);
         decode_ids(bytes, &mut i, count - n, &mut p.plain);
         let masks = bytes.get(i..).unwrap_or(&[]);
         p.masks = masks[..masks.len().min(p.masked.len())].to_vec();
         p.masked.truncate(p.masks.len());
-        p
+        let used = (i + p.masks.len()).min(bytes.len());
+        (p, used)
     }
 
     /// The documents with masks where the trigram is followed by a byte of next bit in

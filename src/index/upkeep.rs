@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::build::{self, BuildProgress, Walked, error_path, rel_bytes, walker};
+use super::eval::Reads;
 use super::persist::{Writer, os_str};
 use super::segment::Segment;
 use super::store::{Manifest, SegRef, Store};
 use super::trigram::{Trigram, encode_list};
-use super::{Block, FLAG_GONE, FLAG_RACY, FileEntry, Ident, Shape, TrigramIndex, mapped};
+use super::{Block, FLAG_GONE, FLAG_RACY, FileEntry, Ident, Shape, TrigramIndex};
 
 /// Where a segment is written: its file (buffered) or memory.
 pub(super) enum Sink {
@@ -473,10 +474,15 @@ pub(super) fn merge(
         Ok(Some(files))
     })?
     .expect("a merge is not stopped");
-    if sources.iter().any(|s| !s.intact()) {
-        return Err(std::io::Error::other(
-            "a segment file changed while it was merged",
-        ));
+    // What the merge read of its sources is checked now that it has read it: damage must
+    // not pass into a segment whose checksums would vouch for it.
+    for s in &sources {
+        if let Err(why) = s.check_all() {
+            ix.report_damage(s, &why);
+            return Err(std::io::Error::other(format!(
+                "a segment file merged is damaged ({why})"
+            )));
+        }
     }
     let mut out: Vec<Arc<Segment>> = segs[..range.start].to_vec();
     out.push(Arc::new(seg));
@@ -495,6 +501,8 @@ fn merge_lists<W: Write>(
     docs: u32,
     shape: Shape,
 ) -> std::io::Result<()> {
+    // Not recorded: the caller checks every byte of the sources once they are read.
+    let reads = &mut Reads::unrecorded();
     // One cursor per (source, block) over its sorted table.
     let cursors: Vec<(usize, &Block)> = sources
         .iter()
@@ -505,7 +513,7 @@ fn merge_lists<W: Write>(
         .iter()
         .enumerate()
         .filter(|(_, (_, b))| b.entries > 0)
-        .map(|(c, (i, b))| std::cmp::Reverse((sources[*i].table_entry(b, 0).0, c, 0)))
+        .map(|(c, (i, b))| std::cmp::Reverse((sources[*i].table_entry(b, 0, reads).0, c, 0)))
         .collect();
     let post_off = w.postings(&[])?;
     let mut table: Vec<(u32, u32, u32)> = Vec::new();
@@ -521,8 +529,8 @@ fn merge_lists<W: Write>(
             }
             heap.pop();
             let (i, b) = cursors[c];
-            let (_, off, n) = sources[i].table_entry(b, pos);
-            let p = sources[i].list(b, off, n);
+            let (_, off, n) = sources[i].table_entry(b, pos, reads);
+            let p = sources[i].list(b, off, n, reads);
             let map = maps[i];
             let new = |id: u32| map.get(id as usize).copied().filter(|&d| d != u32::MAX);
             masked.extend(
@@ -533,7 +541,7 @@ fn merge_lists<W: Write>(
             );
             plain.extend(p.plain.iter().filter_map(|&id| new(id)));
             if pos + 1 < b.entries {
-                let nt = sources[i].table_entry(b, pos + 1).0;
+                let nt = sources[i].table_entry(b, pos + 1, reads).0;
                 heap.push(std::cmp::Reverse((nt, c, pos + 1)));
             }
         }
@@ -557,14 +565,4 @@ fn merge_lists<W: Write>(
         at += buf.len() as u64;
     }
     w.end_block(&table, post_off, 0, docs)
-}
-
-impl Segment {
-    /// Whether its mapped file stayed whole while it was read.
-    pub(super) fn intact(&self) -> bool {
-        match &self.data {
-            super::segment::Data::Owned(_) => true,
-            super::segment::Data::Mapped(s) => mapped::guard(s, || ()).is_ok(),
-        }
-    }
 }

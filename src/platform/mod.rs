@@ -30,6 +30,8 @@
 //!   processor's caches ahead of their use (x86_64; nothing elsewhere).
 //! - **Errors** — [`os_error`]: a system error code as the kind the engine words its
 //!   message by (a link refused, a name too long, a directory, not writable).
+//! - **Signals** — [`termination`]: a request to end the process (SIGTERM, SIGINT…), awaited
+//!   by a server so that it removes its own files first (feature "server": tokio's).
 //! - **The rest** — [`stdin_has_input`], [`os_str_from_bytes`], [`cache_dir`],
 //!   [`file_kind`]; [`test_support`] for tests (links, modes, owners).
 //!
@@ -191,6 +193,16 @@ pub fn lock_is_free(path: &Path) -> bool {
         .write(true)
         .open(path)
         .is_ok_and(|f| matches!(try_lock(&f), Ok(true)))
+}
+
+/// Waits until the process is asked to end (SIGTERM, SIGINT or SIGHUP on Unix; Ctrl-C or
+/// Ctrl-Break on Windows), so that a server can leave its files in order before it exits;
+/// returns the exit status a shell expects of a process ended that way (128 + the signal's
+/// number). Never returns where no such request can be received. From the call on, those
+/// requests no longer end the process by themselves.
+#[cfg(feature = "server")]
+pub async fn termination() -> u8 {
+    os::termination().await
 }
 
 #[cfg(test)]

@@ -116,3 +116,19 @@ pub fn bind_socket(path: impl AsRef<Path>) -> io::Result<Box<dyn std::any::Any>>
         ))
     }
 }
+
+/// Asks process `pid` to end as a service manager or a client closing it does (SIGTERM;
+/// Unix only).
+pub fn terminate(pid: u32) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        let pid = rustix::process::Pid::from_raw(pid as i32)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "pid 0"))?;
+        rustix::process::kill_process(pid, rustix::process::Signal::TERM).map_err(io::Error::from)
+    }
+    #[cfg(windows)]
+    {
+        let _ = pid;
+        Err(io::Error::new(io::ErrorKind::Unsupported, "no signals"))
+    }
+}

@@ -199,3 +199,25 @@ pub fn split_name(path: &Path) -> Option<(&Path, &OsStr)> {
     let dir = if dir.is_empty() { &b[..1] } else { dir };
     Some((Path::new(OsStr::from_bytes(dir)), OsStr::from_bytes(name)))
 }
+
+/// See [`super::termination`]: SIGTERM, SIGINT and SIGHUP, through tokio.
+#[cfg(feature = "server")]
+pub async fn termination() -> u8 {
+    use tokio::signal::unix::{Signal, SignalKind, signal};
+    async fn recv(s: &mut Option<Signal>) {
+        match s {
+            Some(s) => {
+                s.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    }
+    let mut term = signal(SignalKind::terminate()).ok();
+    let mut int = signal(SignalKind::interrupt()).ok();
+    let mut hup = signal(SignalKind::hangup()).ok();
+    tokio::select! {
+        () = recv(&mut term) => 128 + 15,
+        () = recv(&mut int) => 128 + 2,
+        () = recv(&mut hup) => 128 + 1,
+    }
+}

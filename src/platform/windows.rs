@@ -166,3 +166,20 @@ pub fn os_str_from_bytes(b: &[u8]) -> &OsStr {
 pub fn split_name(path: &Path) -> Option<(&Path, &OsStr)> {
     Some((path.parent()?, path.file_name()?))
 }
+
+/// See [`super::termination`]: Ctrl-C and Ctrl-Break, through tokio.
+#[cfg(feature = "server")]
+pub async fn termination() -> u8 {
+    use tokio::signal::windows::{ctrl_break, ctrl_c};
+    match (ctrl_c(), ctrl_break()) {
+        (Ok(mut c), Ok(mut b)) => tokio::select! {
+            _ = c.recv() => 128 + 2,
+            _ = b.recv() => 128 + 21,
+        },
+        (Ok(mut c), _) => {
+            c.recv().await;
+            128 + 2
+        }
+        _ => std::future::pending().await,
+    }
+}

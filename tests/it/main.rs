@@ -22,6 +22,7 @@ mod find_definition;
 mod find_definition_langs;
 mod grep_tool;
 mod hints_agree;
+mod index_damage;
 mod index_restart;
 mod index_upkeep;
 mod load;
