@@ -11,30 +11,33 @@ use crate::words::{Term, Words};
 /// An engine error.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("file not found: {}", path.display())]
+    #[error("file not found: {}", crate::quote::path(path))]
     NotFound { path: PathBuf },
-    #[error("permission denied: {}", path.display())]
+    #[error("permission denied: {}", crate::quote::path(path))]
     PermissionDenied { path: PathBuf },
-    #[error("{} is not a regular file (it is a {kind})", path.display())]
+    #[error("{} is not a regular file (it is a {kind})", crate::quote::path(path))]
     NotAFile { path: PathBuf, kind: &'static str },
-    #[error("cannot read binary file: {}", path.display())]
+    #[error("cannot read binary file: {}", crate::quote::path(path))]
     Binary { path: PathBuf },
-    #[error("{} is outside the allowed roots ({roots})", path.display())]
+    #[error("{} is outside the allowed roots ({roots})", crate::quote::path(path))]
     OutsideRoots { path: PathBuf, roots: String },
     #[error("invalid path {path:?}: {reason}")]
     InvalidPath { path: String, reason: String },
     /// A file that is read as lines but not parsed (too large, or not text of its kind).
-    #[error("{} is not parsed: {reason}", path.display())]
+    #[error("{} is not parsed: {reason}", crate::quote::path(path))]
     Unparsable { path: PathBuf, reason: String },
     #[error("no allowed roots are configured; refusing every path")]
     NoRoots,
-    #[error("file changed while it was being read, retry: {}", path.display())]
+    #[error(
+        "file changed while it was being read, retry: {}",
+        crate::quote::path(path)
+    )]
     Changed { path: PathBuf },
     /// A file that may be read but is not to be replaced: its mode gives its owner no write
     /// permission, this process may not write it, or a replacement could not keep its owner.
-    #[error("{} is read-only: {reason}", path.display())]
+    #[error("{} is read-only: {reason}", crate::quote::path(path))]
     ReadOnly { path: PathBuf, reason: String },
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {source}", crate::quote::path(path))]
     Io { path: PathBuf, source: io::Error },
 }
 

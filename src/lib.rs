@@ -31,6 +31,7 @@ pub mod matcher;
 #[cfg(feature = "server")]
 pub mod mcp;
 pub mod platform;
+pub mod quote;
 pub mod read;
 pub mod roots;
 pub mod source;

@@ -58,7 +58,8 @@ fn run(path: &str, query: &ReadQuery, provided: &str) -> anyhow::Result<ExitCode
             return Ok(ExitCode::from(2));
         }
     };
-    match answer(&file, path, query, provided, usize::MAX, &CLI_WORDS) {
+    let shown = crate::quote::name(path);
+    match answer(&file, &shown, query, provided, usize::MAX, &CLI_WORDS) {
         Ok(a) => {
             std::io::stdout().lock().write_all(a.text.as_bytes())?;
             Ok(ExitCode::SUCCESS)

@@ -504,7 +504,7 @@ impl Search<'_> {
 /// After the output: the errors, `--stats`, and the exit code.
 fn finish(args: &GrepArgs, total: &Stats, visited: &grep::Visited, started: Instant) -> ExitCode {
     for e in &visited.errors {
-        eprintln!("mapgrep: {e}");
+        eprintln!("mapgrep: {}", crate::quote::line(e));
     }
     if args.stats && !args.json {
         // ripgrep counts the bytes of lines printed; its counts and file lists are not.

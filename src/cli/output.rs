@@ -144,8 +144,9 @@ impl<'a, W: Write> Output<'a, W> {
     /// The note of a cut by `--max-results`: where the next selected line is.
     fn stopped_at(&self, name: &str, line: u64) {
         eprintln!(
-            "mapgrep: stopped at {} matching lines; the next is {name}:{line}",
-            self.total.matched_lines
+            "mapgrep: stopped at {} matching lines; the next is {}:{line}",
+            self.total.matched_lines,
+            crate::quote::name(name)
         );
     }
 }
@@ -195,7 +196,7 @@ pub fn list_files(ws: &Workspace, q: &GrepQuery, reverse: bool) -> anyhow::Resul
                 all.push(name);
                 return Flow::Continue;
             }
-            match writeln!(self.out, "{name}") {
+            match writeln!(self.out, "{}", crate::quote::name(&name)) {
                 Ok(()) => Flow::Continue,
                 Err(e) => {
                     self.failed = Some(e);
@@ -218,7 +219,7 @@ pub fn list_files(ws: &Workspace, q: &GrepQuery, reverse: bool) -> anyhow::Resul
         };
     if let Some(all) = names.keep.take() {
         for n in all.iter().rev() {
-            writeln!(names.out, "{n}")?;
+            writeln!(names.out, "{}", crate::quote::name(n))?;
         }
     }
     match names.failed.take().map_or_else(|| names.out.flush(), Err) {
@@ -226,7 +227,7 @@ pub fn list_files(ws: &Workspace, q: &GrepQuery, reverse: bool) -> anyhow::Resul
         _ => {}
     }
     for e in &visited.errors {
-        eprintln!("mapgrep: {e}");
+        eprintln!("mapgrep: {}", crate::quote::line(e));
     }
     Ok(if !visited.errors.is_empty() {
         ExitCode::from(2)

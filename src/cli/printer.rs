@@ -137,7 +137,8 @@ impl Printer<'_> {
     }
 
     fn counts(&self, f: &mut FileOut) {
-        let name = f.name.clone();
+        // Shown once per file: quoted if it could pass for other lines or fields.
+        let name = crate::quote::name(&f.name).into_owned();
         let n = if self.count_matches || self.only_matching {
             f.stats.matches
         } else {
@@ -167,7 +168,8 @@ impl Printer<'_> {
 
     /// The text lines: selected lines with their context, `--` between groups.
     fn lines(&self, f: &mut FileOut, bytes: &[u8], sels: &[Sel], hints: &[Hint]) {
-        let name = f.name.clone();
+        // Shown once per file: quoted if it could pass for other lines or fields.
+        let name = crate::quote::name(&f.name).into_owned();
         if self.heading && self.with_filename {
             self.path(&mut f.out, &name);
             f.out.push(b'\n');
@@ -299,6 +301,7 @@ impl Printer<'_> {
         }
     }
 
+    /// A file's name as shown: [`crate::quote::name`] of it (where ripgrep prints it raw).
     fn path(&self, out: &mut Vec<u8>, name: &str) {
         if self.color {
             let _ = write!(out, "{PATH}{name}{RESET}");
@@ -371,7 +374,10 @@ fn hint_line(out: &mut Vec<u8>, h: &Hint) {
     if let Some(s) = &h.symbol {
         parts.push(format!(
             "in {} {} (lines {}-{})",
-            s.kind, s.name, s.start_line, s.end_line
+            s.kind,
+            crate::quote::name(&s.name),
+            s.start_line,
+            s.end_line
         ));
     }
     if !parts.is_empty() {

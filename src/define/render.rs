@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use super::{Definitions, Site};
+use crate::quote::{self, json};
 use crate::words::{Term, Words};
 
 /// A rendered answer: its text, and whether the room cut it.
@@ -25,11 +26,11 @@ pub fn site_line(s: &Site) -> String {
     }
     format!(
         "{}:{}-{}: {} {} ({}) — {}",
-        s.path,
+        quote::name(&s.path),
         s.start_line,
         s.end_line,
         s.kind,
-        s.qualified,
+        quote::name(&s.qualified),
         tags.join(", "),
         s.signature
     )
@@ -94,7 +95,11 @@ fn code_block(s: &Site, room: usize, w: &dyn Words) -> (String, bool) {
     let first = s.code_start();
     let mut out = format!(
         "--- {}:{}-{}: {} {} ---\n",
-        s.path, first, s.end_line, s.kind, s.qualified
+        quote::name(&s.path),
+        first,
+        s.end_line,
+        s.kind,
+        quote::name(&s.qualified)
     );
     if code.len() <= room {
         out.push_str(code);
@@ -143,23 +148,6 @@ fn call(w: &dyn Words, op: Term, example: &str) -> String {
     } else {
         format!("{name} {example}")
     }
-}
-
-/// A string as a JSON literal.
-fn json(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The summary line and the notes.
@@ -231,7 +219,7 @@ fn notes(out: &mut String, d: &Definitions, w: &dyn Words) {
             out,
             "Could not read {} (e.g. {}).",
             plural(d.errors.len(), "file"),
-            d.errors[0]
+            quote::line(&d.errors[0])
         );
     }
     let narrow = format!(
@@ -262,7 +250,7 @@ fn notes(out: &mut String, d: &Definitions, w: &dyn Words) {
             .as_text
             .iter()
             .take(3)
-            .map(|(path, why)| format!("{path} ({})", why.why()))
+            .map(|(path, why)| format!("{} ({})", quote::name(path), why.why()))
             .collect();
         let _ = writeln!(
             out,

@@ -63,7 +63,7 @@ fn push_size(out: &mut String, bytes: usize) {
 /// between dashes.
 pub fn section_block(out: &mut String, path: &str, r: &SectionRead, w: &dyn Words) {
     let s = &r.section;
-    let _ = writeln!(out, "File: {path}");
+    let _ = writeln!(out, "File: {}", crate::quote::name(path));
     let _ = writeln!(
         out,
         "Section: {} {} {} (#{})",
@@ -121,7 +121,7 @@ pub fn find_hit(out: &mut String, hit: &FindHit<'_>) {
 
 /// What a `doc_replace` did.
 pub fn replaced(out: &mut String, path: &str, r: &Replaced) {
-    let _ = writeln!(out, "File: {path}");
+    let _ = writeln!(out, "File: {}", crate::quote::name(path));
     let _ = writeln!(
         out,
         "Replaced: {} (was lines {}-{})",

@@ -41,6 +41,19 @@ const CLIENTS: &[(&str, Option<(usize, usize)>)] = &[
     ("claude-code", None),
 ];
 
+/// The longest client name kept, in characters: a longer `clientInfo.name` is cut before it
+/// is logged or matched against [`CLIENTS`].
+pub const MAX_CLIENT_NAME: usize = 100;
+
+/// A client's `clientInfo.name` as the server keeps it: its first [`MAX_CLIENT_NAME`]
+/// characters, and `…` when it was longer.
+pub fn client_name(raw: &str) -> String {
+    match raw.char_indices().nth(MAX_CLIENT_NAME) {
+        Some((end, _)) => format!("{}…", &raw[..end]),
+        None => raw.to_string(),
+    }
+}
+
 /// The budgets a server gives its clients.
 #[derive(Clone, Copy, Debug)]
 pub struct Budgets {
@@ -65,9 +78,10 @@ impl Budgets {
         self.ceiling().min(MAX_DECLARED_CHARS)
     }
 
-    /// The budget of a call from the client named `client`, which asked for `asked` bytes.
+    /// The budget of a call from the client named `client` (only its first
+    /// [`MAX_CLIENT_NAME`] characters count), which asked for `asked` bytes.
     pub fn of(&self, client: Option<&str>, asked: Option<u32>) -> Budget {
-        let name = client.unwrap_or_default().to_ascii_lowercase();
+        let name = client_name(client.unwrap_or_default()).to_ascii_lowercase();
         let known = CLIENTS.iter().find(|(part, _)| name.contains(part));
         let (bytes, lines) = match known {
             Some((_, Some((bytes, lines)))) => (*bytes, *lines),
@@ -177,6 +191,19 @@ mod tests {
         assert_eq!(fixed.of(Some("codex-mcp-client"), None).bytes, 1_000_000);
         assert_eq!(fixed.declared(), MAX_DECLARED_CHARS);
         assert_eq!(Budgets::new(Some(2_000)).declared(), CLAUDE_CODE_BYTES);
+    }
+
+    #[test]
+    fn long_client_names_are_cut() {
+        assert_eq!(client_name("codex-mcp-client"), "codex-mcp-client");
+        let long = "é".repeat(5_000_000);
+        let cut = client_name(&long);
+        assert_eq!(cut.chars().count(), MAX_CLIENT_NAME + 1);
+        assert!(cut.ends_with('…'));
+        // Only the kept part picks the budget.
+        let b = Budgets::new(None);
+        let late = format!("{}codex", "x".repeat(MAX_CLIENT_NAME));
+        assert_eq!(b.of(Some(&late), None).bytes, DEFAULT_BYTES);
     }
 
     #[test]

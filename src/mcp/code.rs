@@ -120,7 +120,8 @@ fn read(
         Ok(file) => file,
         Err(e) => return Answer::param_error(file_error_layout(&e, &provided, &MCP_WORDS)),
     };
-    match answer(&file, &p.file, &query, &provided, room, &MCP_WORDS) {
+    let shown = crate::quote::name(&p.file);
+    match answer(&file, &shown, &query, &provided, room, &MCP_WORDS) {
         Ok(a) => Answer::ok(a.text).field("truncated", a.truncated),
         Err(e) => Answer::param_error(e),
     }

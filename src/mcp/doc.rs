@@ -298,7 +298,7 @@ fn toc(ws: &Workspace, p: &DocTocParams, room: usize) -> Result<Answer, ParamErr
     let listed = doc::toc(outline, under, max_depth.map(|d| d as usize));
     let mut text = format!(
         "File: {} · {} lines · {} sections",
-        p.path,
+        crate::quote::name(&p.path),
         outline.total_lines(),
         outline.len()
     );
@@ -414,7 +414,7 @@ fn find(ws: &Workspace, p: &DocFindParams, budget: usize) -> Result<Answer, Para
     intact(&doc, &provided)?;
     let mut text = format!(
         "File: {} · {} of {} sections match\n",
-        p.path,
+        crate::quote::name(&p.path),
         hits.len(),
         doc.outline().len()
     );

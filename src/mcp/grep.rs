@@ -15,6 +15,7 @@ use super::params::Parameters;
 use super::words::MCP_WORDS;
 use super::{MapgrepServer, with_progress};
 use crate::grep::{self, Cursor, GrepError, GrepQuery, GrepReport, Progress};
+use crate::quote;
 use crate::read::ParamError;
 
 const GREP_CONTENT_DESCRIPTION: &str = r###"Regex search (Rust syntax) over the roots, a directory or a file, in parallel: step 1 of grep -> read. Honours .gitignore; skips hidden and binary files. Matches come sorted by path and line:
@@ -229,8 +230,8 @@ fn render(report: &GrepReport, budget: usize, list_skipped: bool, notes: &[Strin
         };
         let _ = writeln!(
             text,
-            "Results cut at {why}. More matches follow: call grep_content again with the same arguments and cursor: \"{}\".",
-            c.encode()
+            "Results cut at {why}. More matches follow: call grep_content again with the same arguments and cursor: {}.",
+            quote::json(&c.encode())
         );
     }
     if shown.left_out > 0 {
@@ -320,6 +321,7 @@ fn skipped(text: &mut String, report: &GrepReport, budget: usize, list_skipped: 
             "Skipped binary files",
             report.binary_skipped,
             &report.binary_examples,
+            quote::name,
         );
         list_names(
             text,
@@ -327,6 +329,7 @@ fn skipped(text: &mut String, report: &GrepReport, budget: usize, list_skipped: 
             "Could not read",
             report.error_count,
             &report.errors,
+            quote::line,
         );
         return;
     }
@@ -339,7 +342,7 @@ fn skipped(text: &mut String, report: &GrepReport, budget: usize, list_skipped: 
                 .binary_examples
                 .iter()
                 .take(3)
-                .cloned()
+                .map(|n| quote::name(n))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
@@ -349,14 +352,14 @@ fn skipped(text: &mut String, report: &GrepReport, budget: usize, list_skipped: 
             text,
             "Could not read {} (e.g. {}).",
             plural(report.error_count, "file or directory"),
-            report.errors.first().cloned().unwrap_or_default()
+            report.errors.first().map_or("".into(), |e| quote::line(e))
         );
     }
 }
 
 /// Appends one match's block: its header line, `---`, the line (with its context), `---`.
 fn block(out: &mut String, m: &grep::GrepMatch) {
-    let _ = write!(out, "File: {}, Line: {}", m.path, m.line);
+    let _ = write!(out, "File: {}, Line: {}", quote::name(&m.path), m.line);
     if let Some(h) = &m.section_end_hint {
         match &h.next {
             Some(p) => {
@@ -383,7 +386,9 @@ fn block(out: &mut String, m: &grep::GrepMatch) {
         let _ = write!(
             out,
             ", Symbol: {} (lines {}-{})",
-            sym.name, sym.start_line, sym.end_line
+            quote::name(&sym.name),
+            sym.start_line,
+            sym.end_line
         );
     }
     out.push_str("\n---\n");
@@ -405,13 +410,21 @@ fn block(out: &mut String, m: &grep::GrepMatch) {
     out.push_str("---\n");
 }
 
-/// `TITLE (N):` and one name per line, within the response budget.
-fn list_names(text: &mut String, budget: usize, title: &str, count: u64, names: &[String]) {
+/// `TITLE (N):` and one name per line (as `show` shows it), within the response budget.
+fn list_names(
+    text: &mut String,
+    budget: usize,
+    title: &str,
+    count: u64,
+    names: &[String],
+    show: fn(&str) -> std::borrow::Cow<'_, str>,
+) {
     if count == 0 {
         return;
     }
     let _ = writeln!(text, "{title} ({count}):");
     for (i, name) in names.iter().enumerate() {
+        let name = show(name);
         if text.len() + name.len() + 2 > budget {
             let _ = writeln!(text, "  … {} more (response size limit)", names.len() - i);
             return;

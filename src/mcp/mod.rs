@@ -16,8 +16,8 @@ pub mod transport;
 pub mod words;
 
 use std::future::Future;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -62,6 +62,9 @@ pub struct MapgrepServer {
     listed: Arc<Vec<Tool>>,
     /// Each client's answer budget.
     budgets: Budgets,
+    /// The session's client name as `initialize` gave it ([`budget::client_name`]): set
+    /// once, so a second `initialize` is refused. A server value serves one session.
+    client: Arc<OnceLock<String>>,
 }
 
 /// The key under which Claude Code reads a tool's largest result size (in characters).
@@ -100,13 +103,16 @@ impl MapgrepServer {
             tool_router,
             listed: Arc::new(listed),
             budgets,
+            client: Arc::default(),
         }
     }
 
-    /// The answer budget of a call from `context`'s client that asked for `asked` bytes.
+    /// The answer budget of a call from `context`'s client that asked for `asked` bytes: the
+    /// client named in the request's own `_meta`, else the session's.
     fn budget(&self, context: &RequestContext<RoleServer>, asked: Option<u32>) -> Budget {
-        let client = context.client_info().map(|c| c.name);
-        self.budgets.of(client.as_deref(), asked)
+        let named = context.meta.client_info().map(|c| c.name);
+        let client = named.as_deref().or(self.client.get().map(String::as_str));
+        self.budgets.of(client, asked)
     }
 
     pub fn workspace(&self) -> &Arc<Workspace> {
@@ -234,14 +240,24 @@ impl ServerHandler for MapgrepServer {
         request: rmcp::model::InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::InitializeResult, ErrorData> {
-        let name = &request.client_info.name;
-        let b = self.budgets.of(Some(name), None);
+        let name = budget::client_name(&request.client_info.name);
+        let shown = crate::quote::json(&name);
+        if self.client.set(name).is_err() {
+            log(format_args!(
+                "refused a second initialize (client {shown}): the session keeps its first"
+            ));
+            return Err(ErrorData::invalid_request(
+                "initialize was already received in this session (the MCP lifecycle allows one per session); the session continues as first initialized",
+                None,
+            ));
+        }
+        let b = self.budgets.of(self.client.get().map(String::as_str), None);
         let lines = match b.lines {
             usize::MAX => String::new(),
             n => format!(" and {n} lines"),
         };
         log(format_args!(
-            "client {name:?}: answers of at most {} bytes{lines}",
+            "client {shown}: answers of at most {} bytes{lines}",
             b.bytes
         ));
         context.peer.set_peer_info(request.clone());

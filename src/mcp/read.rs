@@ -18,6 +18,7 @@ use super::params::Parameters;
 use super::words::MCP_WORDS;
 use super::{MapgrepServer, budget};
 use crate::error::Error;
+use crate::quote;
 use crate::read::{self, Excerpt, ReadRequest, clip};
 use crate::workspace::Workspace;
 
@@ -203,7 +204,7 @@ fn read_batch(ws: &Workspace, params: &ReadFilesParams, limit: usize) -> Answer 
                 let _ = write!(
                     out,
                     "File: {}\n{}\n---\n",
-                    clip(&req.path),
+                    quote::name(&clip(&req.path)),
                     e.to_param_error(&req.provided(&MCP_WORDS), &MCP_WORDS)
                 );
             }
@@ -215,10 +216,12 @@ fn read_batch(ws: &Workspace, params: &ReadFilesParams, limit: usize) -> Answer 
 /// The read_text_file contract's checks of `read_text_file`'s parameters: the path, first line and line limit.
 fn page_params(p: ReadTextFileParams) -> Result<(String, u64, Option<u64>), ErrorData> {
     let ReadTextFileParams { path, line, limit } = p;
+    let clipped = clip(&path);
+    let shown = quote::name(&clipped);
     let spelled = crate::roots::spelled_path(&path)
-        .map_err(|e| rpc_error(-32600, format!("Invalid path: {path}: {e}")))?;
+        .map_err(|e| rpc_error(-32600, format!("Invalid path: {shown}: {e}")))?;
     if !Path::new(spelled.as_ref()).is_absolute() {
-        return Err(rpc_error(-32600, format!("Path must be absolute: {path}")));
+        return Err(rpc_error(-32600, format!("Path must be absolute: {shown}")));
     }
     if let Some(l) = line
         && l < 1
@@ -286,8 +289,10 @@ fn rpc_error(code: i32, message: String) -> ErrorData {
     ErrorData::new(ErrorCode(code), Cow::Owned(message), None)
 }
 
-/// The read_text_file contract's error table.
+/// The read_text_file contract's error table (the path echoed as answers show names).
 fn file_rpc_error(e: &Error, path: &str) -> ErrorData {
+    let clipped = clip(path);
+    let path = quote::name(&clipped);
     match e {
         Error::NotFound { .. } => rpc_error(-32001, format!("File not found: {path}")),
         Error::PermissionDenied { .. } | Error::ReadOnly { .. } => {
@@ -356,14 +361,14 @@ fn render_batch_cut(out: &mut String, first: usize, count: usize, rest: &[String
     let _ = write!(
         out,
         "File: {}\nError: Response limit reached\n\nYou provided: {entries}: {}\nProblem: {problem}\nFix: {fix}\n---\n",
-        clip(&rest[0]),
+        quote::name(&clip(&rest[0])),
         list.join(", "),
     );
 }
 
 /// Renders one excerpt as a `read_files` block.
 fn render_excerpt(out: &mut String, e: &Excerpt) {
-    let _ = writeln!(out, "File: {}", clip(&e.path));
+    let _ = writeln!(out, "File: {}", quote::name(&clip(&e.path)));
     if e.line_count() == 0 {
         if e.total_lines == 0 {
             out.push_str("Lines: none (empty file)\n");

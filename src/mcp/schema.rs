@@ -195,8 +195,8 @@ fn check(schema: &Value, at: &str, out: &mut Vec<String>) {
 /// Reads `args` against `schema` (a [`portable`] one) with the slack models need, in place:
 /// `"3"` for an integer, `"true"` for a boolean, a JSON text for an array or object, one
 /// value for a list of them, and a string for an object whose one required property is a
-/// string (`"a.log"` for `{"path": "a.log"}`). Values that fit no rule are left for the
-/// deserializer to name.
+/// string (`"a.log"` for `{"path": "a.log"}`), and `null` for an optional property as if it
+/// were not given. Values that fit no rule are left for the deserializer to name.
 pub fn coerce(args: &mut Value, schema: &Value) {
     let Some(ty) = schema.get("type").and_then(Value::as_str) else {
         return;
@@ -254,6 +254,7 @@ pub fn coerce(args: &mut Value, schema: &Value) {
         }
         Value::Object(o) if ty == "object" => {
             if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                drop_optional_nulls(o, props, schema);
                 for (name, value) in o.iter_mut() {
                     if let Some(s) = props.get(name) {
                         coerce(value, s);
@@ -263,6 +264,14 @@ pub fn coerce(args: &mut Value, schema: &Value) {
         }
         _ => {}
     }
+}
+
+/// Removes the members of `o` that are `null` for an optional property of `schema` (whose
+/// `properties` are `props`): `null` there is "not given", whatever the property's type.
+fn drop_optional_nulls(o: &mut Map<String, Value>, props: &Map<String, Value>, schema: &Value) {
+    let required = schema.get("required").and_then(Value::as_array);
+    let required = |name: &str| required.is_some_and(|r| r.iter().any(|n| n == name));
+    o.retain(|name, v| !(v.is_null() && props.contains_key(name) && !required(name)));
 }
 
 /// The name of an object schema's one required property, if it is a string.
@@ -336,5 +345,13 @@ mod tests {
         let mut a = json!({"files": "d.md"});
         coerce(&mut a, &s);
         assert_eq!(a, json!({"files": [{"path": "d.md"}]}));
+        // `null` is "not given" for an optional property, not for a required one.
+        let mut a =
+            json!({"files": [{"path": "e", "head": null}], "flag": null, "n": null, "bogus": null});
+        coerce(&mut a, &s);
+        assert_eq!(a, json!({"files": [{"path": "e"}], "bogus": null}));
+        let mut a = json!({"files": [{"path": null}]});
+        coerce(&mut a, &s);
+        assert_eq!(a, json!({"files": [{"path": null}]}));
     }
 }

@@ -843,6 +843,78 @@ async fn wrong_json_types_are_refused_and_the_server_keeps_serving() {
     srv.shutdown().await;
 }
 
+/// Each tool's required arguments (minimal, valid) for [`null_means_not_given_everywhere`].
+fn required_args(fx: &Fixture, tool: &str) -> Value {
+    match tool {
+        "read_files" => json!({"files": [{"path": "a.md"}]}),
+        "read_text_file" => json!({"path": fx.abs("a.md")}),
+        "grep_content" => json!({"pattern": "needle"}),
+        "doc_toc" => json!({"path": "a.md"}),
+        "doc_read" => json!({"path": "a.md", "section": "b"}),
+        "doc_read_many" => json!({"path": "a.md", "sections": ["b"]}),
+        "doc_find" => json!({"path": "a.md"}),
+        "doc_replace" => {
+            json!({"path": "a.md", "section": "b", "content": "## B\nnew\n", "expected_hash": "0"})
+        }
+        "file_read" => json!({"file": "a.ts"}),
+        "find_definition" => json!({"name": "f"}),
+        other => panic!("a new tool, {other}: give it its required arguments here"),
+    }
+}
+
+#[tokio::test]
+async fn null_means_not_given_everywhere() {
+    // Every optional parameter of every tool (read from tools/list, so a new one is covered)
+    // accepts null as "not given": the answer is the one without it.
+    let fx = base_fixture();
+    let srv = fx.serve_with(&["--allow-write"]).await;
+    let tools = srv.client().list_all_tools().await.expect("tools/list");
+    assert!(tools.iter().any(|t| t.name == "doc_replace"));
+    for tool in &tools {
+        let name: &'static str = Box::leak(tool.name.to_string().into_boxed_str());
+        let base = required_args(&fx, name);
+        let schema = Value::Object((*tool.input_schema).clone());
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut nulls = base.clone();
+        for (prop, _) in schema["properties"].as_object().expect("properties") {
+            if !required.contains(&prop.as_str()) {
+                nulls[prop] = Value::Null;
+            }
+        }
+        // Inside the read_files entries too.
+        if name == "read_files" {
+            let item = &schema["properties"]["files"]["items"];
+            for (prop, _) in item["properties"].as_object().expect("entry properties") {
+                if prop != "path" {
+                    nulls["files"][0][prop] = Value::Null;
+                }
+            }
+        }
+        assert_ne!(nulls, base, "{name} has optional parameters");
+        let without = srv.call(name, base.clone()).await;
+        let with = srv.call(name, nulls.clone()).await;
+        match (without, with) {
+            (Ok(a), Ok(b)) => {
+                let (a, b) = (text_of(&a), text_of(&b));
+                assert!(
+                    !b.contains("failed to deserialize"),
+                    "{name} {nulls}: null refused:\n{b}"
+                );
+                assert_eq!(
+                    a, b,
+                    "{name} {nulls}: null is not the same as leaving it out"
+                );
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "{name} {nulls}"),
+            (a, b) => panic!("{name}: {base} answered {a:?}, {nulls} answered {b:?}"),
+        }
+    }
+    srv.shutdown().await;
+}
+
 #[tokio::test]
 async fn wrong_type_errors_name_the_parameter() {
     let fx = base_fixture();

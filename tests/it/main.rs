@@ -20,6 +20,9 @@ mod file_read_langs;
 mod file_read_langs_b;
 mod find_definition;
 mod find_definition_langs;
+// File names with newlines and quotes (not allowed on Windows).
+#[cfg(unix)]
+mod forged_names;
 mod grep_tool;
 mod hints_agree;
 mod index_damage;

@@ -41,12 +41,17 @@ struct Raw {
 
 impl Raw {
     async fn start(root: &std::path::Path) -> Raw {
+        Raw::start_with(root, Stdio::null()).await
+    }
+
+    /// [`Raw::start`] with the server's log (stderr) going to `stderr`.
+    async fn start_with(root: &std::path::Path, stderr: Stdio) -> Raw {
         let mut child = Command::new(BIN)
             .arg("serve")
             .arg(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .kill_on_drop(true)
             .spawn()
             .expect("spawn mapgrep serve");
@@ -68,14 +73,12 @@ impl Raw {
     }
 
     async fn handshake(&mut self) {
-        self.send_json(
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "0"}
-            }}),
-        )
-        .await;
+        self.handshake_as("t").await;
+    }
+
+    /// The initialize handshake, the client named `client`.
+    async fn handshake_as(&mut self, client: &str) {
+        self.send_json(&Raw::initialize_msg(1, client)).await;
         let init = self.recv().await;
         assert_eq!(init["id"], 1, "{init}");
         assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
@@ -126,6 +129,15 @@ impl Raw {
             others.push(m);
             assert!(others.len() < 100, "no answer to id {id}: {others:?}");
         }
+    }
+
+    /// An `initialize` request from the client named `client`.
+    fn initialize_msg(id: i64, client: &str) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": client, "version": "0"}
+        }})
     }
 
     fn fresh_id(&mut self) -> i64 {
@@ -761,4 +773,76 @@ async fn a_burst_of_good_and_bad_lines_is_answered_by_id() {
     }
     assert!(raw.good_call().await.is_empty());
     raw.shutdown().await;
+}
+
+/// The lines of `read_files` of the fixture's 500-line `long.txt`, in a session of `raw`.
+async fn long_read_lines(raw: &mut Raw) -> String {
+    let id = json!(raw.fresh_id());
+    raw.send_json(&Raw::call_msg(
+        &id,
+        "read_files",
+        json!({"files": ["long.txt"]}),
+    ))
+    .await;
+    let (_, answer) = raw.until_id(&id).await;
+    let text = tool_text(&answer);
+    text.lines()
+        .find_map(|l| l.strip_prefix("Lines: "))
+        .unwrap_or_else(|| panic!("{text}"))
+        .to_string()
+}
+
+#[tokio::test]
+async fn a_second_initialize_is_refused_and_the_first_budget_kept() {
+    let fx = fixture();
+    fx.write("long.txt", crate::common::numbered("line ", 500));
+    // Codex's budget (200 lines) cuts the read...
+    let mut codex = Raw::start(&fx.root).await;
+    codex.handshake_as("codex-mcp-client").await;
+    let cut = long_read_lines(&mut codex).await;
+    assert!(cut.starts_with("1-") && cut != "1-500 of 500", "{cut}");
+    codex.shutdown().await;
+    // ...Claude Code's does not, and a second initialize cannot switch to Codex's.
+    let mut raw = Raw::start(&fx.root).await;
+    raw.handshake_as("claude-code").await;
+    raw.send_json(&Raw::initialize_msg(7, "codex-mcp-client"))
+        .await;
+    let (others, again) = raw.until_id(&json!(7)).await;
+    assert!(others.is_empty(), "{others:?}");
+    assert_eq!(error_code(&again), -32600, "{again}");
+    assert!(
+        again["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("initialize was already received"),
+        "{again}"
+    );
+    assert_eq!(long_read_lines(&mut raw).await, "1-500 of 500");
+    assert!(raw.good_call().await.is_empty());
+    raw.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_long_client_name_is_cut_before_it_is_logged() {
+    let fx = fixture();
+    let log = fx.base().join("serve.log");
+    let file = std::fs::File::create(&log).unwrap();
+    let mut raw = Raw::start_with(&fx.root, Stdio::from(file)).await;
+    // 15 MB of name, with a newline and an escape sequence early on.
+    let name = format!("codex\n\u{1b}[31m{}", "A".repeat(15_000_000));
+    raw.handshake_as(&name).await;
+    assert!(raw.good_call().await.is_empty());
+    raw.shutdown().await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.len() < 4_000, "{} bytes of log", text.len());
+    assert!(text.lines().all(|l| l.len() < 400), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.contains("client "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let want = format!(
+        "mapgrep: client \"codex\\n\\u001b[31m{}…\": answers of at most 9000 bytes and 200 lines",
+        "A".repeat(100 - "codex\n\u{1b}[31m".chars().count())
+    );
+    assert_eq!(line, want);
 }
