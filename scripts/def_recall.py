@@ -97,7 +97,7 @@ def run_cli(binary, case):
                       "declaration": bool(o.get("declaration")), "language": o.get("language")})
     err = None
     if p.returncode not in (0, 1):
-        err = p.stderr.strip()[-300:]
+        err = " ".join(p.stderr.split())[:200]
     return sites, dt, err
 
 
