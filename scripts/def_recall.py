@@ -259,7 +259,7 @@ def report(title, results, verbose):
             for x in missed:
                 e = x["site"]
                 how = "found at ±1" if x["found1"] else "not found"
-                print(f"    {c['lang']:<10} {c['query']!r} → {e['path']}:{e['line']}-{e['end_line']}"
+                print(f"    {c['lang']:<10} '{c['query']}' → {e['path']}:{e['line']}-{e['end_line']}"
                       f" ({e.get('kind', '')}; {how})")
             if r.get("err"):
                 print(f"      error: {r['err']}")
@@ -268,18 +268,18 @@ def report(title, results, verbose):
         print("\nfound with another end line:")
         for c, x in wrong_end:
             e = x["site"]
-            print(f"    {c['lang']:<10} {c['query']!r} → {e['path']}:{e['line']} end {e['end_line']},"
+            print(f"    {c['lang']:<10} '{c['query']}' → {e['path']}:{e['line']} end {e['end_line']},"
                   f" returned {x['got_end']}")
     decls = [(r["case"], s) for r in results for s in r["decl"]]
     if decls:
         print("\ndeclarations shown by default (must be none):")
         for c, s in decls:
-            print(f"    {c['lang']:<10} {c['query']!r} → {fmt_site(s)}")
+            print(f"    {c['lang']:<10} '{c['query']}' → {fmt_site(s)}")
     extras = [(r["case"], r["extra"]) for r in results if r["extra"]]
     if extras:
         print("\nextra sites returned (not in the set: judge them):")
         for c, ex in extras:
-            print(f"    {c['lang']:<10} {c['query']!r} in {c['_scope']}:")
+            print(f"    {c['lang']:<10} '{c['query']}' in {c['_scope']}:")
             for s in ex[:12]:
                 print(f"        {fmt_site(s)}")
             if len(ex) > 12:
@@ -288,7 +288,7 @@ def report(title, results, verbose):
         print("\nevery case:")
         for r in results:
             c = r["case"]
-            print(f"  {c['lang']:<10} {c['query']!r} [{c['class']}, {c['form']}] in {c['_scope']}"
+            print(f"  {c['lang']:<10} '{c['query']}' [{c['class']}, {c['form']}] in {c['_scope']}"
                   f" ({r['dt'] * 1000:.0f} ms)")
             for x in r["rows"]:
                 e = x["site"]
