@@ -7,13 +7,18 @@
 #   java/          OpenJDK 17's java.base sources (Debian's openjdk-17-source src.zip)
 #   csharp/        pythonnet's C# runtime (its source distribution on PyPI)
 #   sh/            bash-completion's scripts (Debian's bash-completion, unpacked), each
-#                  linked with a .bash name, since completion scripts have no extension
+#                  copied with a .bash name, since completion scripts have no extension
+#   sh-raw/        the same scripts under their real names, without extension
+#                  (bash_completion, completions/ssh...), and initramfs-tools' shell files
+#                  (Debian's initramfs-tools-core, unpacked): hook-functions, scripts/functions,
+#                  init, mkinitramfs, update-initramfs; the shapes a lookup must know without
+#                  an extension (a `#!` line, or none for a sourced file)
 # Usage: bash corpora/fetch_langs.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="$here/langs"
 tmp="$out/.debs"
-mkdir -p "$out"/{cpp,java,csharp,sh} "$tmp"
+mkdir -p "$out"/{cpp,java,csharp,sh,sh-raw} "$tmp"
 
 apt_download() { # package → its .deb in $tmp
     (cd "$tmp" && { ls "$1"_*.deb >/dev/null 2>&1 || apt-get download "$1" >&2 ||
@@ -54,6 +59,25 @@ if [ ! -d "$out/sh/completions" ]; then
     done
     cp "$tmp/bc/usr/share/bash-completion/bash_completion" "$out/sh/bash_completion.bash"
 fi
+if [ ! -d "$out/sh-raw/bash-completion" ]; then
+    [ -d "$tmp/bc" ] || dpkg-deb -x "$(apt_download bash-completion)" "$tmp/bc"
+    mkdir -p "$out/sh-raw/bash-completion/completions"
+    for f in "$tmp"/bc/usr/share/bash-completion/completions/*; do
+        [ -f "$f" ] && [ ! -L "$f" ] && cp "$f" "$out/sh-raw/bash-completion/completions/"
+    done
+    cp "$tmp/bc/usr/share/bash-completion/bash_completion" "$out/sh-raw/bash-completion/"
+fi
+
+if [ ! -d "$out/sh-raw/initramfs-tools" ]; then
+    deb="$(apt_download initramfs-tools-core)"
+    dpkg-deb -x "$deb" "$tmp/itc"
+    it="$out/sh-raw/initramfs-tools"
+    mkdir -p "$it/sbin"
+    cp -r "$tmp/itc/usr/share/initramfs-tools/." "$it/"
+    for f in mkinitramfs update-initramfs unmkinitramfs lsinitramfs; do
+        [ -f "$tmp/itc/usr/sbin/$f" ] && cp "$tmp/itc/usr/sbin/$f" "$it/sbin/"
+    done
+fi
 rm -rf "$tmp"
 
 echo "corpora/langs ready:" >&2
@@ -61,3 +85,5 @@ for ext in h hpp java cs bash; do
     n=$(find -L "$out" -name "*.$ext" -type f 2>/dev/null | wc -l)
     echo "  .$ext: $n files" >&2
 done
+n=$(find -L "$out/sh-raw" -type f ! -name "*.*" 2>/dev/null | wc -l)
+echo "  sh-raw, no extension: $n files" >&2
