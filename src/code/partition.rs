@@ -43,6 +43,7 @@ impl<'a> Builder<'a> {
             comments,
             directives,
             blocks,
+            package: super::package::of(self.lang, root, self.bytes),
         };
         count_items(&mut structure);
         structure

@@ -112,6 +112,12 @@ pub struct FileStructure {
     pub directives: Vec<Item>,
     /// The partition of lines `1..=total_lines`, in order.
     pub blocks: Vec<Block>,
+    /// The package, namespace or module the file declares for all its symbols, outermost
+    /// first (`["java", "util"]` for `package java.util;`); empty when it declares none, or
+    /// declares them as blocks around its symbols (those are containers, in `qualified`).
+    /// Languages whose module is the file's path (Python, Rust) have theirs from
+    /// [`super::package::of_path`].
+    pub package: Vec<String>,
 }
 
 impl FileStructure {

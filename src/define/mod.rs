@@ -60,8 +60,11 @@ pub struct Site {
     pub lang: Lang,
     pub kind: &'static str,
     pub name: String,
-    /// `Class.method`, `Type.method`; the name at the top level.
+    /// The package or module (where the file has one), then `Class.method`, `Type.method`;
+    /// the name at the top level: `java.util.ArrayList.add`.
     pub qualified: String,
+    /// How it answers the name asked: exactly, or loosely (other components between).
+    pub fit: name::Fit,
     /// The name that reads exactly this symbol in a code read (`target`).
     pub address: String,
     /// First line of the definition itself (decorators and export wrapper included).
@@ -128,26 +131,25 @@ fn clip(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// What a symbol must be to be a site: checked parameters.
 struct Want {
-    /// The components of a qualified name (empty for a plain name).
-    qualifier: String,
+    /// The name asked for, in components.
+    name: name::Name,
     last: String,
     kind: Option<&'static str>,
     lang: Option<Lang>,
 }
 
 impl Want {
-    fn matches(&self, sym: &code::Symbol) -> bool {
+    /// How the symbol `sym` of a file whose package is `package` answers the name.
+    fn fit(&self, package: &[String], sym: &code::Symbol) -> Option<name::Fit> {
         if sym.name != self.last || self.kind.is_some_and(|k| k != sym.kind) {
-            return false;
+            return None;
         }
-        if self.qualifier.is_empty() {
-            return true;
-        }
-        let qualified = sym.qualified.replace("::", ".");
-        let tail = qualified
-            .strip_suffix(self.last.as_str())
-            .and_then(|q| q.strip_suffix('.'));
-        tail.is_some_and(|t| t == self.qualifier || t.ends_with(&format!(".{}", self.qualifier)))
+        let full: Vec<&str> = package
+            .iter()
+            .map(String::as_str)
+            .chain(sym.qualified.split('.'))
+            .collect();
+        self.name.fit(&full)
     }
 }
 
@@ -211,8 +213,8 @@ impl DefineQuery {
             Some(l) => Some(self.lang_of(w, l)?),
         };
         Ok(Want {
-            qualifier: parsed.qualifier.join("."),
-            last: parsed.last,
+            last: parsed.last.clone(),
+            name: parsed,
             kind,
             lang,
         })
@@ -427,8 +429,12 @@ fn one_file(
     }
 }
 
-/// Definitions first, then declarations when asked for (or when nothing defines the name).
-fn rank(found: Vec<Site>, declarations: bool) -> Definitions {
+/// Definitions first, then declarations when asked for (or when nothing defines the name);
+/// sites that answer the name only loosely are dropped when others answer it exactly.
+fn rank(mut found: Vec<Site>, declarations: bool) -> Definitions {
+    if found.iter().any(|s| s.fit == name::Fit::Exact) {
+        found.retain(|s| s.fit == name::Fit::Exact);
+    }
     let (mut sites, decls): (Vec<Site>, Vec<Site>) =
         found.into_iter().partition(|s| !s.declaration);
     let mut d = Definitions::default();
@@ -454,7 +460,21 @@ fn sites_in(
     want: &Want,
     with_code: bool,
 ) -> Result<Vec<Site>, String> {
-    let matched: Vec<&code::Symbol> = s.symbols.iter().filter(|sym| want.matches(sym)).collect();
+    // The package the file declares, or (Python, Rust) the module its path makes.
+    let from_path;
+    let package: &[String] = if s.package.is_empty() {
+        let is_file = |rel: &str| ws.resolve(rel).is_ok_and(|p| p.is_file());
+        from_path = code::package::of_path(lang, path, &is_file);
+        &from_path
+    } else {
+        &s.package
+    };
+    let matched: Vec<(&code::Symbol, name::Fit)> = s
+        .symbols
+        .iter()
+        .filter(|sym| sym.name == want.last)
+        .filter_map(|sym| Some((sym, want.fit(package, sym)?)))
+        .collect();
     if matched.is_empty() {
         // Most candidates only use the name: no line index for them.
         return Ok(Vec::new());
@@ -467,13 +487,18 @@ fn sites_in(
         l.strip_suffix(b"\n").unwrap_or(l)
     };
     let mut sites = Vec::new();
-    for (k, sym) in matched.into_iter().enumerate() {
+    for (k, (sym, fit)) in matched.into_iter().enumerate() {
+        let qualified = match package {
+            [] => sym.qualified.clone(),
+            p => format!("{}.{}", p.join("."), sym.qualified),
+        };
         let mut site = Site {
             path: path.to_string(),
             lang,
             kind: sym.kind,
             name: sym.name.clone(),
-            qualified: sym.qualified.clone(),
+            qualified,
+            fit,
             address: sym.address.clone(),
             start_line: sym.def_line,
             end_line: sym.end_line,

@@ -24,6 +24,48 @@ pub struct Name {
     pub last: String,
 }
 
+/// How a site's full name answers a qualified name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fit {
+    /// The name's components end the site's (`java.util.List` for `java.util.List`,
+    /// `ArrayList.add` for `java.util.ArrayList.add`).
+    Exact,
+    /// They appear in it in order, the last one last, with others between: an inline
+    /// namespace (`std::string` for `std.__cxx11.string`), a module re-exported by its
+    /// package (`requests.Session` for `requests.sessions.Session`).
+    Loose,
+}
+
+impl Name {
+    /// How `full` (a site's package and qualified name, in components) answers this name;
+    /// `None` if it does not.
+    pub fn fit(&self, full: &[&str]) -> Option<Fit> {
+        let (&own, outer) = full.split_last()?;
+        if own != self.last {
+            return None;
+        }
+        if self.qualifier.is_empty() {
+            return Some(Fit::Exact);
+        }
+        let q = &self.qualifier;
+        if outer.len() >= q.len()
+            && outer[outer.len() - q.len()..]
+                .iter()
+                .zip(q)
+                .all(|(a, b)| a == b)
+        {
+            return Some(Fit::Exact);
+        }
+        let mut wanted = q.iter().peekable();
+        for part in outer {
+            if wanted.peek().is_some_and(|w| *w == part) {
+                wanted.next();
+            }
+        }
+        wanted.peek().is_none().then_some(Fit::Loose)
+    }
+}
+
 /// Why a name was refused: the problem, in words that follow "'NAME' is not a symbol
 /// name:".
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -334,6 +376,31 @@ mod tests {
         let e = parse(&long).unwrap_err();
         assert!(e.0.contains("at most 512"), "{}", e.0);
         assert!(parse(&"a".repeat(MAX_NAME_BYTES)).is_ok());
+    }
+
+    #[test]
+    fn qualified_names_fit_the_full_names_of_sites() {
+        let fit = |name: &str, full: &str| {
+            let parts: Vec<&str> = full.split('.').collect();
+            parse(name).unwrap().fit(&parts)
+        };
+        assert_eq!(fit("add", "java.util.ArrayList.add"), Some(Fit::Exact));
+        assert_eq!(
+            fit("ArrayList.add", "java.util.ArrayList.add"),
+            Some(Fit::Exact)
+        );
+        assert_eq!(
+            fit("java.util.ArrayList.add", "java.util.ArrayList.add"),
+            Some(Fit::Exact)
+        );
+        assert_eq!(fit("std::string", "std.__cxx11.string"), Some(Fit::Loose));
+        assert_eq!(
+            fit("requests.Session", "requests.sessions.Session"),
+            Some(Fit::Loose)
+        );
+        assert_eq!(fit("List.add", "java.util.ArrayList.add"), None);
+        assert_eq!(fit("util.java.ArrayList", "java.util.ArrayList"), None);
+        assert_eq!(fit("ArrayList.add", "java.util.ArrayList.addAll"), None);
     }
 
     #[test]
