@@ -13,6 +13,7 @@ Usage:
                    `mcp` Python client; its sites are scored the same way
     --verbose      print every case: the sites expected, found, missed and extra
     --json OUT     write the per-case results as JSON to OUT
+    --time-limit S pass `--time-limit S` to `mapgrep def` (0: no budget)
 
 The trees must be in place first (bash corpora/fetch_linux.sh, fetch_langs.sh,
 fetch_langs_b.sh, fetch_code.sh; see corpora/README.md): every path of a set is relative to
@@ -93,8 +94,11 @@ def anchor(scope):
 
 # ---- the two ways of asking ------------------------------------------------------------
 
+TIME_LIMIT = []
+
+
 def run_cli(binary, case):
-    cmd = [binary, "def", case["query"], case["_scope"], "--json"]
+    cmd = [binary, "def", case["query"], case["_scope"], "--json"] + TIME_LIMIT
     t = time.perf_counter()
     p = subprocess.run(cmd, cwd=CORPORA, capture_output=True, text=True)
     dt = time.perf_counter() - t
@@ -358,7 +362,12 @@ def main():
     ap.add_argument("--mcp", action="store_true")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--time-limit", default=None,
+                    help="pass `--time-limit SECS` to `mapgrep def` (0: none; recall without the "
+                         "lookup's budget, whatever else runs on the machine)")
     a = ap.parse_args()
+    if a.time_limit is not None:
+        TIME_LIMIT.extend(["--time-limit", a.time_limit])
     binary = a.mapgrep
     if not binary:
         local = os.path.join(REPO, "target", "release", "mapgrep")

@@ -43,6 +43,10 @@ pub struct DefArgs {
     /// Look in files the ignore files exclude too.
     #[arg(long = "no-ignore")]
     pub no_ignore: bool,
+    /// Seconds the lookup may spend searching and parsing before it answers with what it
+    /// found (0: no limit); a name in thousands of files is cut, and says so.
+    #[arg(long, value_name = "SECS", default_value_t = 3.0)]
+    pub time_limit: f64,
 }
 
 /// The lookup of `args`: sites on standard output, the summary on standard error; exit 0
@@ -58,6 +62,11 @@ pub fn run(args: DefArgs) -> anyhow::Result<ExitCode> {
         lang: args.lang,
         declarations: args.declarations,
         code: args.code.then_some(true),
+        time_limit: Some(if args.time_limit > 0.0 {
+            Duration::from_secs_f64(args.time_limit)
+        } else {
+            Duration::MAX
+        }),
         scope: GrepQuery {
             relative_to_root: args.paths.is_empty(),
             search_paths: args.paths,

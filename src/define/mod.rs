@@ -45,6 +45,8 @@ pub struct DefineQuery {
     /// Each site's code: `Some(true)` always, `Some(false)` never, `None` when there is
     /// exactly one site.
     pub code: Option<bool>,
+    /// How long the lookup may search and parse (default [`LOOKUP_BUDGET`]).
+    pub time_limit: Option<Duration>,
     /// The files to look in, as a search describes them: `search_paths`, `globs`, `types`,
     /// `include_ignored`, `include_hidden`, `max_filesize`, `relative_to_root`, `use_index`,
     /// `threads` (its pattern, word, fixed-strings, context and result settings are the
@@ -205,7 +207,7 @@ impl DefineQuery {
             )
         })?;
         let kind = match &self.kind {
-            None => None,
+            None => parsed.kind,
             Some(k) => Some(self.kind_of(w, k)?),
         };
         let lang = match &self.lang {
@@ -260,11 +262,13 @@ impl DefineQuery {
 }
 
 /// How long a lookup may search and parse before it answers with what it found: the
-/// candidate search gets [`SEARCH_BUDGET`] of it, parsing the rest (at least a second).
+/// candidate search gets [`SEARCH_SHARE`] of it, parsing the rest (at least a second).
 /// A name every file holds (`data`, `i`) is answered within it, cut, with a note saying how
 /// to narrow; the trigram index and the parse cache make most lookups far shorter.
 pub const LOOKUP_BUDGET: Duration = Duration::from_millis(3_000);
-const SEARCH_BUDGET: Duration = Duration::from_millis(2_000);
+const SEARCH_SHARE: f64 = 2.0 / 3.0;
+/// A deadline that never comes, for a lookup without a time limit.
+const ONE_YEAR: Duration = Duration::from_secs(365 * 24 * 3600);
 
 /// Looks `q` up in `ws`: every site, ranked, with code as asked; within [`LOOKUP_BUDGET`]
 /// (cut, and said so, where the name is too common to finish) and the caller's
@@ -277,13 +281,15 @@ pub fn lookup(
     let w = ws.words();
     let want = q.want(w).map_err(DefineError::Param)?;
     let started = Instant::now();
+    let budget = q.time_limit.unwrap_or(LOOKUP_BUDGET).min(ONE_YEAR);
+    let until = |share: Duration| started.checked_add(share).unwrap_or(started + ONE_YEAR);
     let found = candidates::find(
         ws,
         &q.scope,
         &want.last,
         want.lang,
         progress,
-        started + SEARCH_BUDGET,
+        until(budget.mul_f64(SEARCH_SHARE)),
     )
     .map_err(|e| match e {
         DefineError::Param(mut p) => {
@@ -294,7 +300,7 @@ pub fn lookup(
     })?;
     let order = candidates::ranked(&found.files);
     let (first, rest): (Vec<&Candidate>, Vec<&Candidate>) = order.iter().partition(|c| c.likely());
-    let parse_until = (started + LOOKUP_BUDGET).max(Instant::now() + Duration::from_secs(1));
+    let parse_until = until(budget).max(Instant::now() + Duration::from_secs(1));
     let stop = code::Stop::new(Some(&progress.cancelled), Some(parse_until));
     let mut parsed = Parsed::default();
     parse_all(ws, &first, &want, q.code == Some(true), &stop, &mut parsed);

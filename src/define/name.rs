@@ -22,7 +22,25 @@ pub struct Name {
     pub qualifier: Vec<String>,
     /// The symbol's own name (`add`, `::`, `operator+`).
     pub last: String,
+    /// The kind its keyword named, written before it as C writes types (`struct
+    /// task_struct`, `enum pid_type`, `union bpf_attr`, `class Foo`).
+    pub kind: Option<&'static str>,
 }
+
+/// Keywords a name may follow, as declarations and C types write them, and the symbol kind
+/// each names.
+const KIND_WORDS: &[(&str, &str)] = &[
+    ("struct", "struct"),
+    ("union", "union"),
+    ("enum", "enum"),
+    ("class", "class"),
+    ("interface", "interface"),
+    ("trait", "trait"),
+    ("protocol", "protocol"),
+    ("namespace", "namespace"),
+    ("module", "module"),
+    ("typedef", "type"),
+];
 
 /// How a site's full name answers a qualified name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -92,6 +110,13 @@ pub fn parse(given: &str) -> Result<Name, NameError> {
     if let Some(c) = given.chars().find(|c| c.is_control()) {
         return Err(NameError(format!("it holds the control character {c:?}")));
     }
+    for (word, kind) in KIND_WORDS {
+        if let Some(rest) = given.strip_prefix(word).and_then(|r| r.strip_prefix(' ')) {
+            let mut name = parse(rest.trim_start())?;
+            name.kind = Some(kind);
+            return Ok(name);
+        }
+    }
     // An operator alone: `::`, `<=>`, `[]`, `[]=`, `==` (one character alone is too likely
     // to be punctuation: qualify it, `Matrix#*`).
     if matches!(given, "[]" | "[]=")
@@ -100,6 +125,7 @@ pub fn parse(given: &str) -> Result<Name, NameError> {
         return Ok(Name {
             qualifier: Vec::new(),
             last: given.to_string(),
+            kind: None,
         });
     }
     let mut rest = given;
@@ -140,6 +166,7 @@ pub fn parse(given: &str) -> Result<Name, NameError> {
     Ok(Name {
         qualifier: parts,
         last,
+        kind: None,
     })
 }
 
@@ -350,6 +377,8 @@ mod tests {
             ("kfree()", &[], "kfree"),
             ("größe", &[], "größe"),
             ("名前", &[], "名前"),
+            ("struct task_struct", &[], "task_struct"),
+            ("union bpf_attr", &[], "bpf_attr"),
         ];
         for (given, q, last) in cases {
             let n = ok(given);

@@ -52,6 +52,7 @@ impl FindDefinitionParams {
             lang: self.lang,
             declarations: self.declarations,
             code: self.code,
+            time_limit: None,
             scope: GrepQuery {
                 search_paths: self.search_path.into_iter().collect(),
                 globs: self.glob.unwrap_or_default(),
