@@ -69,7 +69,7 @@ impl FileStructure {
                     || Builder::new(lang, compiled, tail, *stop).run(b.root_node()),
                 );
                 let joined = first?.join(second?);
-                limits::check_symbols(&joined)?;
+                limits::check_symbols(&joined, stop)?;
                 return Ok(joined);
             }
             if stop.stopped() {

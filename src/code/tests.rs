@@ -5,6 +5,7 @@ use std::path::Path;
 
 mod clike;
 mod lang_b;
+mod limits;
 
 use super::answer::answer;
 use super::*;

@@ -25,6 +25,7 @@ mod find_definition_langs;
 mod forged_names;
 mod grep_tool;
 mod hints_agree;
+mod hostile;
 mod index_damage;
 mod index_restart;
 mod index_upkeep;
