@@ -193,6 +193,21 @@ fn symbols(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint], stop: 
     let Some(lang) = Lang::from_path(source.path()) else {
         return true;
     };
+    // The index's records of this version, when there are: no parse.
+    let hash = crate::symbols::content_hash(source.bytes());
+    if let Some(found) = crate::symbols::enclosing(ws, source.path(), hash, lines)
+        && source.check_intact().is_ok()
+    {
+        for (h, e) in hints.iter_mut().zip(found) {
+            h.symbol = e.map(|e| EnclosingSymbol {
+                name: e.address,
+                kind: e.kind.to_string(),
+                start_line: e.start_line.into(),
+                end_line: e.end_line.into(),
+            });
+        }
+        return true;
+    }
     let s = match crate::code::parse_of(ws, &source, lang, stop) {
         Ok(Ok(s)) => s,
         Ok(Err(crate::code::Unparsed::Stopped)) => return false,

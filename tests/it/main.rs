@@ -37,5 +37,6 @@ mod rg;
 mod sandbox;
 mod sandbox_table;
 mod snapshots;
+mod symbols;
 mod tools;
 mod views;

@@ -111,3 +111,48 @@ fn one_line_of_many_definitions_costs_each_once() {
     // Adjacent siblings of one name are read together, under one address.
     assert!(s.symbols.iter().all(|s| s.address == "z"));
 }
+
+/// The CPU a record of the files under `MAPGREP_COST_TREE` takes, one thread, in the mode
+/// `MAPGREP_COST_MODE`: `parse` (tree-sitter alone, after C's attribute blanking), `build`
+/// (the whole structure). Run under `perf stat` to read the CPU time.
+#[test]
+#[ignore = "measures: MAPGREP_COST_TREE=dir MAPGREP_COST_MODE=parse perf stat cargo test --release --lib record_cost -- --ignored --nocapture"]
+fn record_cost() {
+    let tree = std::env::var_os("MAPGREP_COST_TREE").expect("MAPGREP_COST_TREE");
+    let mode = std::env::var("MAPGREP_COST_MODE").unwrap_or_else(|_| "build".into());
+    let mut files = Vec::new();
+    for e in ignore::WalkBuilder::new(tree).build().flatten() {
+        if e.file_type().is_some_and(|t| t.is_file())
+            && let Some(lang) = Lang::from_path(e.path())
+        {
+            files.push((lang, std::fs::read(e.path()).unwrap()));
+        }
+    }
+    let bytes: usize = files.iter().map(|f| f.1.len()).sum();
+    let t = Instant::now();
+    let mut symbols: usize = 0;
+    for (lang, b) in &files {
+        if b.len() > crate::code::limits::MAX_PARSE_BYTES {
+            continue;
+        }
+        if mode == "parse" {
+            let masked = match lang {
+                Lang::C | Lang::Cpp => crate::code::cfamily::mask_attributes(b),
+                _ => b.as_slice().into(),
+            };
+            let mut p = tree_sitter::Parser::new();
+            p.set_language(&lang.compiled().unwrap().language).unwrap();
+            symbols += p
+                .parse(&*masked, None)
+                .map_or(0, |t| t.root_node().child_count() as usize);
+        } else {
+            symbols += FileStructure::build(*lang, b).map_or(0, |s| s.symbols.len());
+        }
+    }
+    println!(
+        "{mode}: {} files, {:.1} MB, {symbols}, {:?}",
+        files.len(),
+        bytes as f64 / 1e6,
+        t.elapsed()
+    );
+}
