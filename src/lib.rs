@@ -23,6 +23,7 @@ pub mod cli;
 pub mod code;
 pub mod define;
 pub mod error;
+pub mod fasthash;
 pub mod grep;
 pub mod index;
 pub mod lines;

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::lang::Lang;
+use crate::fasthash::FastMap;
 
 pub use super::limits::MAX_PARSE_BYTES;
 
@@ -298,14 +299,22 @@ pub(crate) fn adjacent_siblings(symbols: &[Symbol], roots: &[u32], hits: &[u32])
 
 /// Gives every symbol its target address (see [`Symbol::address`]).
 pub(super) fn assign_addresses(symbols: &mut [Symbol], roots: &[u32]) {
-    let mut groups: HashMap<&str, Vec<u32>> = HashMap::new();
-    for (i, sym) in symbols.iter().enumerate() {
-        groups
-            .entry(sym.qualified.as_str())
-            .or_default()
-            .push(i as u32);
+    // Most names occur once: they are their address, with no group built.
+    let mut count: FastMap<&str, u32> = FastMap::default();
+    count.reserve(symbols.len());
+    for sym in symbols.iter() {
+        *count.entry(sym.qualified.as_str()).or_default() += 1;
     }
-    let mut addresses: Vec<(u32, String)> = Vec::new();
+    let mut groups: FastMap<&str, Vec<u32>> = FastMap::default();
+    let mut addresses: Vec<(u32, String)> = Vec::with_capacity(symbols.len());
+    for (i, sym) in symbols.iter().enumerate() {
+        let q = sym.qualified.as_str();
+        if count[q] == 1 {
+            addresses.push((i as u32, q.to_string()));
+        } else {
+            groups.entry(q).or_default().push(i as u32);
+        }
+    }
     for (qualified, group) in groups {
         // One definition and its prototypes (C/C++): the definition keeps the plain name.
         let definitions: Vec<u32> = group

@@ -267,6 +267,18 @@ impl Store {
         self.publish_with(|m| m.sides = refs)
     }
 
+    /// The highest number of a side file in the directory (0: none).
+    fn highest_side_file(&self) -> u64 {
+        let Ok(entries) = std::fs::read_dir(self.dir()) else {
+            return 0;
+        };
+        entries
+            .flatten()
+            .filter_map(|e| super::store::side_number(&e.file_name()))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The next number for a side file (above every one listed or present).
     pub fn next_side_number(&self) -> u64 {
         let listed = self
@@ -277,10 +289,4 @@ impl Store {
             .unwrap_or(0);
         listed.max(self.highest_side_file()) + 1
     }
-}
-
-/// The number of a side file's name (`y<number>.side`).
-pub(super) fn side_number(name: &std::ffi::OsStr) -> Option<u64> {
-    let n = name.to_str()?.strip_prefix('y')?.strip_suffix(".side")?;
-    u64::from_str_radix(n, 16).ok()
 }

@@ -36,6 +36,12 @@ use super::persist::{self, IndexFileError};
 const MAGIC: &[u8; 8] = b"MGMANIF2";
 const END: &[u8; 8] = b"MGMANEND";
 
+/// The number of a side file's name (`y<number>.side`).
+pub(super) fn side_number(name: &std::ffi::OsStr) -> Option<u64> {
+    let n = name.to_str()?.strip_prefix('y')?.strip_suffix(".side")?;
+    u64::from_str_radix(n, 16).ok()
+}
+
 /// The default directory of index files: `mapgrep/index` in the user's cache directory
 /// (`$XDG_CACHE_HOME`, else `~/.cache` on Linux; `~/Library/Caches` on macOS;
 /// `%LOCALAPPDATA%` on Windows: [`crate::platform::cache_dir`]).
@@ -229,18 +235,6 @@ impl Store {
         self.dir.join(format!("y{number:016x}.side"))
     }
 
-    /// The highest number of a side file in the directory (0: none).
-    pub(super) fn highest_side_file(&self) -> u64 {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return 0;
-        };
-        entries
-            .flatten()
-            .filter_map(|e| super::side::side_number(&e.file_name()))
-            .max()
-            .unwrap_or(0)
-    }
-
     /// Side file `number` is written: it is not removed as unlisted until published.
     pub(super) fn side_pending(&self, number: u64) {
         self.publishing.lock().expect("publishing").push(number);
@@ -378,7 +372,7 @@ impl Store {
         };
         for e in entries.flatten() {
             let name = e.file_name();
-            if let Some(n) = super::side::side_number(&name) {
+            if let Some(n) = side_number(&name) {
                 if !m.sides.iter().any(|s| s.number == n) && !pending.contains(&n) {
                     let _ = std::fs::remove_file(e.path());
                 }

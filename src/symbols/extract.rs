@@ -55,7 +55,7 @@ pub fn record(
         && bytes.len() <= MAX_DIRECTIVE_BYTES
         && code::skim::directive_only(bytes)
     {
-        rec.symbols = records_of(&code::skim::macros(bytes));
+        rec.symbols = records_of(code::skim::macros(bytes));
         return rec;
     }
     match FileStructure::build_with(lang, bytes, stop) {
@@ -65,7 +65,7 @@ pub fn record(
             } else {
                 s.package.join(".")
             };
-            rec.symbols = symbols_of(&s);
+            rec.symbols = records_of(s.symbols);
         }
         Err(why) => rec.status = status_of(why),
     }
@@ -75,19 +75,14 @@ pub fn record(
 /// Files of preprocessor lines only are read for their `#define`s up to this size.
 const MAX_DIRECTIVE_BYTES: usize = 64 << 20;
 
-/// The records of a structure's symbols.
-pub fn symbols_of(s: &FileStructure) -> Vec<SymbolRecord> {
-    records_of(&s.symbols)
-}
-
-/// The records of `symbols`.
-fn records_of(symbols: &[code::Symbol]) -> Vec<SymbolRecord> {
+/// The records of `symbols` (their strings moved, not copied).
+fn records_of(symbols: Vec<code::Symbol>) -> Vec<SymbolRecord> {
     symbols
-        .iter()
+        .into_iter()
         .map(|sym| SymbolRecord {
-            name: sym.name.clone(),
-            qualified: sym.qualified.clone(),
-            address: sym.address.clone(),
+            name: sym.name,
+            qualified: sym.qualified,
+            address: sym.address,
             kind: sym.kind,
             declaration: sym.declaration,
             parent: sym.parent,

@@ -18,6 +18,7 @@
 //! parse, `read.rs` one side file read in place, `view.rs` the records of a root and their
 //! freshness, `recorder.rs` the thread that keeps them.
 
+mod encode;
 mod extract;
 mod format;
 mod merge;

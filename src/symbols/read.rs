@@ -37,10 +37,10 @@ impl Part {
         self.layout.files
     }
 
-    pub(super) fn kind(&self, k: u8) -> &'static str {
+    pub(super) fn kind(&self, k: u32) -> &'static str {
         self.layout
             .kinds
-            .get(usize::from(k))
+            .get(k as usize)
             .copied()
             .unwrap_or("symbol")
     }
@@ -131,10 +131,13 @@ impl Part {
         let Some(id) = self.find_string(name)? else {
             return Some(Vec::new());
         };
-        let at = self.layout.postings_index + id as usize * 4;
+        let at = self.layout.postings_index + (id / BLOCK) as usize * 4;
         let (start, end) = format::span(self.bytes(at, 8)?)?;
         let len = end.checked_sub(start)? as usize;
-        format::postings(self.bytes(self.layout.postings + start as usize, len)?)
+        format::postings(
+            self.bytes(self.layout.postings + start as usize, len)?,
+            id % BLOCK,
+        )
     }
 
     /// The symbols of a file's entry, decoded.
@@ -143,7 +146,11 @@ impl Part {
         if at + f.symbols_len as usize > self.layout.postings_index {
             return None;
         }
-        format::symbols(self.bytes(at, f.symbols_len as usize)?, f.count)
+        format::symbols(
+            self.bytes(at, f.symbols_len as usize)?,
+            f.count,
+            &self.layout.flags,
+        )
     }
 
     /// The qualified name of symbol `k` of `syms`: its own, or its parent's and its name.

@@ -191,7 +191,7 @@ fn add_part(
     store: Option<&Store>,
     batch: &[FileRecord],
 ) -> std::io::Result<()> {
-    let payload = super::format::encode(batch);
+    let payload = super::encode::encode(batch);
     let side = match store {
         Some(s) => s.write_side(s.next_side_number(), &payload)?,
         None => SideFile::in_memory(&payload),
@@ -268,7 +268,7 @@ fn merge_if_due(state: &RootRecords, store: Option<&Store>) {
     };
     let from = range.start;
     let merged = super::merge::records_of(&recs, range);
-    let payload = super::format::encode(&merged);
+    let payload = super::encode::encode(&merged);
     let side = match store {
         Some(s) => match s.write_side(s.next_side_number(), &payload) {
             Ok(side) => side,

@@ -71,7 +71,7 @@ fn files() -> Vec<FileRecord> {
 
 #[test]
 fn records_read_back_whole() {
-    let payload = format::encode(&files());
+    let payload = super::encode::encode(&files());
     let part = Part::open(std::sync::Arc::new(SideFile::in_memory(&payload))).expect("read");
     assert_eq!(part.files(), 3);
     for (k, want) in files().iter().enumerate() {
@@ -111,7 +111,7 @@ fn records_read_back_whole() {
 
 #[test]
 fn damaged_bytes_never_panic() {
-    let payload = format::encode(&files());
+    let payload = super::encode::encode(&files());
     for i in (0..payload.len()).step_by(7) {
         let mut bad = payload.clone();
         bad[i] ^= 0x5a;
@@ -154,7 +154,7 @@ fn many_files_and_names_are_all_found() {
         });
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    let payload = format::encode(&files);
+    let payload = super::encode::encode(&files);
     let part = Part::open(std::sync::Arc::new(SideFile::in_memory(&payload))).expect("read");
     for n in [0u32, 1, 777, 4999] {
         let name = format!("name_{n}");
@@ -218,4 +218,72 @@ fn side_file_sections() {
         total[4] >> 20,
         total[5] >> 20
     );
+}
+
+/// What recording a tree costs, single-threaded, by step: reading the files, `record`
+/// (parse and symbols), encoding side files of 8,192 files.
+#[test]
+#[ignore = "measures: MAPGREP_COST_TREE=dir cargo test --release --lib symbols_cost -- --ignored --nocapture"]
+fn symbols_cost() {
+    use std::time::Instant;
+    let tree = std::env::var_os("MAPGREP_COST_TREE").expect("MAPGREP_COST_TREE");
+    let mut paths = Vec::new();
+    for e in ignore::WalkBuilder::new(&tree).build().flatten() {
+        if e.file_type().is_some_and(|t| t.is_file()) {
+            paths.push(e.into_path());
+        }
+    }
+    paths.sort();
+    let t = Instant::now();
+    let files: Vec<(String, Vec<u8>)> = paths
+        .iter()
+        .map(|p| {
+            (
+                p.to_string_lossy().into_owned(),
+                std::fs::read(p).unwrap_or_default(),
+            )
+        })
+        .collect();
+    let read = t.elapsed();
+    let stop = crate::code::Stop::never();
+    let t = Instant::now();
+    let mut hash = std::time::Duration::ZERO;
+    let mut recs = Vec::with_capacity(files.len());
+    let mut by_lang: std::collections::BTreeMap<u8, (usize, usize, f64)> = Default::default();
+    for (p, b) in &files {
+        let h = Instant::now();
+        std::hint::black_box(super::content_hash(b));
+        hash += h.elapsed();
+        let r0 = Instant::now();
+        let r = super::record(p, &|_| false, Ident::default(), b, &stop);
+        let e = by_lang.entry(r.lang).or_default();
+        e.0 += 1;
+        e.1 += b.len();
+        e.2 += r0.elapsed().as_secs_f64();
+        recs.push(r);
+    }
+    let record = t.elapsed();
+    let t = Instant::now();
+    let mut bytes = 0;
+    for chunk in recs.chunks(8192) {
+        bytes += super::encode::encode(chunk).len();
+    }
+    let encode = t.elapsed();
+    let symbols: usize = recs.iter().map(|r| r.symbols.len()).sum();
+    println!(
+        "{} files, {} MB: read {:.1} s, record {:.1} s (content hash {:.1} s), encode {:.1} s; {} symbols, {} MB of side files",
+        files.len(),
+        files.iter().map(|f| f.1.len()).sum::<usize>() >> 20,
+        read.as_secs_f64(),
+        record.as_secs_f64(),
+        hash.as_secs_f64(),
+        encode.as_secs_f64(),
+        symbols,
+        bytes >> 20
+    );
+    for (lang, (n, b, s)) in by_lang {
+        let name =
+            super::extract::lang_of_byte(lang).map_or("none".to_string(), |l| format!("{l:?}"));
+        println!("  {name:12} {n:6} files {:5} MB {s:6.1} s", b >> 20);
+    }
 }

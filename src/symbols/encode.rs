@@ -1,0 +1,259 @@
+//! Writing a side file's payload (the layout is in [`super::format`]): every string the
+//! records use, sorted and numbered first, so that the symbols are written once with their
+//! final ids; shapes numbered by use, so that most symbols' shape takes one byte.
+
+use super::FileRecord;
+use super::SymbolRecord;
+use super::format::{
+    ADDRESS_IS_QUALIFIED, BLOCK, DECLARATION, FILE_ENTRY, HAS_PARENT, HEADER, MAGIC, NONE,
+    ONE_LINE, QUALIFIED_IS_NAME, QUALIFIED_UNDER_PARENT, varint, zigzag,
+};
+
+type Fast<K, V> = crate::fasthash::FastMap<K, V>;
+
+/// The flags of `s` (the `k`-th symbol of `syms`).
+fn flags_of(syms: &[SymbolRecord], s: &SymbolRecord) -> u8 {
+    let mut flags = if s.declaration { DECLARATION } else { 0 };
+    let parent_q = s
+        .parent
+        .and_then(|p| syms.get(p as usize))
+        .map(|p| &p.qualified);
+    if s.parent.is_some() {
+        flags |= HAS_PARENT;
+    }
+    if s.qualified == s.name {
+        flags |= QUALIFIED_IS_NAME;
+    } else if parent_q.is_some_and(|q| {
+        s.qualified.len() == q.len() + 1 + s.name.len()
+            && s.qualified.starts_with(q.as_str())
+            && s.qualified[q.len()..].starts_with('.')
+            && s.qualified.ends_with(s.name.as_str())
+    }) {
+        flags |= QUALIFIED_UNDER_PARENT;
+    }
+    if s.address == s.qualified {
+        flags |= ADDRESS_IS_QUALIFIED;
+    }
+    if s.start_line == s.def_line && s.def_line == s.end_line {
+        flags |= ONE_LINE;
+    }
+    flags
+}
+
+/// Every string of `files`, sorted and without repeats (a string's id is its rank), and
+/// each symbol's flags.
+fn strings_of(files: &[FileRecord]) -> (Vec<&str>, Vec<u8>) {
+    let mut all: Vec<&str> = Vec::new();
+    let mut all_flags = Vec::new();
+    for f in files {
+        all.push(&f.path);
+        if !f.package.is_empty() {
+            all.push(&f.package);
+        }
+        for s in &f.symbols {
+            all.push(&s.name);
+            let flags = flags_of(&f.symbols, s);
+            all_flags.push(flags);
+            if flags & (QUALIFIED_IS_NAME | QUALIFIED_UNDER_PARENT) == 0 {
+                all.push(&s.qualified);
+            }
+            if flags & ADDRESS_IS_QUALIFIED == 0 {
+                all.push(&s.address);
+            }
+        }
+    }
+    all.sort_unstable();
+    all.dedup();
+    (all, all_flags)
+}
+
+/// The payload of a side file recording `files` (sorted by path, one record a path).
+pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
+    let (list, all_flags) = strings_of(files);
+    let mut ids: Fast<&str, u32> = Fast::default();
+    ids.reserve(list.len());
+    ids.extend(list.iter().enumerate().map(|(i, s)| (*s, i as u32)));
+    // Shapes, most used first.
+    let mut uses: Fast<(&str, u8), usize> = Fast::default();
+    let mut flags_at = all_flags.iter();
+    for f in files {
+        for s in &f.symbols {
+            *uses
+                .entry((s.kind, *flags_at.next().expect("one a symbol")))
+                .or_default() += 1;
+        }
+    }
+    let mut shapes: Vec<((&str, u8), usize)> = uses.into_iter().collect();
+    shapes.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let shape_id: Fast<(&str, u8), u32> = shapes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.0, i as u32))
+        .collect();
+    let mut blob: Vec<u8> = Vec::new();
+    let mut table: Vec<[u32; 5]> = Vec::with_capacity(files.len());
+    // (name, file, symbol), in file and symbol order.
+    let mut postings: Vec<(u32, u32, u32)> = Vec::with_capacity(all_flags.len());
+    let mut flags_at = all_flags.iter();
+    for (fi, f) in files.iter().enumerate() {
+        let start = blob.len() as u32;
+        let (mut prev, mut prev_name) = (0i64, 0i64);
+        for (si, s) in f.symbols.iter().enumerate() {
+            let flags = *flags_at.next().expect("one a symbol");
+            let name = ids[s.name.as_str()];
+            postings.push((name, fi as u32, si as u32));
+            varint(&mut blob, u64::from(shape_id[&(s.kind, flags)]));
+            varint(&mut blob, zigzag(i64::from(name) - prev_name));
+            prev_name = i64::from(name);
+            if let Some(p) = s.parent {
+                varint(&mut blob, u64::from(si as u32 - p));
+            }
+            if flags & (QUALIFIED_IS_NAME | QUALIFIED_UNDER_PARENT) == 0 {
+                varint(&mut blob, u64::from(ids[s.qualified.as_str()]));
+            }
+            if flags & ADDRESS_IS_QUALIFIED == 0 {
+                varint(&mut blob, u64::from(ids[s.address.as_str()]));
+            }
+            varint(&mut blob, zigzag(i64::from(s.start_line) - prev));
+            prev = i64::from(s.start_line);
+            if flags & ONE_LINE == 0 {
+                varint(
+                    &mut blob,
+                    u64::from(s.def_line.saturating_sub(s.start_line)),
+                );
+                varint(
+                    &mut blob,
+                    zigzag(i64::from(s.end_line) - i64::from(s.def_line)),
+                );
+            }
+        }
+        let package = if f.package.is_empty() {
+            NONE
+        } else {
+            ids[f.package.as_str()]
+        };
+        table.push([
+            ids[f.path.as_str()],
+            package,
+            start,
+            blob.len() as u32 - start,
+            f.symbols.len() as u32,
+        ]);
+    }
+    let shapes: Vec<(&str, u8)> = shapes.into_iter().map(|s| s.0).collect();
+    // By name, each name's in file and symbol order (a stable sort).
+    postings.sort_by_key(|p| p.0);
+    write_payload(files, &list, &shapes, &table, &blob, &postings)
+}
+
+fn write_payload(
+    files: &[FileRecord],
+    list: &[&str],
+    shapes: &[(&str, u8)],
+    table: &[[u32; 5]],
+    blob: &[u8],
+    postings: &[(u32, u32, u32)],
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER + blob.len() * 2);
+    out.extend_from_slice(MAGIC);
+    for n in [list.len(), files.len(), shapes.len()] {
+        out.extend_from_slice(&(n as u32).to_le_bytes());
+    }
+    let offsets_at = out.len();
+    out.resize(out.len() + 6 * 8, 0);
+    for (kind, flags) in shapes {
+        out.push(kind.len() as u8);
+        out.extend_from_slice(kind.as_bytes());
+        out.push(*flags);
+    }
+    let mut offsets = [0u64; 6];
+    let (blocks, coded) = front_coded(list);
+    offsets[0] = out.len() as u64;
+    for b in &blocks {
+        out.extend_from_slice(&b.to_le_bytes());
+    }
+    offsets[1] = out.len() as u64;
+    out.extend_from_slice(&coded);
+    offsets[2] = out.len() as u64;
+    write_files(&mut out, files, table);
+    offsets[3] = out.len() as u64;
+    out.extend_from_slice(blob);
+    offsets[4] = out.len() as u64;
+    let coded = write_postings(&mut out, list.len(), postings);
+    offsets[5] = out.len() as u64;
+    out.extend_from_slice(&coded);
+    for (i, o) in offsets.iter().enumerate() {
+        out[offsets_at + i * 8..offsets_at + i * 8 + 8].copy_from_slice(&o.to_le_bytes());
+    }
+    out
+}
+
+/// The strings, front-coded in blocks of [`BLOCK`]: each block's offset (and the end), and
+/// the coded bytes.
+fn front_coded(list: &[&str]) -> (Vec<u32>, Vec<u8>) {
+    let mut coded = Vec::new();
+    let mut blocks = Vec::new();
+    let mut prev: &[u8] = &[];
+    for (i, s) in list.iter().enumerate() {
+        let s = s.as_bytes();
+        if (i as u32).is_multiple_of(BLOCK) {
+            blocks.push(coded.len() as u32);
+            varint(&mut coded, s.len() as u64);
+            coded.extend_from_slice(s);
+        } else {
+            let shared = s.iter().zip(prev).take_while(|(a, b)| a == b).count();
+            varint(&mut coded, shared as u64);
+            varint(&mut coded, (s.len() - shared) as u64);
+            coded.extend_from_slice(&s[shared..]);
+        }
+        prev = s;
+    }
+    blocks.push(coded.len() as u32);
+    (blocks, coded)
+}
+
+/// The file table: one [`FILE_ENTRY`] per file.
+fn write_files(out: &mut Vec<u8>, files: &[FileRecord], table: &[[u32; 5]]) {
+    for (f, &[path, package, start, len, count]) in files.iter().zip(table) {
+        let at = out.len();
+        out.extend_from_slice(&path.to_le_bytes());
+        let id = &f.ident;
+        for v in [id.dev, id.ino, id.len] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for (s, ns) in [id.mtime, id.ctime] {
+            out.extend_from_slice(&s.to_le_bytes());
+            out.extend_from_slice(&ns.to_le_bytes());
+        }
+        out.extend_from_slice(&f.hash.to_le_bytes());
+        out.extend_from_slice(&[f.lang, f.status, 0, 0]);
+        for v in [package, start, len, count] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        debug_assert_eq!(out.len() - at, FILE_ENTRY);
+    }
+}
+
+/// Each block's offset into the postings (and the end) into `out`; returns the postings:
+/// per string of the `strings`, its count and (file delta, symbol) varint pairs (`by_name`:
+/// (name, file, symbol) sorted by name).
+fn write_postings(out: &mut Vec<u8>, strings: usize, by_name: &[(u32, u32, u32)]) -> Vec<u8> {
+    let mut coded = Vec::new();
+    let mut rest = by_name;
+    for i in 0..strings as u32 {
+        if i.is_multiple_of(BLOCK) {
+            out.extend_from_slice(&(coded.len() as u32).to_le_bytes());
+        }
+        let n = rest.iter().take_while(|p| p.0 == i).count();
+        varint(&mut coded, n as u64);
+        let mut last = 0u32;
+        for &(_, f, s) in &rest[..n] {
+            varint(&mut coded, u64::from(f - last));
+            varint(&mut coded, u64::from(s));
+            last = f;
+        }
+        rest = &rest[n..];
+    }
+    out.extend_from_slice(&(coded.len() as u32).to_le_bytes());
+    coded
+}
