@@ -98,8 +98,10 @@ pub(super) struct Builder<'a> {
     pub(super) line_starts: Vec<usize>,
     /// Structural nodes the query is started again below (see [`Lang::reopens`]).
     reopen: Vec<Node<'a>>,
-    /// Rust's structural macro definitions and invocations (see `macro_items.rs`).
-    pub(super) macros: Vec<Node<'a>>,
+    /// Structural nodes the walk looks into after the query: Rust's macro definitions and
+    /// invocations (see `macro_items.rs`), Python's `if` and `try` statements (see
+    /// `lang_a.rs`).
+    pub(super) scan: Vec<Node<'a>>,
     /// The caller's stop, checked as the query runs.
     stop: Stop<'a>,
 }
@@ -126,7 +128,7 @@ impl<'a> Builder<'a> {
             links: HashMap::default(),
             line_starts,
             reopen: Vec::new(),
-            macros: Vec::new(),
+            scan: Vec::new(),
             stop,
         }
     }
@@ -212,13 +214,8 @@ impl<'a> Builder<'a> {
             if self.lang.reopens(node.kind()) {
                 self.reopen.push(node);
             }
-            if self.lang == Lang::Rust
-                && matches!(
-                    node.kind(),
-                    "macro_definition" | "macro_invocation" | "expression_statement"
-                )
-            {
-                self.macros.push(node);
+            if self.scans(node.kind()) {
+                self.scan.push(node);
             }
         }
     }
@@ -242,11 +239,15 @@ impl<'a> Builder<'a> {
     pub(super) fn run(mut self, root: Node<'a>) -> Result<FileStructure, Unparsed> {
         self.link(root)?;
         let (mut candidates, items) = self.search(root)?;
-        if !self.macros.is_empty() {
-            self.macro_items(&mut candidates);
-        }
-        if self.lang == Lang::Python {
-            self.drop_rebindings(&mut candidates);
+        if !self.scan.is_empty() {
+            match self.lang {
+                Lang::Rust => self.macro_items(&mut candidates),
+                Lang::Python => self.branch_assignments(&mut candidates),
+                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+                    self.script_definitions(&mut candidates)
+                }
+                _ => {}
+            }
         }
         self.keep_symbols(&mut candidates, &items);
         let (symbols, roots) = self.symbol_tree(&candidates)?;
@@ -366,6 +367,7 @@ impl<'a> Builder<'a> {
             self.links.contains_key(&node.id())
                 && self.parent(node).is_none_or(|p| !imports.contains(&p.id()))
         });
+        self.refine_candidates(candidates);
         self.name_declarators(candidates);
         candidates.sort_by_key(|cand| (cand.node.start_byte(), usize::MAX - cand.node.end_byte()));
     }

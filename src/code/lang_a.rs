@@ -196,10 +196,157 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Whether the walk looks into a structural node of this kind after the query (see
+    /// [`Builder::macro_items`], [`Builder::branch_assignments`]).
+    pub(super) fn scans(&self, kind: &str) -> bool {
+        match self.lang {
+            Lang::Rust => matches!(
+                kind,
+                "macro_definition" | "macro_invocation" | "expression_statement"
+            ),
+            Lang::Python => matches!(kind, "if_statement" | "try_statement"),
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+                matches!(kind, "expression_statement" | "object")
+            }
+            _ => false,
+        }
+    }
+
+    /// Python's rebound placeholders go (see [`Builder::drop_rebindings`]).
+    pub(super) fn refine_candidates(&self, candidates: &mut Vec<Candidate<'a>>) {
+        if self.lang == Lang::Python {
+            self.drop_rebindings(candidates);
+        }
+    }
+
+    /// TypeScript and JavaScript: the definitions of the structural assignments and object
+    /// literals — an assignment to a member of a function (each of a chain: `req.get =
+    /// req.header = function`), a class or an object (not `module.exports = …` itself), and
+    /// a pair whose value is a function (`{ map: function () {} }`). Found here rather than
+    /// by the query, whose patterns would match every assignment of every function body
+    /// within its depth.
+    pub(super) fn script_definitions(&self, candidates: &mut Vec<Candidate<'a>>) {
+        let mut add = |node: Node<'a>, name: Node<'a>, kind: &'static str| {
+            candidates.push(Candidate {
+                node,
+                name: Some(name),
+                kind,
+                pattern: usize::MAX,
+                qualifier: None,
+                written: None,
+            });
+        };
+        for &node in &self.scan {
+            let mut walk = node.walk();
+            if node.kind() == "object" {
+                for pair in node
+                    .named_children(&mut walk)
+                    .filter(|p| p.kind() == "pair")
+                {
+                    let key = pair
+                        .child_by_field_name("key")
+                        .filter(|k| matches!(k.kind(), "property_identifier" | "string"));
+                    let function = pair
+                        .child_by_field_name("value")
+                        .is_some_and(|v| is_function(v.kind()));
+                    if let Some(key) = key.filter(|_| function) {
+                        add(pair, key, "method");
+                    }
+                }
+                continue;
+            }
+            let mut at = node
+                .named_child(0)
+                .filter(|a| a.kind() == "assignment_expression");
+            let mut first = true;
+            while let Some(assignment) = at {
+                let value = assignment.child_by_field_name("right");
+                if let (Some(kind), Some(name)) = (
+                    self.assigned_kind(assignment, first),
+                    self.member_name(assignment),
+                ) {
+                    add(assignment, name, kind);
+                }
+                at = value.filter(|v| v.kind() == "assignment_expression");
+                first = false;
+            }
+        }
+    }
+
+    /// The property an assignment sets (`listen` of `app.listen = …`), unless it sets
+    /// `module.exports` itself.
+    fn member_name(&self, assignment: Node<'a>) -> Option<Node<'a>> {
+        let left = assignment
+            .child_by_field_name("left")
+            .filter(|l| l.kind() == "member_expression")?;
+        let property = left
+            .child_by_field_name("property")
+            .filter(|p| p.kind() == "property_identifier")?;
+        let module = left
+            .child_by_field_name("object")
+            .is_some_and(|o| o.kind() == "identifier" && self.text(o) == "module");
+        (!(module && self.text(property) == "exports")).then_some(property)
+    }
+
+    /// Python: the assignments to a name in the blocks of the structural `if` and `try`
+    /// statements (platform variants, fallbacks), as variables.
+    pub(super) fn branch_assignments(&self, candidates: &mut Vec<Candidate<'a>>) {
+        for &statement in &self.scan {
+            let mut walk = statement.walk();
+            for clause in statement.named_children(&mut walk) {
+                let block = match clause.kind() {
+                    "block" => Some(clause),
+                    "elif_clause" | "else_clause" | "except_clause" | "finally_clause" => {
+                        let mut w = clause.walk();
+                        clause.named_children(&mut w).find(|c| c.kind() == "block")
+                    }
+                    _ => None,
+                };
+                let Some(block) = block else { continue };
+                let mut w = block.walk();
+                for line in block.named_children(&mut w) {
+                    let name = (line.kind() == "expression_statement")
+                        .then(|| line.named_child(0))
+                        .flatten()
+                        .filter(|a| a.kind() == "assignment")
+                        .and_then(|a| a.child_by_field_name("left"))
+                        .filter(|l| l.kind() == "identifier");
+                    if let Some(name) = name {
+                        candidates.push(Candidate {
+                            node: line,
+                            name: Some(name),
+                            kind: "variable",
+                            pattern: usize::MAX,
+                            qualifier: None,
+                            written: None,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The kind an assignment defines: a method (a function, at the end of a chain of
+    /// assignments too); a class or a variable holding members (an object) when it is the
+    /// `first` of its chain (or alone); none for other values.
+    fn assigned_kind(&self, node: Node<'a>, first: bool) -> Option<&'static str> {
+        let mut value = node.child_by_field_name("right")?;
+        let chained = value.kind() == "assignment_expression";
+        while value.kind() == "assignment_expression" {
+            value = value.child_by_field_name("right")?;
+        }
+        match value.kind() {
+            k if is_function(k) => Some("method"),
+            "class" if first && !chained => Some("class"),
+            "object" if first && !chained => Some("variable"),
+            _ => None,
+        }
+    }
+
     /// Python: drops the assignments of a name that the same scope defines with `def` or
     /// `class` (`Enum = Flag = None` before `class Enum`, `f = wrap(f)` after `def f`):
     /// placeholders and rebindings, not definitions.
-    pub(super) fn drop_rebindings(&self, candidates: &mut Vec<Candidate<'a>>) {
+    fn drop_rebindings(&self, candidates: &mut Vec<Candidate<'a>>) {
         let scope = |node: Node<'a>| {
             let mut at = self.parent(node);
             while let Some(n) = at.filter(|n| self.lang.transparent(n.kind())) {
@@ -220,4 +367,12 @@ impl<'a> Builder<'a> {
             c.kind != "variable" || name(c).is_none_or(|n| !defined.contains(&(scope(c.node), n)))
         });
     }
+}
+
+/// Whether a JavaScript value of this node kind is a function.
+fn is_function(kind: &str) -> bool {
+    matches!(
+        kind,
+        "function_expression" | "arrow_function" | "generator_function" | "function"
+    )
 }

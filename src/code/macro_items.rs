@@ -64,13 +64,13 @@ impl<'a> Builder<'a> {
     /// the tree (see the module's doc) to `candidates`.
     pub(super) fn macro_items(&self, candidates: &mut Vec<Candidate<'a>>) {
         let invoked: std::collections::HashSet<&str> = self
-            .macros
+            .scan
             .iter()
             .filter_map(|&n| self.invocation(n))
             .filter_map(|m| m.child_by_field_name("macro"))
             .map(|name| self.text(name))
             .collect();
-        for &node in &self.macros {
+        for &node in &self.scan {
             match node.kind() {
                 // A macro's items are the invoking module's: this file's when it invokes it,
                 // the crate's when it is not exported (other crates' when it is).

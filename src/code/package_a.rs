@@ -295,7 +295,7 @@ mod tests {
             m("gopath/src/github.com/u/p/sub/x.go"),
             "github.com.u.p.sub"
         );
-        assert_eq!(m("mod/root.go"), "mod");
+        assert_eq!(m("mod/top.go"), "mod");
         assert_eq!(m("lone/x.go"), "lone");
         // The module at the root of the search: its `src/` is a package like any other.
         let rooted = |rel| module(Lang::Go, rel, &["go.mod"]);

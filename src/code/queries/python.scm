@@ -5,17 +5,6 @@
 (function_definition name: (identifier) @name) @definition.function
 (class_definition name: (identifier) @name) @definition.class
 (module (expression_statement (assignment left: (identifier) @name)) @definition.variable)
-; Assignments under a module's or a class's `if`/`try` (platform variants, fallbacks).
-(if_statement
-  consequence: (block (expression_statement (assignment left: (identifier) @name)) @definition.variable))
-(elif_clause
-  consequence: (block (expression_statement (assignment left: (identifier) @name)) @definition.variable))
-(else_clause
-  body: (block (expression_statement (assignment left: (identifier) @name)) @definition.variable))
-(try_statement
-  body: (block (expression_statement (assignment left: (identifier) @name)) @definition.variable))
-(except_clause
-  (block (expression_statement (assignment left: (identifier) @name)) @definition.variable))
 
 (module (import_statement) @import)
 (module (import_from_statement) @import)

@@ -27,40 +27,9 @@
   value: [(function_expression) (arrow_function) (generator_function)] @definition.function)
 (export_statement value: (class) @definition.class)
 
-; Object literals bound to a name hold their function-valued members
-; (`const utils = { forEach(obj, fn) {…}, map: function () {…} }`).
-(pair
-  key: [(property_identifier) (string)] @name
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition.method
-
-; CommonJS and prototype assignments: `app.listen = function listen() {…}`,
-; `req.get = req.header = function header() {…}` (both),
-; `Foo.prototype.bar = function`, `exports.parse = (s) => …`, `Foo.from = class {…}`;
-; an object assigned to a member holds members (`Foo.prototype = { bar() {} }`).
-; `module.exports = …` itself names nothing.
-(assignment_expression
-  left: (member_expression property: (property_identifier) @name) @_left
-  right: [(arrow_function) (function_expression) (generator_function)]
-  (#not-match? @_left "^(module[.])?exports$")) @definition.method
-(assignment_expression
-  left: (member_expression property: (property_identifier) @name) @_left
-  right: (assignment_expression
-    right: [(arrow_function) (function_expression) (generator_function)])
-  (#not-match? @_left "^(module[.])?exports$")) @definition.method
-(assignment_expression
-  left: (member_expression property: (property_identifier) @name) @_left
-  right: (assignment_expression
-    right: (assignment_expression
-      right: [(arrow_function) (function_expression) (generator_function)]))
-  (#not-match? @_left "^(module[.])?exports$")) @definition.method
-(assignment_expression
-  left: (member_expression property: (property_identifier) @name) @_left
-  right: (class)
-  (#not-match? @_left "^(module[.])?exports$")) @definition.class
-(assignment_expression
-  left: (member_expression property: (property_identifier) @name) @_left
-  right: (object)
-  (#not-match? @_left "^(module[.])?exports$")) @definition.variable
+; Object literals bound to a name hold their members (`const utils = { forEach() {…} }`);
+; their function-valued pairs, and the definitions by assignment (`app.listen = function`,
+; `Foo.prototype.bar =`, `exports.parse =`), are found in code (lang_a.rs).
 
 (program
   [(lexical_declaration
