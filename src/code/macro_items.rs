@@ -4,7 +4,7 @@
 //! crates' that invoke them), and item-level invocations (`bitflags! { pub struct Flags: u32 { … } }`,
 //! `thread_local!(static KEY: … = …)`, `cfg_if! { if #[cfg(unix)] { fn imp() {} } }`).
 //! An item is a keyword (`struct`, `enum`, `union`, `trait`, `fn`, `type`, `const`,
-//! `static`, `mod`) followed by a name: a `$name` metavariable is not one, and the bodies of
+//! `static`, `mod`, `macro_rules!`) followed by a name: a `$name` metavariable is not one, and the bodies of
 //! items (an `impl` block's too) are not looked into. Each token is visited once.
 
 use tree_sitter::Node;
@@ -34,7 +34,7 @@ fn item_kind(keyword: &str) -> Option<&'static str> {
 fn has_body(kind: &str) -> bool {
     matches!(
         kind,
-        "struct" | "enum" | "union" | "trait" | "function" | "module"
+        "struct" | "enum" | "union" | "trait" | "function" | "module" | "macro"
     )
 }
 
@@ -164,8 +164,13 @@ impl<'a> Builder<'a> {
         i: usize,
     ) -> Option<(Candidate<'a>, usize)> {
         let keyword = kids[i].kind();
-        let kind = item_kind(keyword)?;
-        let mut at = i + 1;
+        let macro_rules = keyword == "identifier"
+            && self.text(kids[i]) == "macro_rules"
+            && kids.get(i + 1).is_some_and(|k| k.kind() == "!");
+        let (kind, mut at) = match macro_rules {
+            true => ("macro", i + 2),
+            false => (item_kind(keyword)?, i + 1),
+        };
         if keyword == "static"
             && kids
                 .get(at)

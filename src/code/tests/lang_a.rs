@@ -152,6 +152,14 @@ impl dyn std::error::Error + Send + Sync {
     pub fn chain(&self) {}
 }
 
+#[cfg(doc)]
+wrap![
+    #[macro_export]
+    macro_rules! ensure {
+        ($cond:expr) => {};
+    }
+];
+
 impl std::fmt::Display for crate::Span {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         Ok(())
@@ -197,7 +205,8 @@ fn rust_items_written_in_macros_that_the_file_invokes() {
         &[
             "module sys (declaration) 93-93",
             "method Error.chain 96-96",
-            "method Span.fmt 100-102",
+            "macro ensure 101-104",
+            "method Span.fmt 108-110",
         ],
     );
     // An exported macro's (its items are the invoker's), a metavariable's name, an impl
