@@ -367,7 +367,6 @@ impl<'a> Builder<'a> {
             self.links.contains_key(&node.id())
                 && self.parent(node).is_none_or(|p| !imports.contains(&p.id()))
         });
-        self.refine_candidates(candidates);
         self.name_declarators(candidates);
         candidates.sort_by_key(|cand| (cand.node.start_byte(), usize::MAX - cand.node.end_byte()));
     }

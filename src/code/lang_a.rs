@@ -4,7 +4,7 @@
 //! CommonJS and prototype assignments (`app.listen = function`, `Foo.prototype.bar =`,
 //! `exports.foo =`), TypeScript's ambient declarations (`declare class`, `declare module`),
 //! the kind of a module-level method, and the Python assignments that only rebind a name
-//! defined by `def` or `class`.
+//! defined by `def` or `class` (declarations beside it).
 
 use tree_sitter::Node;
 
@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use super::builder::{Builder, Candidate};
 use super::lang::{Lang, is_container};
-use super::structure::Symbol;
+use super::structure::{FileStructure, Symbol};
 
 /// A symbol's kind, name, owner (what qualifies it) and the scope it gives its members.
 pub(super) type Naming = (&'static str, String, Option<String>, Option<String>);
@@ -212,13 +212,6 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Python's rebound placeholders go (see [`Builder::drop_rebindings`]).
-    pub(super) fn refine_candidates(&self, candidates: &mut Vec<Candidate<'a>>) {
-        if self.lang == Lang::Python {
-            self.drop_rebindings(candidates);
-        }
-    }
-
     /// TypeScript and JavaScript: the definitions of the structural assignments and object
     /// literals — an assignment to a member of a function (each of a chain: `req.get =
     /// req.header = function`), a class or an object (not `module.exports = …` itself), and
@@ -342,31 +335,6 @@ impl<'a> Builder<'a> {
             _ => None,
         }
     }
-
-    /// Python: drops the assignments of a name that the same scope defines with `def` or
-    /// `class` (`Enum = Flag = None` before `class Enum`, `f = wrap(f)` after `def f`):
-    /// placeholders and rebindings, not definitions.
-    fn drop_rebindings(&self, candidates: &mut Vec<Candidate<'a>>) {
-        let scope = |node: Node<'a>| {
-            let mut at = self.parent(node);
-            while let Some(n) = at.filter(|n| self.lang.transparent(n.kind())) {
-                at = self.parent(n);
-            }
-            at.map_or(0, |n| n.id())
-        };
-        let name = |c: &Candidate<'a>| c.name.map(|n| self.text(n));
-        let defined: HashSet<(usize, &str)> = candidates
-            .iter()
-            .filter(|c| matches!(c.kind, "function" | "class"))
-            .filter_map(|c| Some((scope(c.node), name(c)?)))
-            .collect();
-        if defined.is_empty() {
-            return;
-        }
-        candidates.retain(|c| {
-            c.kind != "variable" || name(c).is_none_or(|n| !defined.contains(&(scope(c.node), n)))
-        });
-    }
 }
 
 /// Whether a JavaScript value of this node kind is a function.
@@ -375,4 +343,33 @@ fn is_function(kind: &str) -> bool {
         kind,
         "function_expression" | "arrow_function" | "generator_function" | "function"
     )
+}
+
+/// What a whole file's structure needs once it is built (or joined from two halves, which
+/// see only their own symbols): Python's assignments to a name that the same scope defines
+/// with `def` or `class` (`Enum = Flag = None` before `class Enum`, `f = wrap(f)` after
+/// `def f`) are placeholders and rebindings, declarations beside the definition.
+pub(super) fn finish(lang: Lang, s: &mut FileStructure) {
+    if lang != Lang::Python {
+        return;
+    }
+    let defined: HashSet<(Option<u32>, &str)> = s
+        .symbols
+        .iter()
+        .filter(|x| matches!(x.kind, "function" | "class" | "method"))
+        .map(|x| (x.parent, x.name.as_str()))
+        .collect();
+    if defined.is_empty() {
+        return;
+    }
+    let rebound: Vec<usize> = (0..s.symbols.len())
+        .filter(|&i| {
+            let x = &s.symbols[i];
+            matches!(x.kind, "variable" | "constant")
+                && defined.contains(&(x.parent, x.name.as_str()))
+        })
+        .collect();
+    for i in rebound {
+        s.symbols[i].declaration = true;
+    }
 }
