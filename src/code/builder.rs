@@ -10,7 +10,7 @@ use tree_sitter::{Node, QueryCursor};
 
 use super::cfamily;
 use super::lang::{Compiled, Lang, is_constant_name};
-use super::limits::{self, MAX_NESTING, MAX_SYMBOLS, Stop, Unparsed};
+use super::limits::{self, MAX_NESTING, Stop, Unparsed};
 use super::structure::{FileStructure, Symbol, assign_addresses};
 
 /// Per-line owner while the partition is built.
@@ -97,11 +97,15 @@ pub(super) struct Builder<'a> {
     /// Byte offset where each line starts.
     pub(super) line_starts: Vec<usize>,
     /// Structural nodes the query is started again below (see [`Lang::reopens`]).
-    reopen: Vec<Node<'a>>,
+    pub(super) reopen: Vec<Node<'a>>,
     /// Structural nodes the walk looks into after the query: Rust's macro definitions and
     /// invocations (see `macro_items.rs`), Python's `if` and `try` statements (see
     /// `lang_a.rs`).
     pub(super) scan: Vec<Node<'a>>,
+    /// JavaScript's module wrappers: the nodes from a statement or a declarator down to the
+    /// body of a function written in parentheses or called at once (see
+    /// [`Builder::wrapped_body`]), whose definitions are the module's.
+    pub(super) wrap: std::collections::HashSet<usize>,
     /// The caller's stop, checked as the query runs.
     stop: Stop<'a>,
 }
@@ -129,6 +133,7 @@ impl<'a> Builder<'a> {
             line_starts,
             reopen: Vec::new(),
             scan: Vec::new(),
+            wrap: std::collections::HashSet::new(),
             stop,
         }
     }
@@ -176,7 +181,8 @@ impl<'a> Builder<'a> {
         loop {
             let descend = parents.is_empty()
                 || self.lang.transparent(node.kind())
-                || self.lang.is_container_node(node.kind());
+                || self.lang.is_container_node(node.kind())
+                || self.wrap.contains(&node.id());
             if descend && cursor.goto_first_child() {
                 parents.push(node);
                 prev.push(None);
@@ -217,6 +223,7 @@ impl<'a> Builder<'a> {
             if self.scans(node.kind()) {
                 self.scan.push(node);
             }
+            self.note_wrapper(node);
         }
     }
 
@@ -298,7 +305,7 @@ impl<'a> Builder<'a> {
                 match by_node.get(&key) {
                     Some(&at) if candidates[at].pattern <= candidate.pattern => {}
                     Some(&at) => candidates[at] = candidate,
-                    None if candidates.len() >= MAX_SYMBOLS => {
+                    None if candidates.len() >= self.stop.symbol_limit() => {
                         return Err(Unparsed::TooManySymbols);
                     }
                     None => {
@@ -432,7 +439,7 @@ impl<'a> Builder<'a> {
                     .holds_members(symbols[sym as usize].kind, n)
                     .then_some(Some(sym));
             }
-            if !self.lang.transparent(n.kind()) {
+            if !self.lang.transparent(n.kind()) && !self.wrap.contains(&n.id()) {
                 return None;
             }
             at = self.parent(n);

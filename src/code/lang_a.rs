@@ -84,7 +84,75 @@ impl<'a> Builder<'a> {
     /// TypeScript and JavaScript an object literal bound to a name (`const utils = {
     /// forEach() {} }`, `Foo.prototype = { bar: function () {} }`).
     pub(super) fn holds_members(&self, kind: &str, node: Node<'a>) -> bool {
-        is_container(self.lang, kind) || (self.is_script() && self.object_value(node).is_some())
+        is_container(self.lang, kind)
+            || (self.is_script()
+                && (self.object_value(node).is_some()
+                    || self.wrap.contains(&node.id())
+                    || node
+                        .child_by_field_name("value")
+                        .is_some_and(|v| self.wrap.contains(&v.id()))))
+    }
+
+    /// JavaScript's module pattern: when `node` (a statement or a declarator, as the walk
+    /// meets it) holds a function written in parentheses or called at once — `(function()
+    /// {…})()`, `(function(){…}.call(this))`, `!function(){…}()`, `var m = (function f(){…})`
+    /// (lodash's `runInContext`) — the nodes down to its body are walked as structure, and
+    /// the query runs again in the body: its definitions are the module's.
+    pub(super) fn note_wrapper(&mut self, node: Node<'a>) {
+        if !self.is_script() {
+            return;
+        }
+        let value = match node.kind() {
+            "expression_statement" => node.named_child(0),
+            "variable_declarator" => node.child_by_field_name("value"),
+            _ => None,
+        };
+        if let Some(chain) = value.and_then(|v| self.wrapped_body(v)) {
+            let body = *chain.last().expect("a body ends the chain");
+            self.wrap.extend(chain.iter().map(|n| n.id()));
+            self.reopen.push(body);
+        }
+    }
+
+    /// The nodes from `n` down to the body of the function it wraps (see
+    /// [`Builder::note_wrapper`]), the body last; `None` if `n` is not such a wrapper.
+    fn wrapped_body(&self, mut n: Node<'a>) -> Option<Vec<Node<'a>>> {
+        let mut chain = Vec::new();
+        let (mut paren, mut called) = (false, false);
+        loop {
+            chain.push(n);
+            n = match n.kind() {
+                "parenthesized_expression" => {
+                    paren = true;
+                    n.named_child(0)?
+                }
+                "unary_expression" => n.child_by_field_name("argument")?,
+                "call_expression" => {
+                    called = true;
+                    n.child_by_field_name("function")?
+                }
+                // `function(){…}.call(this)`
+                "member_expression" => {
+                    let prop = n.child_by_field_name("property")?;
+                    if !matches!(self.text(prop), "call" | "apply") {
+                        return None;
+                    }
+                    n.child_by_field_name("object")?
+                }
+                "function_expression" | "function" | "arrow_function" if paren || called => {
+                    let body = n.child_by_field_name("body")?;
+                    if body.kind() != "statement_block" {
+                        return None;
+                    }
+                    chain.push(body);
+                    return Some(chain);
+                }
+                _ => return None,
+            };
+            if chain.len() > 8 {
+                return None;
+            }
+        }
     }
 
     /// The object literal a declarator or an assignment binds, if it binds one.

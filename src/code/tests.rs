@@ -6,6 +6,7 @@ use std::path::Path;
 mod clike;
 mod lang_a;
 mod lang_b;
+mod limits;
 
 use super::answer::answer;
 use super::*;

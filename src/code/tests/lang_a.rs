@@ -500,6 +500,63 @@ fn javascript_assignments_and_object_literal_members() {
     }
 }
 
+const MODULE_WRAPPERS: &str = r#";(function() {
+  function outer() {
+    return 1;
+  }
+
+  var make = (function make(context) {
+    function inner(a) {
+      return a;
+    }
+    var local = 2;
+    return inner;
+  });
+
+  function helper() {
+    function hidden() {}
+    return hidden;
+  }
+}.call(this));
+
+!function () {
+  function bang() {}
+}();
+
+const api = (() => {
+  class Client {
+    send() {}
+  }
+  return { Client };
+})();
+
+setTimeout(function () {
+  function callback() {}
+}, 1);
+"#;
+
+#[test]
+fn javascript_module_wrappers_define_what_their_bodies_define() {
+    let s = build("wrapped.js", MODULE_WRAPPERS);
+    has(
+        &s,
+        &[
+            "function outer 2-4",
+            "function make.inner 7-9",
+            "function helper 14-17",
+            "function bang 21-21",
+            "class api.Client 25-27",
+            "method api.Client.send 26-26",
+        ],
+    );
+    // The wrapper's body is a module: its variables are the module's too.
+    has(&s, &["variable make.local 10-10"]);
+    // A plain function's locals, a callback's body: not the module's.
+    for q in ["helper.hidden", "hidden", "callback"] {
+        lacks(&s, q);
+    }
+}
+
 #[test]
 fn declaration_files_by_name() {
     use super::super::declaration::in_declaration_file;
