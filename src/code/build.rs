@@ -75,8 +75,9 @@ impl FileStructure {
                     || Builder::new(lang, compiled, head, *stop).run(a.root_node()),
                     || Builder::new(lang, compiled, tail, *stop).run(b.root_node()),
                 );
-                let joined = first?.join(second?);
+                let mut joined = first?.join(second?);
                 limits::check_symbols(&joined, stop)?;
+                super::lang_a::finish(lang, &mut joined);
                 return Ok(joined);
             }
             if stop.stopped() {
@@ -84,7 +85,9 @@ impl FileStructure {
             }
         }
         let tree = parse(compiled, &parsed, &[], stop).ok_or(Unparsed::Stopped)?;
-        Builder::new(lang, compiled, bytes, *stop).run(tree.root_node())
+        let mut whole = Builder::new(lang, compiled, bytes, *stop).run(tree.root_node())?;
+        super::lang_a::finish(lang, &mut whole);
+        Ok(whole)
     }
 
     /// Appends `next`, the structure of the text right after this one's (which ends with a

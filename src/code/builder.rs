@@ -9,7 +9,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCursor};
 
 use super::cfamily;
-use super::lang::{Compiled, Lang, is_constant_name, is_container};
+use super::lang::{Compiled, Lang, is_constant_name};
 use super::limits::{self, MAX_NESTING, Stop, Unparsed};
 use super::structure::{FileStructure, Symbol, assign_addresses};
 
@@ -63,13 +63,27 @@ struct Links<'t> {
     prev: Option<Node<'t>>,
 }
 
-struct Candidate<'t> {
-    node: Node<'t>,
-    name: Option<Node<'t>>,
-    kind: &'static str,
-    pattern: usize,
+pub(super) struct Candidate<'t> {
+    pub(super) node: Node<'t>,
+    pub(super) name: Option<Node<'t>>,
+    pub(super) kind: &'static str,
+    pub(super) pattern: usize,
     /// The scope a C++ out-of-line definition names (`ns.Foo` of `void ns::Foo::bar()`).
-    qualifier: Option<String>,
+    pub(super) qualifier: Option<String>,
+    /// A definition the grammar leaves unparsed (an item written in a Rust macro's tokens).
+    pub(super) written: Option<Written<'t>>,
+}
+
+/// Where a definition the grammar leaves unparsed stands: the structural node it is written
+/// in, and its lines (0-based: first with its comments, first of the item with its
+/// attributes, last).
+#[derive(Clone, Copy)]
+pub(super) struct Written<'t> {
+    pub(super) anchor: Node<'t>,
+    pub(super) start: u32,
+    pub(super) def: u32,
+    pub(super) end: u32,
+    pub(super) declaration: bool,
 }
 
 pub(super) struct Builder<'a> {
@@ -83,7 +97,15 @@ pub(super) struct Builder<'a> {
     /// Byte offset where each line starts.
     pub(super) line_starts: Vec<usize>,
     /// Structural nodes the query is started again below (see [`Lang::reopens`]).
-    reopen: Vec<Node<'a>>,
+    pub(super) reopen: Vec<Node<'a>>,
+    /// Structural nodes the walk looks into after the query: Rust's macro definitions and
+    /// invocations (see `macro_items.rs`), Python's `if` and `try` statements (see
+    /// `lang_a.rs`).
+    pub(super) scan: Vec<Node<'a>>,
+    /// JavaScript's module wrappers: the nodes from a statement or a declarator down to the
+    /// body of a function written in parentheses or called at once (see
+    /// [`Builder::wrapped_body`]), whose definitions are the module's.
+    pub(super) wrap: std::collections::HashSet<usize>,
     /// The caller's stop, checked as the query runs.
     stop: Stop<'a>,
 }
@@ -110,6 +132,8 @@ impl<'a> Builder<'a> {
             links: HashMap::default(),
             line_starts,
             reopen: Vec::new(),
+            scan: Vec::new(),
+            wrap: std::collections::HashSet::new(),
             stop,
         }
     }
@@ -157,7 +181,8 @@ impl<'a> Builder<'a> {
         loop {
             let descend = parents.is_empty()
                 || self.lang.transparent(node.kind())
-                || self.lang.is_container_node(node.kind());
+                || self.lang.is_container_node(node.kind())
+                || self.wrap.contains(&node.id());
             if descend && cursor.goto_first_child() {
                 parents.push(node);
                 prev.push(None);
@@ -195,6 +220,10 @@ impl<'a> Builder<'a> {
             if self.lang.reopens(node.kind()) {
                 self.reopen.push(node);
             }
+            if self.scans(node.kind()) {
+                self.scan.push(node);
+            }
+            self.note_wrapper(node);
         }
     }
 
@@ -217,6 +246,16 @@ impl<'a> Builder<'a> {
     pub(super) fn run(mut self, root: Node<'a>) -> Result<FileStructure, Unparsed> {
         self.link(root)?;
         let (mut candidates, items) = self.search(root)?;
+        if !self.scan.is_empty() {
+            match self.lang {
+                Lang::Rust => self.macro_items(&mut candidates),
+                Lang::Python => self.branch_assignments(&mut candidates),
+                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+                    self.script_definitions(&mut candidates)
+                }
+                _ => {}
+            }
+        }
         self.keep_symbols(&mut candidates, &items);
         let (symbols, roots) = self.symbol_tree(&candidates)?;
         if self.stop.stopped() {
@@ -238,7 +277,8 @@ impl<'a> Builder<'a> {
         // (class, namespace, impl…) found, so function bodies are never searched.
         cursor.set_max_start_depth(Some(QUERY_DEPTH));
         let mut candidates: Vec<Candidate> = Vec::new();
-        let mut by_node: HashMap<usize, usize, BuildIdHasher> = HashMap::default();
+        // By node and (Go's `var a, b = …`: several names in one spec) name.
+        let mut by_node: HashMap<(usize, usize), usize, BuildIdHasher> = HashMap::default();
         let mut items: Vec<(Node, ItemCat)> = Vec::new();
         let mut queue = std::mem::take(&mut self.reopen);
         queue.push(root);
@@ -258,16 +298,20 @@ impl<'a> Builder<'a> {
                     continue;
                 };
                 let (node, kind) = (candidate.node, candidate.kind);
-                match by_node.get(&node.id()) {
+                let key = match (self.lang, candidate.name) {
+                    (Lang::Go, Some(name)) => (node.id(), name.id()),
+                    _ => (node.id(), 0),
+                };
+                match by_node.get(&key) {
                     Some(&at) if candidates[at].pattern <= candidate.pattern => {}
                     Some(&at) => candidates[at] = candidate,
                     None if candidates.len() >= self.stop.symbol_limit() => {
                         return Err(Unparsed::TooManySymbols);
                     }
                     None => {
-                        by_node.insert(node.id(), candidates.len());
+                        by_node.insert(key, candidates.len());
                         candidates.push(candidate);
-                        if is_container(self.lang, kind) && node != top {
+                        if self.holds_members(kind, node) && node != top {
                             queue.push(node);
                         }
                     }
@@ -312,6 +356,7 @@ impl<'a> Builder<'a> {
             kind,
             pattern: m.pattern_index,
             qualifier: None,
+            written: None,
         })
     }
 
@@ -325,10 +370,9 @@ impl<'a> Builder<'a> {
             .map(|(n, _)| n.id())
             .collect();
         candidates.retain(|cand| {
-            self.links.contains_key(&cand.node.id())
-                && self
-                    .parent(cand.node)
-                    .is_none_or(|p| !imports.contains(&p.id()))
+            let node = cand.written.map_or(cand.node, |w| w.anchor);
+            self.links.contains_key(&node.id())
+                && self.parent(node).is_none_or(|p| !imports.contains(&p.id()))
         });
         self.name_declarators(candidates);
         candidates.sort_by_key(|cand| (cand.node.start_byte(), usize::MAX - cand.node.end_byte()));
@@ -350,7 +394,8 @@ impl<'a> Builder<'a> {
         let mut scopes: Vec<String> = Vec::with_capacity(candidates.len());
         let mut depths: Vec<u32> = Vec::with_capacity(candidates.len());
         for (ci, cand) in candidates.iter().enumerate() {
-            let Some(parent) = self.parent_of(cand.node, &by_node, &kept, &symbols) else {
+            let at = cand.written.map_or(cand.node, |w| w.anchor);
+            let Some(parent) = self.parent_of(at, &by_node, &kept, &symbols) else {
                 continue;
             };
             let depth = parent.map_or(0, |p| depths[p as usize] + 1);
@@ -387,11 +432,14 @@ impl<'a> Builder<'a> {
         while let Some(n) = at {
             if let Some(&ci) = by_node.get(&n.id())
                 && !(matches!(self.lang, Lang::C | Lang::Cpp) && cfamily::sees_through(n.kind()))
+                && !self.chained(n)
             {
                 let sym = kept[ci]?;
-                return is_container(self.lang, symbols[sym as usize].kind).then_some(Some(sym));
+                return self
+                    .holds_members(symbols[sym as usize].kind, n)
+                    .then_some(Some(sym));
             }
-            if !self.lang.transparent(n.kind()) {
+            if !self.lang.transparent(n.kind()) && !self.wrap.contains(&n.id()) {
                 return None;
             }
             at = self.parent(n);
@@ -418,33 +466,12 @@ impl<'a> Builder<'a> {
                 _ => q.clone(),
             });
         }
-        match (self.lang, node.kind()) {
-            (Lang::Rust, "impl_item") => {
-                let ty = node
-                    .child_by_field_name("type")
-                    .map(|t| self.base_type(t))
-                    .unwrap_or_default();
-                name = match node.child_by_field_name("trait") {
-                    Some(tr) => format!("impl {} for {ty}", self.text(tr)),
-                    None => format!("impl {ty}"),
-                }
-                .trim()
-                .to_string();
-                scope = Some(ty);
-            }
-            (Lang::Go, "method_declaration") => {
-                owner = node
-                    .child_by_field_name("receiver")
-                    .and_then(|r| r.named_child(0))
-                    .and_then(|p| p.child_by_field_name("type"))
-                    .map(|t| self.base_type(t));
-            }
-            (lang, _) if lang.is_b() => {
-                let parent_kind = parent.map(|p| symbols[p as usize].kind);
-                let naming = (kind, name, owner, scope);
-                (kind, name, owner, scope) = self.name_b(node, parent_kind, naming);
-            }
-            _ => {}
+        if self.lang.is_b() {
+            let parent_kind = parent.map(|p| symbols[p as usize].kind);
+            let naming = (kind, name, owner, scope);
+            (kind, name, owner, scope) = self.name_b(node, parent_kind, naming);
+        } else {
+            (kind, name, owner, scope) = self.name_a(node, (kind, name, owner, scope));
         }
         kind = self.refine_kind(kind, node, &name, parent, symbols);
         let qualified = limits::bounded(match &owner {
@@ -452,9 +479,17 @@ impl<'a> Builder<'a> {
             _ => name.clone(),
         });
         let scope = limits::bounded(scope.unwrap_or_else(|| qualified.clone()));
-        let outer = self.outer(node);
-        let start = self.grown_start(outer);
-        let end = self.last(outer).max(self.last(node));
+        let (start, def, end, declaration) = match cand.written {
+            Some(w) => (w.start, w.def, w.end, w.declaration),
+            None => {
+                let outer = self.outer(node);
+                let (start, def) = self.grown_start(outer);
+                let end = self.last(outer).max(self.last(node));
+                let declaration = super::declaration::is_declaration(node, kind, self.bytes)
+                    || self.declared_only(node, parent, symbols);
+                (start, def, end, declaration)
+            }
+        };
         (
             Symbol {
                 address: String::new(),
@@ -463,8 +498,8 @@ impl<'a> Builder<'a> {
                 kind,
                 start_line: start + 1,
                 end_line: end + 1,
-                def_line: self.first(outer) + 1,
-                declaration: super::declaration::is_declaration(node, kind, self.bytes),
+                def_line: def + 1,
+                declaration,
                 parent,
                 children: Vec::new(),
             },
@@ -521,6 +556,7 @@ impl<'a> Builder<'a> {
         {
             kind = "method";
         }
+        kind = self.refine_kind_a(kind, node, parent);
         if kind == "variable" && is_constant_name(name) {
             let declared_const = match self.lang {
                 Lang::TypeScript | Lang::Tsx | Lang::JavaScript => self
@@ -533,17 +569,6 @@ impl<'a> Builder<'a> {
             }
         }
         kind
-    }
-
-    /// A type's name without generics, references or pointers (`Foo<T>` → `Foo`).
-    fn base_type(&self, ty: Node) -> String {
-        let mut t = ty;
-        while matches!(t.kind(), "generic_type" | "reference_type" | "pointer_type")
-            && let Some(inner) = t.child_by_field_name("type").or_else(|| t.named_child(0))
-        {
-            t = inner;
-        }
-        self.text(t).to_string()
     }
 }
 

@@ -1,5 +1,21 @@
 //! Whether a symbol's node is a declaration (a prototype, a signature) rather than a
-//! definition, from the grammars' common names.
+//! definition, from the grammars' common names; and the files that hold only declarations
+//! (TypeScript's `.d.ts`, Python's `.pyi` stubs).
+
+use std::path::Path;
+
+/// Whether the file at `path` holds only declarations by its name: TypeScript's declaration
+/// files (`.d.ts`, `.d.mts`, `.d.cts`, `.d.tsx`) describe code that is defined elsewhere
+/// (compiled JavaScript, the runtime), and so do Python's stubs (`.pyi`).
+pub(crate) fn in_declaration_file(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let lower = name.to_ascii_lowercase();
+    [".d.ts", ".d.mts", ".d.cts", ".d.tsx", ".pyi"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
+}
 
 /// Whether the definition at `node` (a symbol of `kind`) is a declaration without a body,
 /// by the grammars' common names: a node with a `body` is a definition; without one, a
@@ -8,7 +24,8 @@
 /// functions, Java's abstract methods), or a function declared by a statement ending in
 /// `;` (a C prototype) is a declaration. So are a C/C++ `prototype` (a pure virtual method
 /// too) and a Swift protocol's requirement (`protocol_function_declaration`…); Kotlin's
-/// body is a `function_body` child, not a field.
+/// body is a `function_body` child, not a field. A Rust `mod name;` declares the module
+/// whose file is `name.rs`.
 pub(super) fn is_declaration(node: tree_sitter::Node, kind: &str, bytes: &[u8]) -> bool {
     if node.child_by_field_name("body").is_some() || node.child_by_field_name("value").is_some() {
         return false;
@@ -23,6 +40,8 @@ pub(super) fn is_declaration(node: tree_sitter::Node, kind: &str, bytes: &[u8]) 
     let node_kind = node.kind();
     let function = matches!(kind, "function" | "method");
     kind == "prototype"
+        // Rust's `mod name;`: the module is the file it names.
+        || node_kind == "mod_item"
         || (node_kind.starts_with("protocol_") && node_kind != "protocol_declaration")
         || node_kind.contains("signature")
         || node_kind.ends_with("_specifier")

@@ -182,11 +182,26 @@ impl Lang {
                     | "ambient_declaration"
                     | "internal_module"
                     | "module"
+                    // `module.exports = {…}`, `req.get = req.header = function…`, and
+                    // object literals bound to a name.
+                    | "assignment_expression"
+                    | "object"
             ),
             Lang::Rust => matches!(kind, "source_file" | "declaration_list"),
+            // Definitions under `if`/`try` (platform and fallback variants) are the module's
+            // or the class's.
             Lang::Python => matches!(
                 kind,
-                "module" | "block" | "decorated_definition" | "expression_statement"
+                "module"
+                    | "block"
+                    | "decorated_definition"
+                    | "expression_statement"
+                    | "if_statement"
+                    | "elif_clause"
+                    | "else_clause"
+                    | "try_statement"
+                    | "except_clause"
+                    | "finally_clause"
             ),
             Lang::Go => matches!(
                 kind,
@@ -215,9 +230,14 @@ impl Lang {
     }
 
     /// Structural node kinds the symbol query starts again below (C/C++ preprocessor
-    /// branches and blocks, which nest deeper than the query's start depth).
+    /// branches and blocks, Python's `if` and `try`, which nest deeper than the query's start
+    /// depth).
     pub(crate) fn reopens(self, kind: &str) -> bool {
-        matches!(self, Lang::C | Lang::Cpp) && cfamily::reopens(kind)
+        match self {
+            Lang::C | Lang::Cpp => cfamily::reopens(kind),
+            Lang::Python => matches!(kind, "if_statement" | "try_statement"),
+            _ => false,
+        }
     }
 
     /// Node kinds of definitions whose bodies hold member symbols.

@@ -9,10 +9,12 @@ pub(crate) mod cfamily;
 mod declaration;
 mod describe;
 pub mod lang;
+mod lang_a;
 mod lang_b;
 mod lang_b_names;
 mod lang_id;
 pub mod limits;
+mod macro_items;
 pub mod package;
 mod package_a;
 mod package_b;
@@ -85,7 +87,13 @@ pub fn parse_of(
     let mut why = Unparsed::NoGrammar;
     let built = ws.parsed(source, true, |bytes| {
         match FileStructure::build_with(lang, bytes, stop) {
-            Ok(structure) => {
+            Ok(mut structure) => {
+                if declaration::in_declaration_file(source.path()) {
+                    structure
+                        .symbols
+                        .iter_mut()
+                        .for_each(|s| s.declaration = true);
+                }
                 let cost = structure.heap_bytes();
                 Some((structure, cost))
             }

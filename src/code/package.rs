@@ -26,13 +26,16 @@ pub(super) fn of(lang: Lang, root: Node, bytes: &[u8]) -> Vec<String> {
     }
 }
 
-/// The module a file's path gives its symbols in languages whose modules are files (Python:
-/// the dotted path below the topmost directory with an `__init__.py`; Rust: the path below
-/// the crate's `src/`), outermost first; empty for the others. `rel` is the file's path
+/// The module a file's path gives its symbols in languages whose modules are files or
+/// directories (Python: the dotted path below the topmost directory with an `__init__.py`;
+/// Rust: the crate and the path below its `src/`; Go: the import path; TypeScript and
+/// JavaScript: the file's stem), outermost first; empty for the others. `rel` is the file's path
 /// (`/`-separated, as a search shows it); `is_file` tells whether a path beside it exists.
 pub fn of_path(lang: Lang, rel: &str, is_file: &dyn Fn(&str) -> bool) -> Vec<String> {
     match lang {
-        Lang::Python | Lang::Rust | Lang::Go => super::package_a::of_path(lang, rel, is_file),
+        Lang::Python | Lang::Rust | Lang::Go | Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+            super::package_a::of_path(lang, rel, is_file)
+        }
         _ => Vec::new(),
     }
 }

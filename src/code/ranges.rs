@@ -24,6 +24,10 @@ impl<'a> Builder<'a> {
                     "lexical_declaration" | "variable_declaration",
                 ) => parent.named_child_count() == 1,
                 (Lang::Python, "decorated_definition") => true,
+                // `app.listen = function () {…};` (not a chain's second assignment).
+                (Lang::TypeScript | Lang::Tsx | Lang::JavaScript, "expression_statement") => {
+                    outer.kind() == "assignment_expression"
+                }
                 (Lang::C | Lang::Cpp, _) => cfamily::grows_into(outer, parent),
                 (Lang::Go, "type_declaration" | "const_declaration" | "var_declaration") => {
                     let mut walk = parent.walk();
@@ -43,9 +47,12 @@ impl<'a> Builder<'a> {
     }
 
     /// The first line (0-based) of `outer` grown over the decorators, attributes and comments
-    /// right above it (no blank line between, not trailing another statement).
-    pub(super) fn grown_start(&self, outer: Node<'a>) -> u32 {
+    /// right above it (no blank line between, not trailing another statement), and the first
+    /// line of the definition itself: `outer`'s, or its first attribute's or decorator's
+    /// (`#[derive(..)]`, `#[inline]`, `@Input()`) when those stand above it as siblings.
+    pub(super) fn grown_start(&self, outer: Node<'a>) -> (u32, u32) {
         let mut start = self.first(outer);
+        let mut def = start;
         let mut at = self.prev_named(outer);
         while let Some(s) = at {
             let kind = s.kind();
@@ -61,9 +68,12 @@ impl<'a> Builder<'a> {
                 break; // a trailing comment of the statement before
             }
             start = start.min(self.first(s));
+            if !comment {
+                def = start;
+            }
             at = before;
         }
-        start
+        (start, def)
     }
 
     fn is_inner_doc(&self, comment: Node) -> bool {

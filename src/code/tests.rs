@@ -4,6 +4,7 @@
 use std::path::Path;
 
 mod clike;
+mod lang_a;
 mod lang_b;
 mod limits;
 

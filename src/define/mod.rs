@@ -152,19 +152,31 @@ struct Want {
 
 impl Want {
     /// How the symbol `sym` of a file whose package is `package` answers the name.
-    fn fit(&self, package: &[String], sym: &code::Symbol) -> Option<name::Fit> {
+    /// How the symbol `sym` of a file whose package is `package` and whose symbols are
+    /// `all` answers the name.
+    fn fit(
+        &self,
+        package: &[String],
+        sym: &code::Symbol,
+        all: &[code::Symbol],
+    ) -> Option<name::Fit> {
         let package: Vec<&str> = package.iter().map(String::as_str).collect();
-        self.fit_parts(&package, &sym.name, sym.kind, &sym.qualified)
+        let parent = sym
+            .parent
+            .and_then(|p| all.get(p as usize))
+            .map_or("", |p| p.name.as_str());
+        self.fit_parts(&package, &sym.name, sym.kind, &sym.qualified, parent)
     }
 
     /// How a symbol named `name` of kind `kind`, qualified `qualified` in a file whose
-    /// package is `package`, answers the name.
+    /// package is `package`, inside the symbol named `parent`, answers the name.
     fn fit_parts(
         &self,
         package: &[&str],
         name: &str,
         kind: &str,
         qualified: &str,
+        parent: &str,
     ) -> Option<name::Fit> {
         if name != self.last || self.kind.is_some_and(|k| k != kind) {
             return None;
@@ -174,8 +186,25 @@ impl Want {
             .copied()
             .chain(qualified.split('.'))
             .collect();
-        self.name.fit(&full)
+        let fit = self.name.fit_in(&full, package.len());
+        if fit == Some(name::Fit::Exact) {
+            return fit;
+        }
+        match impl_trait(parent) {
+            Some(tr) if self.name.fits_trait(tr, package) => Some(name::Fit::Exact),
+            _ => fit,
+        }
     }
+}
+
+/// The trait a Rust `impl Trait for Type` block (as its symbol is named) implements, without
+/// its path or generic arguments (`impl fmt::Display for Foo<T>` → `Display`): its methods
+/// answer `Trait::method` as well as `Type::method`.
+fn impl_trait(parent: &str) -> Option<&str> {
+    let (tr, _) = parent.strip_prefix("impl ")?.split_once(" for ")?;
+    let tr = tr.split('<').next().unwrap_or(tr).trim();
+    let tr = tr.rsplit("::").next().unwrap_or(tr);
+    (!tr.is_empty()).then_some(tr)
 }
 
 impl DefineQuery {
@@ -520,7 +549,7 @@ fn sites_in(
         .symbols
         .iter()
         .filter(|sym| sym.name == want.last)
-        .filter_map(|sym| Some((sym, want.fit(package, sym)?)))
+        .filter_map(|sym| Some((sym, want.fit(package, sym, &s.symbols)?)))
         .collect();
     if matched.is_empty() {
         // Most candidates only use the name: no line index for them.

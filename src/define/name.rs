@@ -58,6 +58,24 @@ impl Name {
     /// How `full` (a site's package and qualified name, in components) answers this name;
     /// `None` if it does not.
     pub fn fit(&self, full: &[&str]) -> Option<Fit> {
+        self.fit_in(full, 0)
+    }
+
+    /// [`Name::fit`] for a site whose first `package` components are the module its file
+    /// declares or its path makes: when there are some, a loose fit skips only those (a
+    /// module between: `requests.get` is `requests.api.get`, never the method
+    /// `requests.sessions.Session.get`); without them (C++'s and Ruby's namespaces are in the
+    /// qualified name), any.
+    pub fn fit_in(&self, full: &[&str], package: usize) -> Option<Fit> {
+        // JavaScript's `Foo.prototype.bar` is `Foo`'s member `bar` (see [`parse`]).
+        if full.contains(&"prototype") {
+            let at = full[..package.min(full.len())]
+                .iter()
+                .filter(|c| **c != "prototype")
+                .count();
+            let members: Vec<&str> = full.iter().copied().filter(|c| *c != "prototype").collect();
+            return self.fit_in(&members, at);
+        }
         let (&own, outer) = full.split_last()?;
         if own != self.last {
             return None;
@@ -75,12 +93,38 @@ impl Name {
             return Some(Fit::Exact);
         }
         let mut wanted = q.iter().peekable();
-        for part in outer {
+        for (i, part) in outer.iter().enumerate() {
+            if wanted.peek().is_some_and(|w| *w == part) {
+                wanted.next();
+            } else if package > 0 && i >= package {
+                // A component of the qualified name skipped: a class, not a module.
+                return None;
+            }
+        }
+        wanted.peek().is_none().then_some(Fit::Loose)
+    }
+}
+
+impl Name {
+    /// Whether this name is `Trait::member` (the member's name checked by the caller) for a
+    /// member of an implementation of `tr` in a file whose package is `package`: its
+    /// qualifier ends with the trait, and what qualifies the trait (its crate and modules,
+    /// which the implementing file does not repeat) is the file's crate and modules in order
+    /// (`anyhow::Context::context` for `impl Context for Result` in `anyhow/src/context.rs`).
+    pub fn fits_trait(&self, tr: &str, package: &[&str]) -> bool {
+        let Some((last, outer)) = self.qualifier.split_last() else {
+            return false;
+        };
+        if last != tr {
+            return false;
+        }
+        let mut wanted = outer.iter().peekable();
+        for part in package {
             if wanted.peek().is_some_and(|w| *w == part) {
                 wanted.next();
             }
         }
-        wanted.peek().is_none().then_some(Fit::Loose)
+        wanted.peek().is_none()
     }
 }
 
@@ -139,6 +183,8 @@ pub fn parse(given: &str) -> Result<Name, NameError> {
         .strip_suffix("()")
         .filter(|r| !r.ends_with("operator"))
         .unwrap_or(rest);
+    let go_form = go_trace(rest);
+    let rest = go_form.as_deref().unwrap_or(rest);
     let mut parts: Vec<String> = Vec::new();
     let mut at = rest;
     loop {
@@ -163,11 +209,39 @@ pub fn parse(given: &str) -> Result<Name, NameError> {
             "'{last}' alone is punctuation; qualify an operator with its type (\"Matrix#{last}\") or name it as C++ does (\"operator{last}\")"
         )));
     }
+    // JavaScript's `Foo.prototype.bar` is `Foo`'s member `bar`, however it is written.
+    parts.retain(|p| p != "prototype");
     Ok(Name {
         qualifier: parts,
         last,
         kind: None,
     })
+}
+
+/// Go's name of a function in a stack trace or a profile, its import path first:
+/// `net/http.(*Client).Do`, `github.com/a/b/pkg.Func`, `pkg.(*T[...]).M` — the package's
+/// own name, then the type without its pointer and type arguments, then the member
+/// (`http.Client.Do`). `None` for any other form.
+fn go_trace(s: &str) -> Option<String> {
+    let (path, tail) = match s.rfind('/') {
+        Some(at) => (&s[..at], &s[at + 1..]),
+        None => ("", s),
+    };
+    let path_ok = path
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '~'));
+    let receiver = tail.find(".(");
+    if !path_ok || (path.is_empty() && receiver.is_none()) || !tail.contains('.') {
+        return None;
+    }
+    let Some(at) = receiver else {
+        return Some(tail.to_string());
+    };
+    let inner = &tail[at + 2..];
+    let close = inner.find(')')?;
+    let ty = inner[..close].trim_start_matches('*');
+    let ty = ty.split('[').next().unwrap_or(ty);
+    Some(format!("{}.{ty}{}", &tail[..at], &inner[close + 1..]))
 }
 
 /// The text after one separator at the start of `s`, if it starts with one.
@@ -428,8 +502,55 @@ mod tests {
             Some(Fit::Loose)
         );
         assert_eq!(fit("List.add", "java.util.ArrayList.add"), None);
+        // With the file's module known, a loose fit skips modules, never a class.
+        let within = |name: &str, full: &str, package: usize| {
+            let parts: Vec<&str> = full.split('.').collect();
+            parse(name).unwrap().fit_in(&parts, package)
+        };
+        assert_eq!(
+            within("requests.get", "requests.api.get", 2),
+            Some(Fit::Loose)
+        );
+        assert_eq!(
+            within("requests.get", "requests.sessions.Session.get", 2),
+            None
+        );
+        assert_eq!(
+            within("requests.Session", "requests.sessions.Session", 2),
+            Some(Fit::Loose)
+        );
+        assert_eq!(
+            within("std::string", "std.__cxx11.string", 0),
+            Some(Fit::Loose)
+        );
+        // JavaScript's prototype, as a site or a name writes it.
+        assert_eq!(
+            fit("Axios.prototype.request", "Axios.Axios.request"),
+            Some(Fit::Exact)
+        );
+        assert_eq!(
+            fit("Router.handle", "router.Router.prototype.handle"),
+            Some(Fit::Exact)
+        );
         assert_eq!(fit("util.java.ArrayList", "java.util.ArrayList"), None);
         assert_eq!(fit("ArrayList.add", "java.util.ArrayList.addAll"), None);
+    }
+
+    #[test]
+    fn go_stack_trace_names_are_the_package_type_and_member() {
+        let q = |name: &str| {
+            let n = parse(name).unwrap();
+            format!("{}.{}", n.qualifier.join("."), n.last)
+        };
+        assert_eq!(q("net/http.(*Client).Do"), "http.Client.Do");
+        assert_eq!(q("github.com/a/b-c/pkg.(*Tree[...]).Walk"), "pkg.Tree.Walk");
+        assert_eq!(q("main.(*server).run"), "main.server.run");
+        assert_eq!(
+            q("golang.org/x/sync/errgroup.WithContext"),
+            "errgroup.WithContext"
+        );
+        assert!(parse("a/b").is_err());
+        assert!(parse("net/http.(").is_err());
     }
 
     #[test]

@@ -44,6 +44,11 @@ impl Circle {
 pub fn total(shapes: &[&dyn Shape]) -> f64 {
     shapes.iter().map(|s| s.area()).sum()
 }
+
+/// A thing with a label.
+pub trait Labelled {
+    fn label(&self) -> String;
+}
 ";
 
 const PYTHON: &str = "\
@@ -166,12 +171,12 @@ fn every_definition_site_in_every_language_and_no_call_site() {
     assert_eq!(
         keys(&d),
         [
-            "geometry/plane.py:8-9 Point.area",
-            "geometry/plane.py:12-15 area",
-            "src/shapes.rs:12-14 Circle.area",
-            "src/shapes.rs:20-22 Square.area",
-            "web/shapes.ts:7-9 area",
-            "web/shapes.ts:15-17 Rect.area",
+            "geometry/plane.py:8-9 plane.Point.area",
+            "geometry/plane.py:12-15 plane.area",
+            "src/shapes.rs:12-14 shapes.Circle.area",
+            "src/shapes.rs:20-22 shapes.Square.area",
+            "web/shapes.ts:7-9 shapes.area",
+            "web/shapes.ts:15-17 shapes.Rect.area",
         ]
     );
     // The trait's signature and the two overload signatures are declarations.
@@ -213,18 +218,28 @@ fn declarations_come_after_definitions_when_asked_or_alone() {
     assert_eq!(
         keys(&all)[6..],
         [
-            "src/shapes.rs:4-4 Shape.area",
-            "web/shapes.ts:5-5 area",
-            "web/shapes.ts:6-6 area",
+            "src/shapes.rs:4-4 shapes.Shape.area",
+            "web/shapes.ts:5-5 shapes.area",
+            "web/shapes.ts:6-6 shapes.area",
         ]
     );
     assert_eq!(all.hidden_declarations, 0);
-    // Only a declaration has the qualified name: it is listed, and said to be one.
-    let only = find(&ws, &query("Shape::area"));
-    assert_eq!(keys(&only), ["src/shapes.rs:4-4 Shape.area"]);
+    // A trait's method by the trait's name: the impls' methods, the signature hidden.
+    let by_trait = find(&ws, &query("Shape::area"));
+    assert_eq!(
+        keys(&by_trait),
+        [
+            "src/shapes.rs:12-14 shapes.Circle.area",
+            "src/shapes.rs:20-22 shapes.Square.area"
+        ]
+    );
+    assert_eq!(by_trait.hidden_declarations, 1);
+    assert!(find(&ws, &query("Other::area")).sites.is_empty());
+    // Only a declaration has the name: it is listed, and said to be one.
+    let only = find(&ws, &query("Labelled::label"));
+    assert_eq!(keys(&only), ["src/shapes.rs:38-38 shapes.Labelled.label"]);
     assert!(only.only_declarations);
-    assert_eq!(only.sites[0].doc_line, Some(3));
-    let text = render(&only, "Shape::area", 10_000, &crate::words::NEUTRAL).text;
+    let text = render(&only, "Labelled::label", 10_000, &crate::words::NEUTRAL).text;
     assert!(text.contains("Found 1 declaration in 1 file"), "{text}");
     assert!(text.contains("no definition with a body"), "{text}");
 }
@@ -235,12 +250,12 @@ fn qualified_names_with_dots_or_colons_pick_one_site_with_its_code() {
     let ws = ws(dir.path());
     for name in ["Circle.area", "Circle::area", "shapes::Circle::area"] {
         let d = find(&ws, &query(name));
-        // `shapes::Circle` is not a scope the file knows: nothing for it.
-        if name.starts_with("shapes") {
-            assert!(d.sites.is_empty(), "{name}: {:?}", keys(&d));
-            continue;
-        }
-        assert_eq!(keys(&d), ["src/shapes.rs:12-14 Circle.area"], "{name}");
+        // `shapes` is the module the file's path makes.
+        assert_eq!(
+            keys(&d),
+            ["src/shapes.rs:12-14 shapes.Circle.area"],
+            "{name}"
+        );
         let code = d.sites[0]
             .code
             .as_deref()
@@ -253,12 +268,12 @@ fn qualified_names_with_dots_or_colons_pick_one_site_with_its_code() {
     assert_eq!(
         keys(&d),
         [
-            "svc/server.go:9-11 Server.Start",
-            "svc/server.go:13-17 Start"
+            "svc/server.go:9-11 svc.Server.Start",
+            "svc/server.go:13-17 svc.Start"
         ]
     );
     let d = find(&ws, &query("Server.Start"));
-    assert_eq!(keys(&d), ["svc/server.go:9-11 Server.Start"]);
+    assert_eq!(keys(&d), ["svc/server.go:9-11 svc.Server.Start"]);
     assert_eq!(d.sites[0].doc_line, Some(8));
     // The doc comment is part of the code shown.
     let d = find(&ws, &query("new"));
@@ -298,7 +313,10 @@ fn kind_and_language_filters() {
     );
     assert_eq!(
         keys(&functions),
-        ["geometry/plane.py:12-15 area", "web/shapes.ts:7-9 area"]
+        [
+            "geometry/plane.py:12-15 plane.area",
+            "web/shapes.ts:7-9 shapes.area"
+        ]
     );
     for lang in ["python", "py"] {
         let d = find(
@@ -318,7 +336,7 @@ fn kind_and_language_filters() {
             ..query("Server")
         },
     );
-    assert_eq!(keys(&types), ["svc/server.go:4-6 Server"]);
+    assert_eq!(keys(&types), ["svc/server.go:4-6 svc.Server"]);
 }
 
 #[test]
@@ -362,7 +380,10 @@ fn an_edit_that_adds_moves_or_removes_a_definition_is_seen_by_the_next_lookup() 
     let dir = tree();
     let ws = ws(dir.path());
     let path = dir.path().join("lib/util.js");
-    assert_eq!(keys(&find(&ws, &query("start"))), ["lib/util.js:1-3 start"]);
+    assert_eq!(
+        keys(&find(&ws, &query("start"))),
+        ["lib/util.js:1-3 util.start"]
+    );
     // Moved down, and a second one added in another file.
     std::fs::write(&path, format!("// moved\n\n{JS}")).unwrap();
     std::fs::write(
@@ -372,11 +393,14 @@ fn an_edit_that_adds_moves_or_removes_a_definition_is_seen_by_the_next_lookup() 
     .unwrap();
     assert_eq!(
         keys(&find(&ws, &query("start"))),
-        ["lib/more.js:1-1 start", "lib/util.js:3-5 start"]
+        ["lib/more.js:1-1 more.start", "lib/util.js:3-5 util.start"]
     );
     // Removed.
     std::fs::write(&path, "module.exports = {};\n").unwrap();
-    assert_eq!(keys(&find(&ws, &query("start"))), ["lib/more.js:1-1 start"]);
+    assert_eq!(
+        keys(&find(&ws, &query("start"))),
+        ["lib/more.js:1-1 more.start"]
+    );
 }
 
 #[test]
@@ -451,7 +475,7 @@ fn the_room_cuts_code_and_sites_and_says_how_to_read_the_rest() {
     // Sites beyond the room: the first ones, and how many more.
     let many = find(&ws, &query("area"));
     let text = render(&many, "area", 150, &crate::words::NEUTRAL).text;
-    assert!(text.contains("[cut: 4 more sites left out"), "{text}");
+    assert!(text.contains("[cut: 5 more sites left out"), "{text}");
 }
 
 #[test]

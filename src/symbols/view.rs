@@ -23,6 +23,9 @@ pub struct Definition {
     pub package: String,
     pub qualified: String,
     pub address: String,
+    /// The name of the symbol it sits in (a Rust method's `impl Trait for Type`); empty at
+    /// the top level.
+    pub parent: String,
     pub start_line: u32,
     pub def_line: u32,
     pub end_line: u32,
@@ -165,6 +168,10 @@ fn definition(
         package: part.string_or_empty(f.package)?,
         qualified,
         address,
+        parent: match s.parent {
+            Some(p) => part.string(syms.get(p as usize)?.name)?,
+            None => String::new(),
+        },
         start_line: s.start,
         def_line: s.def,
         end_line: s.end,

@@ -89,10 +89,10 @@ async fn every_site_ranked_with_both_views_and_no_call() {
     assert_eq!(
         sites(&a.text),
         [
-            "py/cache.py:2-3: method Cache.get",
-            "py/cache.py:6-8: function get",
-            "src/store.rs:11-13: method Memory.get",
-            "web/client.ts:2-4: method Client.get",
+            "py/cache.py:2-3: method cache.Cache.get",
+            "py/cache.py:6-8: function cache.get",
+            "src/store.rs:11-13: method store.Memory.get",
+            "web/client.ts:2-4: method client.Client.get",
         ]
     );
     assert!(
@@ -113,16 +113,19 @@ async fn every_site_ranked_with_both_views_and_no_call() {
         .await;
     assert_eq!(
         sites(&all.text).last().unwrap(),
-        "src/store.rs:3-3: method Store.get"
+        "src/store.rs:3-3: method store.Store.get"
     );
     // A qualified name: one site, with its code.
     let one = srv
         .ok("find_definition", json!({"name": "Memory::get"}))
         .await;
-    assert_eq!(sites(&one.text), ["src/store.rs:11-13: method Memory.get"]);
+    assert_eq!(
+        sites(&one.text),
+        ["src/store.rs:11-13: method store.Memory.get"]
+    );
     assert!(
         one.text
-            .contains("--- src/store.rs:11-13: method Memory.get ---\n    fn get(&self"),
+            .contains("--- src/store.rs:11-13: method store.Memory.get ---\n    fn get(&self"),
         "{}",
         one.text
     );
@@ -130,21 +133,21 @@ async fn every_site_ranked_with_both_views_and_no_call() {
     for (args, want) in [
         (
             json!({"name": "get", "kind": "function"}),
-            vec!["py/cache.py:6-8: function get"],
+            vec!["py/cache.py:6-8: function cache.get"],
         ),
         (
             json!({"name": "get", "lang": "ts"}),
-            vec!["web/client.ts:2-4: method Client.get"],
+            vec!["web/client.ts:2-4: method client.Client.get"],
         ),
         (
             json!({"name": "get", "search_path": "src"}),
-            vec!["src/store.rs:11-13: method Memory.get"],
+            vec!["src/store.rs:11-13: method store.Memory.get"],
         ),
         (
             json!({"name": "get", "glob": "*.py", "code": false}),
             vec![
-                "py/cache.py:2-3: method Cache.get",
-                "py/cache.py:6-8: function get",
+                "py/cache.py:2-3: method cache.Cache.get",
+                "py/cache.py:6-8: function cache.get",
             ],
         ),
     ] {
@@ -207,7 +210,10 @@ async fn a_long_definition_is_cut_to_the_budget_and_says_how_to_read_the_rest() 
 async fn an_edit_that_adds_moves_or_removes_a_definition_is_seen_at_once_with_the_index() {
     let fx = fixture();
     let (srv, _log) = fx.serve_indexed().await;
-    assert_eq!(lookup(&srv).await, ["web/client.ts:2-4: method Client.get"]);
+    assert_eq!(
+        lookup(&srv).await,
+        ["web/client.ts:2-4: method client.Client.get"]
+    );
     // Added: a second class of that name in a new file.
     fx.write(
         "web/other.ts",
@@ -216,8 +222,8 @@ async fn an_edit_that_adds_moves_or_removes_a_definition_is_seen_at_once_with_th
     assert_eq!(
         lookup(&srv).await,
         [
-            "web/client.ts:2-4: method Client.get",
-            "web/other.ts:2-4: method Client.get"
+            "web/client.ts:2-4: method client.Client.get",
+            "web/other.ts:2-4: method other.Client.get"
         ]
     );
     // Moved: three lines further down.
@@ -225,13 +231,16 @@ async fn an_edit_that_adds_moves_or_removes_a_definition_is_seen_at_once_with_th
     assert_eq!(
         lookup(&srv).await,
         [
-            "web/client.ts:5-7: method Client.get",
-            "web/other.ts:2-4: method Client.get"
+            "web/client.ts:5-7: method client.Client.get",
+            "web/other.ts:2-4: method other.Client.get"
         ]
     );
     // Removed: the file deleted.
     std::fs::remove_file(fx.root.join("web/other.ts")).unwrap();
-    assert_eq!(lookup(&srv).await, ["web/client.ts:5-7: method Client.get"]);
+    assert_eq!(
+        lookup(&srv).await,
+        ["web/client.ts:5-7: method client.Client.get"]
+    );
     srv.shutdown().await;
 }
 
@@ -258,9 +267,9 @@ fn the_command_line_prints_one_line_per_site() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(
         stdout,
-        "py/cache.py:2-3: method Cache.get (python) — def get(self, key):\n\
-         src/store.rs:11-13: method Memory.get (rust) — fn get(&self, key: &str) -> Option<String> {\n\
-         web/client.ts:2-4: method Client.get (typescript) — get(path: string): Promise<string> {\n"
+        "py/cache.py:2-3: method cache.Cache.get (python) — def get(self, key):\n\
+         src/store.rs:11-13: method store.Memory.get (rust) — fn get(&self, key: &str) -> Option<String> {\n\
+         web/client.ts:2-4: method client.Client.get (typescript) — get(path: string): Promise<string> {\n"
     );
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(

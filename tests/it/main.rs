@@ -11,6 +11,7 @@ mod cli_rg;
 #[cfg(target_os = "linux")]
 mod cli_serve;
 mod common;
+mod defs_langs_a;
 mod doc_read;
 mod doc_replace;
 mod doc_tools;

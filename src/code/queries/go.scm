@@ -1,6 +1,7 @@
 ; mapgrep's symbol and category query for Go.
 ; Captures: @definition.KIND with @name (a symbol; methods are qualified in code by their
-; receiver type), and top-level @import, @comment, @directive (the package clause) items.
+; receiver type; a spec with several names is a symbol per name), and top-level @import,
+; @comment, @directive (the package clause) items.
 
 (function_declaration name: (identifier) @name) @definition.function
 (method_declaration name: (field_identifier) @name) @definition.method
@@ -8,7 +9,9 @@
 (type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
 (type_spec name: (type_identifier) @name) @definition.type
 (type_alias name: (type_identifier) @name) @definition.type
-(const_spec name: (identifier) @name) @definition.constant
+; `const KB, MB = …`: the grammar puts the comma in the name field too, which stops a
+; field pattern at the first name.
+(const_spec (identifier) @name) @definition.constant
 (var_spec name: (identifier) @name) @definition.variable
 
 (source_file (import_declaration) @import)

@@ -19,6 +19,10 @@
   value: [(function_expression) (arrow_function) (generator_function)] @definition.function)
 (export_statement value: (class) @definition.class)
 
+; Object literals bound to a name hold their members (`const utils = { forEach() {…} }`);
+; their function-valued pairs, and the definitions by assignment (`app.listen = function`,
+; `Foo.prototype.bar =`, `exports.parse =`), are found in code (lang_a.rs).
+
 (program
   [(lexical_declaration
      (variable_declarator
