@@ -49,6 +49,7 @@ impl FileStructure {
         // macros blanked out (every byte in its place: the builder reads names from `bytes`).
         let parsed: std::borrow::Cow<[u8]> = match lang {
             Lang::C | Lang::Cpp => cfamily::mask_attributes(bytes),
+            Lang::Kotlin => super::lang_b::mask_annotations(bytes),
             _ => bytes.into(),
         };
         if bytes.len() >= split_min

@@ -453,7 +453,8 @@ impl<'a> Builder<'a> {
         });
         let scope = limits::bounded(scope.unwrap_or_else(|| qualified.clone()));
         let outer = self.outer(node);
-        let start = self.grown_start(outer);
+        let first = self.first_b(outer);
+        let start = self.grown_start(first);
         let end = self.last(outer).max(self.last(node));
         (
             Symbol {
@@ -463,8 +464,9 @@ impl<'a> Builder<'a> {
                 kind,
                 start_line: start + 1,
                 end_line: end + 1,
-                def_line: self.first(outer) + 1,
-                declaration: super::declaration::is_declaration(node, kind, self.bytes),
+                def_line: self.first(first) + 1,
+                declaration: super::declaration::is_declaration(node, kind, self.bytes)
+                    || self.declared_b(node, parent.map(|p| &symbols[p as usize])),
                 parent,
                 children: Vec::new(),
             },

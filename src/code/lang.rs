@@ -217,7 +217,8 @@ impl Lang {
     /// Structural node kinds the symbol query starts again below (C/C++ preprocessor
     /// branches and blocks, which nest deeper than the query's start depth).
     pub(crate) fn reopens(self, kind: &str) -> bool {
-        matches!(self, Lang::C | Lang::Cpp) && cfamily::reopens(kind)
+        (matches!(self, Lang::C | Lang::Cpp) && cfamily::reopens(kind))
+            || (self.is_b() && super::lang_b::reopens(self, kind))
     }
 
     /// Node kinds of definitions whose bodies hold member symbols.

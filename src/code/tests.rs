@@ -5,6 +5,7 @@ use std::path::Path;
 
 mod clike;
 mod lang_b;
+mod lang_b_defs;
 
 use super::answer::answer;
 use super::*;
