@@ -143,15 +143,16 @@ pub(crate) fn split_starts(lang: Lang) -> &'static [&'static [u8]] {
     }
 }
 
-/// Kotlin: the top-level annotations (a line that starts with `@`, `@file:` aside) turned
-/// into comments for the parse, every byte in its place: `@Target(FUNCTION)` alone on its
-/// line into `//arget(FUNCTION)`, `@JvmField val x` into `/*vmFie*/ val x`, arguments over
-/// several lines into `//` on the first and blanks after. The grammar reads an annotation
-/// with arguments on a line of its own as an expression: the arguments part from the
-/// declaration below, and after two of them a declaration without a body (`public
-/// annotation class nativeGetter`) is swallowed whole. As comments they are left alone, and
-/// the builder counts them as the first lines of the declaration below (see
-/// `Builder::first_b`).
+/// Kotlin: the top-level annotations on lines of their own (a line that starts with `@`,
+/// `@file:` aside, and holds nothing after them but a comment) turned into comments for the parse, every
+/// byte in its place: `@Target(FUNCTION)` into `//arget(FUNCTION)`, arguments over several
+/// lines into `//` on the first and blanks after. The grammar reads an annotation with
+/// arguments on a line of its own as an expression: the arguments part from the declaration
+/// below, and after two of them a declaration without a body (`public annotation class
+/// nativeGetter`) is swallowed whole. As comments they are left alone, and the builder
+/// counts them as the first lines of the declaration below (see `Builder::first_b`). An
+/// annotation followed by code on its line (`@PublishedApi internal val x`) parses well and
+/// is left as it is: it also keeps the modifiers after it from the property above.
 pub(crate) fn mask_annotations(bytes: &[u8]) -> Cow<'_, [u8]> {
     let mut out: Option<Vec<u8>> = None;
     let starts = std::iter::once(0).chain(memchr::memmem::find_iter(bytes, b"\n@").map(|i| i + 1));
@@ -162,30 +163,20 @@ pub(crate) fn mask_annotations(bytes: &[u8]) -> Cow<'_, [u8]> {
         let Some(end) = annotation_run(bytes, start) else {
             continue;
         };
-        let span = &bytes[start..end];
         let rest = &bytes[end..];
         let line_rest = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
+        let line_rest = line_rest.trim_ascii();
+        if !(line_rest.is_empty() || line_rest.starts_with(b"//")) {
+            continue;
+        }
         let out = out.get_or_insert_with(|| bytes.to_vec());
         let masked = &mut out[start..end];
-        match memchr::memchr(b'\n', span) {
-            // The first line a line comment, the others blank.
-            Some(nl) => {
-                masked[..2].copy_from_slice(b"//");
-                for b in masked[nl..].iter_mut().filter(|b| **b != b'\n') {
-                    *b = b' ';
-                }
+        masked[..2].copy_from_slice(b"//");
+        // Arguments over several lines: the first line a comment, the others blank.
+        if let Some(nl) = memchr::memchr(b'\n', masked) {
+            for b in masked[nl..].iter_mut().filter(|b| **b != b'\n') {
+                *b = b' ';
             }
-            None if line_rest.trim_ascii().is_empty() => masked[..2].copy_from_slice(b"//"),
-            None if span.len() >= 4
-                && memchr::memmem::find(span, b"*/").is_none()
-                && memchr::memmem::find(span, b"/*").is_none() =>
-            {
-                let n = masked.len();
-                masked[..2].copy_from_slice(b"/*");
-                masked[n - 2..].copy_from_slice(b"*/");
-            }
-            // On the line of its declaration: that line is the first anyway.
-            None => masked.fill(b' '),
         }
     }
     out.map_or(Cow::Borrowed(bytes), Cow::Owned)

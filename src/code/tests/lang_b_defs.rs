@@ -230,7 +230,7 @@ fn kotlin_annotations_are_masked_in_place() {
     assert_eq!(masked.len(), src.len());
     assert_eq!(
         masked,
-        "package a\n\n//eprecated(\"x (y)\", level = DeprecationLevel.ERROR)\n/*vmFie*/ val x = 1\n//(\n     \n \nclass C\n@file:JvmName(\"N\")\n  @Indented fun f() {}\n"
+        "package a\n\n//eprecated(\"x (y)\", level = DeprecationLevel.ERROR)\n@JvmField val x = 1\n//(\n     \n \nclass C\n@file:JvmName(\"N\")\n  @Indented fun f() {}\n"
     );
     // Nothing to mask: the bytes themselves.
     let plain = "package a\nfun f() = 1\n";
@@ -242,10 +242,11 @@ fn kotlin_annotations_are_masked_in_place() {
 
 #[test]
 fn kotlin_annotations_over_several_lines_are_the_first_lines() {
-    let src = "package a\n\n/** Old. */\n@Deprecated(\n    \"use g\",\n    level = DeprecationLevel.ERROR\n)\n@Suppress(\"X\")\nfun f() = 1\n";
+    let src = "package a\n\n/** Old. */\n@Deprecated(\n    \"use g\",\n    level = DeprecationLevel.ERROR\n)\n@Suppress(\"X\")\nfun f() = 1\n\n@JvmName(\"from\") // for Java\nfun Int.g() = 2\n";
     let s = build("a.kt", src);
     assert_eq!(sites(&s, "f"), ["function a.f 4-9"]);
     assert_eq!(s.symbols[0].start_line, 3);
+    assert_eq!(sites(&s, "g"), ["function a.Int.g 11-12"]);
 }
 
 const SCALA: &str = r#"package org.acme
