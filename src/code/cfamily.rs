@@ -181,7 +181,7 @@ fn is_macro_like(name: &str) -> bool {
 /// `__init`, `__must_check`…) blanked out, newlines kept, so that every byte and line keeps
 /// its place and the declarations around them parse. Preprocessor lines are left as they
 /// are (`#define __init …` still defines `__init`). Other text is returned unchanged.
-pub(super) fn mask_attributes(bytes: &[u8]) -> Cow<'_, [u8]> {
+pub(crate) fn mask_attributes(bytes: &[u8]) -> Cow<'_, [u8]> {
     let mut out: Option<Vec<u8>> = None;
     let (mut i, n) = (0, bytes.len());
     let mut line_start = true;

@@ -5,7 +5,7 @@
 pub mod answer;
 mod build;
 mod builder;
-mod cfamily;
+pub(crate) mod cfamily;
 mod declaration;
 mod describe;
 pub mod lang;
@@ -19,6 +19,7 @@ mod package_b;
 mod partition;
 mod ranges;
 pub mod render;
+pub(crate) mod skim;
 pub mod structure;
 #[cfg(test)]
 mod tests;

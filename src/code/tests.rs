@@ -6,6 +6,7 @@ use std::path::Path;
 mod clike;
 mod lang_b;
 mod lang_b_defs;
+mod limits;
 
 use super::answer::answer;
 use super::*;
