@@ -8,7 +8,9 @@
 /// functions, Java's abstract methods), or a function declared by a statement ending in
 /// `;` (a C prototype) is a declaration. So are a C/C++ `prototype` (a pure virtual method
 /// too) and a Swift protocol's requirement (`protocol_function_declaration`…); Kotlin's
-/// body is a `function_body` child, not a field.
+/// body is a `function_body` child, not a field. An Objective-C forward declaration in a
+/// header read as C (`@class Plugin;`, `@protocol Bridge;`: a variable after an `@`) is one
+/// too.
 pub(super) fn is_declaration(node: tree_sitter::Node, kind: &str, bytes: &[u8]) -> bool {
     if node.child_by_field_name("body").is_some() || node.child_by_field_name("value").is_some() {
         return false;
@@ -21,13 +23,15 @@ pub(super) fn is_declaration(node: tree_sitter::Node, kind: &str, bytes: &[u8]) 
         return false;
     }
     let node_kind = node.kind();
+    let text = bytes[node.byte_range()].trim_ascii_end();
+    if kind == "variable" && node.start_byte() > 0 && bytes[node.start_byte() - 1] == b'@' {
+        return text.ends_with(b";");
+    }
     let function = matches!(kind, "function" | "method");
     kind == "prototype"
         || (node_kind.starts_with("protocol_") && node_kind != "protocol_declaration")
         || node_kind.contains("signature")
         || node_kind.ends_with("_specifier")
         || (function && matches!(node_kind, "function_declaration" | "method_declaration"))
-        || (function
-            && node_kind.contains("declar")
-            && bytes[node.byte_range()].trim_ascii_end().ends_with(b";"))
+        || (function && node_kind.contains("declar") && text.ends_with(b";"))
 }

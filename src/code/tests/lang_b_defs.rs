@@ -8,7 +8,7 @@ use std::path::Path;
 use super::super::{FileStructure, Lang};
 use super::assert_partition;
 
-fn build(name: &str, src: &str) -> FileStructure {
+pub(super) fn build(name: &str, src: &str) -> FileStructure {
     let lang = Lang::from_path(Path::new(name)).expect("a language");
     let s = FileStructure::build(lang, src.as_bytes()).expect("parsed");
     assert_partition(&s, src.as_bytes());
@@ -17,7 +17,7 @@ fn build(name: &str, src: &str) -> FileStructure {
 
 /// The symbols named `name` as the lookup lists them: `KIND FULL DEF-END`, the full name
 /// being the package and the qualified name, ` (declaration)` after a declaration.
-fn sites(s: &FileStructure, name: &str) -> Vec<String> {
+pub(super) fn sites(s: &FileStructure, name: &str) -> Vec<String> {
     s.symbols
         .iter()
         .filter(|x| x.name == name)
