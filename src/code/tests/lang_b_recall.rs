@@ -59,8 +59,8 @@ fn csharp_conditional_directives_take_the_first_branch() {
     // The directives and the other branches blank, the first branch kept.
     assert!(lines[4].trim().is_empty(), "{:?}", lines[4]);
     assert!(lines[5].contains("gate = new object()"));
-    for n in 7..=15 {
-        assert!(lines[n].trim().is_empty(), "line {}: {:?}", n + 1, lines[n]);
+    for (n, line) in lines.iter().enumerate().take(15).skip(7) {
+        assert!(line.trim().is_empty(), "line {}: {line:?}", n + 1);
     }
     assert!(lines[18].contains(", string origin"));
     assert!(lines[23].contains("lock (gate)"));
