@@ -50,6 +50,8 @@ impl FileStructure {
         // and only outside its function bodies.
         let parsed: std::borrow::Cow<[u8]> = match lang {
             Lang::C | Lang::Cpp => cfamily::mask_attributes(bytes),
+            Lang::Kotlin => super::lang_b::mask_annotations(bytes),
+            Lang::CSharp => super::preproc::first_branches(bytes),
             _ => bytes.into(),
         };
         if matches!(lang, Lang::C | Lang::Cpp)

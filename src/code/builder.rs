@@ -483,10 +483,13 @@ impl<'a> Builder<'a> {
             Some(w) => (w.start, w.def, w.end, w.declaration),
             None => {
                 let outer = self.outer(node);
-                let (start, def) = self.grown_start(outer);
+                // Kotlin: annotations on lines of their own before the definition.
+                let first = self.first_b(outer);
+                let (start, def) = self.grown_start(first);
                 let end = self.last(outer).max(self.last(node));
                 let declaration = super::declaration::is_declaration(node, kind, self.bytes)
-                    || self.declared_only(node, parent, symbols);
+                    || self.declared_only(node, parent, symbols)
+                    || self.declared_b(node, parent.map(|p| &symbols[p as usize]));
                 (start, def, end, declaration)
             }
         };

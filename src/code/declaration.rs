@@ -25,7 +25,8 @@ pub(crate) fn in_declaration_file(path: &Path) -> bool {
 /// `;` (a C prototype) is a declaration. So are a C/C++ `prototype` (a pure virtual method
 /// too) and a Swift protocol's requirement (`protocol_function_declaration`…); Kotlin's
 /// body is a `function_body` child, not a field. A Rust `mod name;` declares the module
-/// whose file is `name.rs`.
+/// whose file is `name.rs`. An Objective-C forward declaration in a header read as C
+/// (`@class Plugin;`, `@protocol Bridge;`: a variable after an `@`) is one too.
 pub(super) fn is_declaration(node: tree_sitter::Node, kind: &str, bytes: &[u8]) -> bool {
     if node.child_by_field_name("body").is_some() || node.child_by_field_name("value").is_some() {
         return false;
@@ -38,6 +39,10 @@ pub(super) fn is_declaration(node: tree_sitter::Node, kind: &str, bytes: &[u8]) 
         return false;
     }
     let node_kind = node.kind();
+    let text = bytes[node.byte_range()].trim_ascii_end();
+    if kind == "variable" && node.start_byte() > 0 && bytes[node.start_byte() - 1] == b'@' {
+        return text.ends_with(b";");
+    }
     let function = matches!(kind, "function" | "method");
     kind == "prototype"
         // Rust's `mod name;`: the module is the file it names.
@@ -46,7 +51,5 @@ pub(super) fn is_declaration(node: tree_sitter::Node, kind: &str, bytes: &[u8]) 
         || node_kind.contains("signature")
         || node_kind.ends_with("_specifier")
         || (function && matches!(node_kind, "function_declaration" | "method_declaration"))
-        || (function
-            && node_kind.contains("declar")
-            && bytes[node.byte_range()].trim_ascii_end().ends_with(b";"))
+        || (function && node_kind.contains("declar") && text.ends_with(b";"))
 }

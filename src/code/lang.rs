@@ -236,7 +236,7 @@ impl Lang {
         match self {
             Lang::C | Lang::Cpp => cfamily::reopens(kind),
             Lang::Python => matches!(kind, "if_statement" | "try_statement"),
-            _ => false,
+            _ => self.is_b() && super::lang_b::reopens(self, kind),
         }
     }
 

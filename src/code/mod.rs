@@ -19,6 +19,7 @@ pub mod package;
 mod package_a;
 mod package_b;
 mod partition;
+mod preproc;
 mod ranges;
 pub mod render;
 pub(crate) mod skim;

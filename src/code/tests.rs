@@ -6,6 +6,8 @@ use std::path::Path;
 mod clike;
 mod lang_a;
 mod lang_b;
+mod lang_b_defs;
+mod lang_b_recall;
 mod limits;
 
 use super::answer::answer;

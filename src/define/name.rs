@@ -203,6 +203,7 @@ pub fn parse(given: &str) -> Result<Name, NameError> {
             return Err(NameError("it ends with a separator".into()));
         }
     }
+    let mut parts = jvm_binary(parts);
     let last = parts.pop().expect("one part at least");
     if parts.is_empty() && last.chars().count() == 1 && last.chars().all(is_op_char) {
         return Err(NameError(format!(
@@ -242,6 +243,32 @@ fn go_trace(s: &str) -> Option<String> {
     let ty = inner[..close].trim_start_matches('*');
     let ty = ty.split('[').next().unwrap_or(ty);
     Some(format!("{}.{ty}{}", &tail[..at], &inner[close + 1..]))
+}
+
+/// The components of a name as the JVM writes it in stack traces and binary names, as the
+/// source writes them: a nested class after `$` (`HashMap$TreeNode` is `HashMap.TreeNode`)
+/// and a Scala object's class without its trailing `$` (`Predef$` is `Predef`). Only a `$`
+/// between an identifier and a capital letter, or ending a component, is read so: `$x`,
+/// `a$b` and `$` stay identifiers.
+fn jvm_binary(parts: Vec<String>) -> Vec<String> {
+    if !parts.iter().any(|p| p.chars().skip(1).any(|c| c == '$')) {
+        return parts;
+    }
+    let mut out = Vec::with_capacity(parts.len() + 1);
+    for part in parts {
+        let mut piece = String::new();
+        let mut chars = part.chars().peekable();
+        while let Some(c) = chars.next() {
+            let inner = c == '$' && !piece.is_empty() && !piece.ends_with('$');
+            match chars.peek() {
+                Some(n) if inner && n.is_uppercase() => out.push(std::mem::take(&mut piece)),
+                None if inner => {}
+                _ => piece.push(c),
+            }
+        }
+        out.push(piece);
+    }
+    out
 }
 
 /// The text after one separator at the start of `s`, if it starts with one.
@@ -453,6 +480,15 @@ mod tests {
             ("名前", &[], "名前"),
             ("struct task_struct", &[], "task_struct"),
             ("union bpf_attr", &[], "bpf_attr"),
+            (
+                "java.util.HashMap$TreeNode.putTreeVal",
+                &["java", "util", "HashMap", "TreeNode"],
+                "putTreeVal",
+            ),
+            ("scala.Predef$.println", &["scala", "Predef"], "println"),
+            ("List$", &[], "List"),
+            ("a$b", &[], "a$b"),
+            ("$$props", &[], "$$props"),
         ];
         for (given, q, last) in cases {
             let n = ok(given);

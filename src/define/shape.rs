@@ -162,9 +162,11 @@ fn defines_here(
         .next()
         .unwrap_or("");
     let last_word = last_word.trim_start_matches('#');
-    // `struct NAME {`, `enum NAME`, `union NAME` with its body (not a use of the type).
+    // `struct NAME {`, `enum NAME<T>: P`, `union NAME` with its body (not a use of the type).
     if matches!(last_word, "struct" | "union" | "enum") {
+        let post = without_generics(post);
         return post.is_empty()
+            || post.starts_with("where")
             || post.starts_with('{')
             || post.starts_with(':')
             || post.starts_with("final");
@@ -226,6 +228,28 @@ fn defines_here(
         && !CALLING.contains(&last_word)
         && !before.ends_with(['.', '=', '(', ','])
         && !before.ends_with("->")
+}
+
+/// `post` after the generic parameter list it opens with (`<K, V: Ord<K>>`), blanks
+/// trimmed; `post` itself when it opens with none or the list does not close on the line.
+fn without_generics(post: &str) -> &str {
+    if !post.starts_with('<') {
+        return post;
+    }
+    let mut depth = 0usize;
+    for (i, c) in post.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return post[i + 1..].trim_start();
+                }
+            }
+            _ => {}
+        }
+    }
+    post
 }
 
 #[cfg(test)]
@@ -318,6 +342,9 @@ mod tests {
             ("    private $name;", "name"),
             ("extension Circle {", "Circle"),
             ("MAX_RETRIES = 3", "MAX_RETRIES"),
+            ("public struct Wrapper<T> {", "Wrapper"),
+            ("struct Pair<K, V: Ord<K>>: Codable {", "Pair"),
+            ("pub enum Tree<T> where T: Ord {", "Tree"),
         ] {
             let lang = if line.contains("fn ") {
                 Lang::Rust

@@ -72,7 +72,7 @@ async fn targets_of_every_language() {
         ("inventory.kt", "String.slugify", "target_kotlin_extension"),
         ("billing.rb", "Billing::Invoice", "target_ruby_class"),
         ("UserController.php", "UserController", "target_php_class"),
-        ("Shapes.swift", "extension Circle", "target_swift_extension"),
+        ("Shapes.swift", "Circle@53", "target_swift_extension"),
         (
             "Pipeline.scala",
             "WordCount",

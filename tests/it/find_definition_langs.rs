@@ -252,47 +252,47 @@ fn java() {
             (
                 &["add"],
                 &[
-                    "src/com/shop/Cart.java:18-20 method Cart.add",
-                    "src/com/shop/Cart.java:22-24 method Cart.add",
+                    "src/com/shop/Cart.java:18-20 method com.shop.Cart.add",
+                    "src/com/shop/Cart.java:22-24 method com.shop.Cart.add",
                 ],
             ),
             // Two classes define it, an interface declares it (asked for), calls in both.
             (
                 &["total"],
                 &[
-                    "src/com/shop/Cart.java:26-33 method Cart.total",
-                    "src/com/shop/Checkout.java:4-8 method Checkout.total",
+                    "src/com/shop/Cart.java:26-33 method com.shop.Cart.total",
+                    "src/com/shop/Checkout.java:4-8 method com.shop.Checkout.total",
                 ],
             ),
             (
                 &["Priced.total", "--declarations"],
-                &["src/com/shop/Priced.java:4-4 method Priced.total (declaration)"],
+                &["src/com/shop/Priced.java:4-4 method com.shop.Priced.total (declaration)"],
             ),
             // The class and its two constructors, not `new Cart()` nor `Cart cart`.
             (
                 &["Cart"],
                 &[
-                    "src/com/shop/Cart.java:7-44 class Cart",
-                    "src/com/shop/Cart.java:10-12 constructor Cart.Cart",
-                    "src/com/shop/Cart.java:14-16 constructor Cart.Cart",
+                    "src/com/shop/Cart.java:7-44 class com.shop.Cart",
+                    "src/com/shop/Cart.java:10-12 constructor com.shop.Cart.Cart",
+                    "src/com/shop/Cart.java:14-16 constructor com.shop.Cart.Cart",
                 ],
             ),
             // A nested class by its qualified name, and its constructor.
             (
                 &["Cart.Line"],
-                &["src/com/shop/Cart.java:35-43 class Cart.Line"],
+                &["src/com/shop/Cart.java:35-43 class com.shop.Cart.Line"],
             ),
             (
                 &["Cart.Line.Line"],
-                &["src/com/shop/Cart.java:39-42 constructor Cart.Line.Line"],
+                &["src/com/shop/Cart.java:39-42 constructor com.shop.Cart.Line.Line"],
             ),
             (
                 &["Priced"],
-                &["src/com/shop/Priced.java:3-9 interface Priced"],
+                &["src/com/shop/Priced.java:3-9 interface com.shop.Priced"],
             ),
             (
                 &["Priced.isFree"],
-                &["src/com/shop/Priced.java:6-8 method Priced.isFree"],
+                &["src/com/shop/Priced.java:6-8 method com.shop.Priced.isFree"],
             ),
         ],
     );
@@ -320,14 +320,12 @@ fn csharp() {
                 ],
             ),
             // Two classes in two files (one under a file-scoped namespace), an interface's
-            // declaration when asked.
-            // A file-scoped namespace (`namespace Shop.Billing;`) does not qualify its
-            // members, as `file_read` names them: `Invoice.Total`, where a block namespace
-            // gives `Shop.Orders.Order.Total`.
+            // declaration when asked. A file-scoped namespace (`namespace Shop.Billing;`) is
+            // the file's package, a block namespace a container: both qualify alike.
             (
                 &["Total", "--declarations"],
                 &[
-                    "Billing/Invoice.cs:7-12 method Invoice.Total",
+                    "Billing/Invoice.cs:7-12 method Shop.Billing.Invoice.Total",
                     "Orders/Order.cs:31-34 method Shop.Orders.Order.Total",
                     "Orders/Order.cs:8-8 method Shop.Orders.IPriced.Total (declaration)",
                 ],
@@ -405,42 +403,47 @@ fn kotlin() {
             (
                 &["restock"],
                 &[
-                    "src/Stock.kt:4-6 method Stock.restock",
-                    "src/inventory.kt:21-21 method Item.restock",
-                    "src/inventory.kt:23-23 method Item.restock",
+                    "src/Stock.kt:4-6 method com.example.inventory.Stock.restock",
+                    "src/inventory.kt:21-21 method com.example.inventory.Item.restock",
+                    "src/inventory.kt:23-23 method com.example.inventory.Item.restock",
                 ],
             ),
             // Extension functions, one calling the other.
             (
                 &["slugify"],
                 &[
-                    "src/Stock.kt:13-13 function Item.slugify",
-                    "src/inventory.kt:60-61 function String.slugify",
+                    "src/Stock.kt:13-13 function com.example.inventory.Item.slugify",
+                    "src/inventory.kt:60-61 function com.example.inventory.String.slugify",
                 ],
             ),
             (
                 &["String.slugify"],
-                &["src/inventory.kt:60-61 function String.slugify"],
+                &["src/inventory.kt:60-61 function com.example.inventory.String.slugify"],
             ),
             // A companion member, qualified as Kotlin calls it (`Item.parse`, as in the
             // other file).
-            (&["parse"], &["src/inventory.kt:26-29 method Item.parse"]),
+            (
+                &["parse"],
+                &["src/inventory.kt:26-29 method com.example.inventory.Item.parse"],
+            ),
             (
                 &["Item.parse"],
-                &["src/inventory.kt:26-29 method Item.parse"],
+                &["src/inventory.kt:26-29 method com.example.inventory.Item.parse"],
             ),
             (
                 &["Stock.Snapshot.describe"],
-                &["src/Stock.kt:9-9 method Stock.Snapshot.describe"],
+                &["src/Stock.kt:9-9 method com.example.inventory.Stock.Snapshot.describe"],
             ),
             // An interface member without a body: listed alone.
             (
                 &["find"],
-                &["src/inventory.kt:34-34 method Repository.find (declaration)"],
+                &[
+                    "src/inventory.kt:34-34 method com.example.inventory.Repository.find (declaration)",
+                ],
             ),
             (
                 &["Repository"],
-                &["src/inventory.kt:33-36 interface Repository"],
+                &["src/inventory.kt:33-36 interface com.example.inventory.Repository"],
             ),
         ],
     );
@@ -513,42 +516,47 @@ fn php() {
         &fx,
         &[
             // Namespaced functions: `use function …\slugify` and `slugify($name)` are not
-            // sites. A `namespace App\Support;` statement does not qualify what follows it
-            // (as `file_read` names them), so `App\Support\slugify` is no lookup form.
+            // sites. A `namespace App\Support;` statement is the file's package.
             (
                 &["slugify"],
-                &["app/Support/helpers.php:5-8 function slugify"],
+                &["app/Support/helpers.php:5-8 function App.Support.slugify"],
+            ),
+            (
+                &["App\\Support\\slugify"],
+                &["app/Support/helpers.php:5-8 function App.Support.slugify"],
             ),
             (
                 &["helper"],
                 &[
-                    "app/Http/UserController.php:73-76 function helper",
-                    "app/Support/helpers.php:10-13 function helper",
+                    "app/Http/UserController.php:73-76 function App.Http.Controllers.helper",
+                    "app/Support/helpers.php:10-13 function App.Support.helper",
                 ],
             ),
             // Trait methods in two files.
             (
                 &["touch"],
                 &[
-                    "app/Http/UserController.php:21-24 method Timestamps.touch",
-                    "app/Support/helpers.php:17-20 method Loggable.touch",
+                    "app/Http/UserController.php:21-24 method App.Http.Controllers.Timestamps.touch",
+                    "app/Support/helpers.php:17-20 method App.Support.Loggable.touch",
                 ],
             ),
             (
                 &["Loggable::touch"],
-                &["app/Support/helpers.php:17-20 method Loggable.touch"],
+                &["app/Support/helpers.php:17-20 method App.Support.Loggable.touch"],
             ),
             // An interface's declaration and the class's definition.
             (
                 &["present", "--declarations"],
                 &[
-                    "app/Http/UserController.php:67-70 method UserController.present",
-                    "app/Http/UserController.php:16-16 method Presentable.present (declaration)",
+                    "app/Http/UserController.php:67-70 method App.Http.Controllers.UserController.present",
+                    "app/Http/UserController.php:16-16 method App.Http.Controllers.Presentable.present (declaration)",
                 ],
             ),
             (
                 &["UserController::__construct"],
-                &["app/Http/UserController.php:50-52 method UserController.__construct"],
+                &[
+                    "app/Http/UserController.php:50-52 method App.Http.Controllers.UserController.__construct",
+                ],
             ),
         ],
     );
@@ -632,35 +640,38 @@ fn scala() {
             (
                 &["run", "--declarations"],
                 &[
-                    "src/Pipeline.scala:14-15 method WordCount.run",
-                    "src/Pipeline.scala:17-17 method WordCount.run",
-                    "src/Stages.scala:8-8 method Stages.run",
-                    "src/Stages.scala:11-11 method Stages.Console.run",
-                    "src/Pipeline.scala:8-8 method Stage.run (declaration)",
-                    "src/Stages.scala:4-4 method Sink.run (declaration)",
+                    "src/Pipeline.scala:14-15 method com.example.jobs.WordCount.run",
+                    "src/Pipeline.scala:17-17 method com.example.jobs.WordCount.run",
+                    "src/Stages.scala:8-8 method com.example.jobs.Stages.run",
+                    "src/Stages.scala:11-11 method com.example.jobs.Stages.Console.run",
+                    "src/Pipeline.scala:8-8 method com.example.jobs.Stage.run (declaration)",
+                    "src/Stages.scala:4-4 method com.example.jobs.Sink.run (declaration)",
                 ],
             ),
             (
                 &["helper"],
                 &[
-                    "src/Pipeline.scala:48-48 method Main.Inner.helper",
-                    "src/Stages.scala:14-14 method Stages.helper",
+                    "src/Pipeline.scala:48-48 method com.example.jobs.Main.Inner.helper",
+                    "src/Stages.scala:14-14 method com.example.jobs.Stages.helper",
                 ],
             ),
             (
                 &["Main.Inner.helper"],
-                &["src/Pipeline.scala:48-48 method Main.Inner.helper"],
+                &["src/Pipeline.scala:48-48 method com.example.jobs.Main.Inner.helper"],
             ),
             (
                 &["WordCount.apply"],
-                &["src/Pipeline.scala:23-23 method WordCount.apply"],
+                &["src/Pipeline.scala:23-23 method com.example.jobs.WordCount.apply"],
             ),
-            (&["Sink"], &["src/Stages.scala:3-5 trait Sink"]),
+            (
+                &["Sink"],
+                &["src/Stages.scala:3-5 trait com.example.jobs.Sink"],
+            ),
             (
                 &["WordCount"],
                 &[
-                    "src/Pipeline.scala:13-18 class WordCount",
-                    "src/Pipeline.scala:20-24 object WordCount",
+                    "src/Pipeline.scala:13-18 class com.example.jobs.WordCount",
+                    "src/Pipeline.scala:20-24 object com.example.jobs.WordCount",
                 ],
             ),
         ],

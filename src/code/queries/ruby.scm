@@ -1,7 +1,8 @@
 ; mapgrep's symbol and category query for Ruby.
-; Captures: @definition.KIND with @name (a symbol; `class A::B` names and `def self.x`
-; owners are settled in code, lang_b.rs), and top-level @import (`require`,
-; `require_relative`, `load`, `autoload`), @comment, @directive (magic comments) items.
+; Captures: @definition.KIND with @name (a symbol; `class A::B` names, `def self.x` owners
+; and `Point = Struct.new(...)` classes are settled in code, lang_b_names.rs), and
+; top-level @import (`require`, `require_relative`, `load`, `autoload`), @comment,
+; @directive (magic comments) items.
 
 (module name: (_) @name) @definition.module
 (class name: (_) @name) @definition.class
