@@ -464,7 +464,9 @@ impl<'a> Builder<'a> {
                 start_line: start + 1,
                 end_line: end + 1,
                 def_line: self.first(outer) + 1,
-                declaration: super::declaration::is_declaration(node, kind, self.bytes),
+                declaration: super::declaration::is_declaration(node, kind, self.bytes)
+                    || (matches!(self.lang, Lang::C | Lang::Cpp)
+                        && cfamily::is_extern_declaration(node, self.parent(node), self.bytes)),
                 parent,
                 children: Vec::new(),
             },

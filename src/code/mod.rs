@@ -6,8 +6,13 @@ pub mod answer;
 mod build;
 mod builder;
 mod cfamily;
+mod cmask;
+mod cmask_cond;
+mod cmask_head;
 mod declaration;
 mod describe;
+mod detect;
+mod detect_header;
 pub mod lang;
 mod lang_b;
 mod lang_b_names;
@@ -19,6 +24,7 @@ mod package_b;
 mod partition;
 mod ranges;
 pub mod render;
+mod shell;
 pub mod structure;
 #[cfg(test)]
 mod tests;
@@ -118,7 +124,7 @@ impl CodeFile {
         if source.is_binary() {
             return Err(Error::Binary { path: path.into() });
         }
-        let parsed = match Lang::from_path(source.path()) {
+        let parsed = match Lang::of_file(source.path(), source.bytes()) {
             Some(lang) => Some(parse_of(ws, &source, lang, stop)?),
             None => None,
         };

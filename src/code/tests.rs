@@ -4,6 +4,7 @@
 use std::path::Path;
 
 mod clike;
+mod cmask;
 mod lang_b;
 
 use super::answer::answer;
