@@ -193,6 +193,21 @@ fn symbols(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint], stop: 
     let Some(lang) = Lang::of_file(source.path(), source.bytes()) else {
         return true;
     };
+    // The index's records of this version, when there are: no parse.
+    let hash = crate::symbols::content_hash(source.bytes());
+    if let Some(found) = crate::symbols::enclosing(ws, source.path(), hash, lines)
+        && source.check_intact().is_ok()
+    {
+        for (h, e) in hints.iter_mut().zip(found) {
+            h.symbol = e.map(|e| EnclosingSymbol {
+                name: e.address,
+                kind: e.kind.to_string(),
+                start_line: e.start_line.into(),
+                end_line: e.end_line.into(),
+            });
+        }
+        return true;
+    }
     let s = match crate::code::parse_of(ws, &source, lang, stop) {
         Ok(Ok(s)) => s,
         Ok(Err(crate::code::Unparsed::Stopped)) => return false,
@@ -293,5 +308,44 @@ fn heading_pattern(level: u8) -> String {
     match level {
         1 => "^# ".to_string(),
         n => format!("^#{{1,{n}}} "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use crate::grep::{GrepQuery, Progress};
+    use crate::roots::Roots;
+
+    #[test]
+    fn hints_left_out_by_the_budget_are_marked_and_the_matches_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.rs"), "fn start() {\n    run();\n}\n").unwrap();
+        std::fs::write(dir.path().join("b.rs"), "fn stop() {\n    run();\n}\n").unwrap();
+        let ws = Workspace::new(Roots::new([dir.path()]).unwrap());
+        let q = GrepQuery::new("run");
+        let mut report = crate::grep::search(&ws, &q, &Progress::default()).unwrap();
+        assert_eq!(report.matches.len(), 2);
+        // Cancelled before it starts: no file is parsed, every hit is kept, marked.
+        let cancelled = AtomicBool::new(true);
+        annotate(&ws, &mut report, true, Some(&cancelled));
+        assert_eq!(report.matches.len(), 2);
+        assert!(
+            report
+                .matches
+                .iter()
+                .all(|m| m.symbol.is_none() && m.symbol_left_out)
+        );
+        // With time: the enclosing functions.
+        annotate(&ws, &mut report, true, None);
+        let symbols: Vec<_> = report
+            .matches
+            .iter()
+            .map(|m| m.symbol.as_ref().map(|s| s.name.as_str()))
+            .collect();
+        assert_eq!(symbols, [Some("start"), Some("stop")]);
+        assert!(report.matches.iter().all(|m| !m.symbol_left_out));
     }
 }

@@ -35,6 +35,7 @@ pub mod quote;
 pub mod read;
 pub mod roots;
 pub mod source;
+pub mod symbols;
 pub mod words;
 pub mod workspace;
 

@@ -62,6 +62,7 @@ pub fn run(args: DefArgs) -> anyhow::Result<ExitCode> {
         lang: args.lang,
         declarations: args.declarations,
         code: args.code.then_some(true),
+        all_signatures: true,
         time_limit: Some(if args.time_limit > 0.0 {
             Duration::from_secs_f64(args.time_limit)
         } else {

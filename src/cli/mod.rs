@@ -196,6 +196,8 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .build()
         .context("starting the async runtime")?;
     let ws = Arc::new(ws);
+    // Symbols follow the index: recorded in the background once it is ready.
+    crate::symbols::start(&ws);
     let budgets = crate::mcp::budget::Budgets::new(args.max_output_bytes);
     // Served until the input ends, or until the process is asked to end (SIGTERM, Ctrl-C):
     // either way it leaves its files in order.
@@ -206,6 +208,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         }
     });
     // A clean exit leaves no marks directory or advertisement behind.
+    crate::symbols::recorder::stop(&ws);
     crate::index::finish(&ws);
     // The client is gone: leave at once, even if a search is still running on a blocking
     // thread (its answer has no one to go to).

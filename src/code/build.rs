@@ -45,21 +45,28 @@ impl FileStructure {
         }
         let _permit = limits::enter(bytes.len(), stop).ok_or(Unparsed::Stopped)?;
         // What tree-sitter reads: the file itself, or for C/C++ the file with its attribute
-        // macros blanked out, for shell with the words its lexer misreads blanked (every byte
-        // in its place: the builder reads names from `bytes`).
+        // macros blanked out and read only outside its function bodies, for shell with the
+        // words its lexer misreads blanked (every byte in its place: the builder reads names
+        // from `bytes`).
         let parsed: std::borrow::Cow<[u8]> = match lang {
             Lang::C | Lang::Cpp => super::cmask::mask(lang, bytes),
             Lang::Bash => super::shell::mask(bytes),
             _ => bytes.into(),
         };
+        if matches!(lang, Lang::C | Lang::Cpp)
+            && let Some(ranges) = super::skim::outside_bodies(&parsed)
+        {
+            let tree = parse(compiled, &parsed, &ranges, stop).ok_or(Unparsed::Stopped)?;
+            return Builder::new(lang, compiled, bytes, *stop).run(tree.root_node());
+        }
         if bytes.len() >= split_min
             && let Some(at) = split_point(lang, bytes)
         {
             let (head, tail) = bytes.split_at(at);
             let (parse_head, parse_tail) = parsed.split_at(at);
             let (a, b) = rayon::join(
-                || parse(compiled, parse_head, stop),
-                || parse(compiled, parse_tail, stop),
+                || parse(compiled, parse_head, &[], stop),
+                || parse(compiled, parse_tail, &[], stop),
             );
             if let (Some(a), Some(b)) = (&a, &b)
                 && !a.root_node().has_error()
@@ -70,14 +77,14 @@ impl FileStructure {
                     || Builder::new(lang, compiled, tail, *stop).run(b.root_node()),
                 );
                 let joined = first?.join(second?);
-                limits::check_symbols(&joined)?;
+                limits::check_symbols(&joined, stop)?;
                 return Ok(joined);
             }
             if stop.stopped() {
                 return Err(Unparsed::Stopped);
             }
         }
-        let tree = parse(compiled, &parsed, stop).ok_or(Unparsed::Stopped)?;
+        let tree = parse(compiled, &parsed, &[], stop).ok_or(Unparsed::Stopped)?;
         Builder::new(lang, compiled, bytes, *stop).run(tree.root_node())
     }
 
@@ -140,15 +147,22 @@ impl FileStructure {
 /// Files from this size on are parsed in two halves on two threads (when they split cleanly).
 pub const SPLIT_MIN_BYTES: usize = 96 << 10;
 
-/// The tree of `bytes`; `None` if `stop` stopped the parse (checked by tree-sitter's progress
-/// callback as it goes).
-fn parse(compiled: &Compiled, bytes: &[u8], stop: &Stop) -> Option<tree_sitter::Tree> {
+/// The tree of `bytes` (of only `ranges` of it when some are given); `None` if `stop`
+/// stopped the parse (checked by tree-sitter's progress callback as it goes).
+fn parse(
+    compiled: &Compiled,
+    bytes: &[u8],
+    ranges: &[tree_sitter::Range],
+    stop: &Stop,
+) -> Option<tree_sitter::Tree> {
     if stop.stopped() {
         return None;
     }
     PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser.set_language(&compiled.language).ok()?;
+        // A parser reused by this thread reads the whole text unless told otherwise.
+        parser.set_included_ranges(ranges).ok()?;
         let mut input = |at: usize, _| bytes.get(at..).unwrap_or_default();
         let mut check = |_: &tree_sitter::ParseState| {
             if stop.stopped() {

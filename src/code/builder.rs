@@ -10,7 +10,7 @@ use tree_sitter::{Node, QueryCursor};
 
 use super::cfamily;
 use super::lang::{Compiled, Lang, is_constant_name, is_container};
-use super::limits::{self, MAX_NESTING, MAX_SYMBOLS, Stop, Unparsed};
+use super::limits::{self, MAX_NESTING, Stop, Unparsed};
 use super::structure::{FileStructure, Symbol, assign_addresses};
 
 /// Per-line owner while the partition is built.
@@ -261,7 +261,7 @@ impl<'a> Builder<'a> {
                 match by_node.get(&node.id()) {
                     Some(&at) if candidates[at].pattern <= candidate.pattern => {}
                     Some(&at) => candidates[at] = candidate,
-                    None if candidates.len() >= MAX_SYMBOLS => {
+                    None if candidates.len() >= self.stop.symbol_limit() => {
                         return Err(Unparsed::TooManySymbols);
                     }
                     None => {

@@ -118,7 +118,9 @@ fn names_its_tag<'t>(node: Node<'t>, name: &str, text: &impl Fn(Node) -> &'t str
     node.child_by_field_name("type").is_some_and(|ty| {
         ty.kind().ends_with("_specifier")
             && ty.child_by_field_name("body").is_some()
-            && ty.child_by_field_name("name").is_some_and(|n| text(n) == name)
+            && ty
+                .child_by_field_name("name")
+                .is_some_and(|n| text(n) == name)
     })
 }
 
@@ -152,9 +154,9 @@ pub(super) fn is_extern_declaration(node: Node, parent: Option<Node>, bytes: &[u
     }
     let mut cursor = node.walk();
     let mut children = node.children(&mut cursor);
-    let is_extern = children.any(|c| {
-        c.kind() == "storage_class_specifier" && &bytes[c.byte_range()] == b"extern"
-    }) || parent.is_some_and(|p| p.kind() == "linkage_specification");
+    let is_extern = children
+        .any(|c| c.kind() == "storage_class_specifier" && &bytes[c.byte_range()] == b"extern")
+        || parent.is_some_and(|p| p.kind() == "linkage_specification");
     let initialized = node
         .children_by_field_name("declarator", &mut node.walk())
         .any(|d| d.kind() == "init_declarator");

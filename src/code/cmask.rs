@@ -17,8 +17,8 @@
 
 use std::borrow::Cow;
 
-use super::cmask_cond::Cond;
-use super::cmask_head::{self, Item, Kind};
+use super::cmask_head;
+use super::cmask_types::{Brace, Item, Kind, Masker};
 use super::lang_id::Lang;
 
 /// The bytes tree-sitter parses for a C/C++ file in `lang`: `bytes` with the macros and
@@ -41,40 +41,6 @@ pub(super) fn mask(lang: Lang, bytes: &[u8]) -> Cow<'_, [u8]> {
     };
     m.run();
     m.out.map_or(Cow::Borrowed(bytes), Cow::Owned)
-}
-
-/// What a `{` opened, as far as the pass cares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Brace {
-    /// A namespace, class, `extern "C"` block: declarations follow.
-    Scope,
-    /// A function's body.
-    Body,
-    Other,
-}
-
-pub(super) struct Masker<'a> {
-    pub(super) src: &'a [u8],
-    /// The masked copy, made at the first blanked byte.
-    pub(super) out: Option<Vec<u8>>,
-    pub(super) cpp: bool,
-    pub(super) at: usize,
-    pub(super) line_start: bool,
-    /// The braces open, innermost last.
-    pub(super) braces: Vec<Brace>,
-    /// How many of them are functions' bodies.
-    pub(super) bodies: usize,
-    /// `;`, `{` and `}` read so far.
-    pub(super) boundaries: u64,
-    /// The tokens of the declaration being read since the last `;`, `{` or `}`.
-    pub(super) head: Vec<Item>,
-    /// Past the head's end (an `=`, a `,`…): nothing is read up to the next `;`, `{`, `}`.
-    pub(super) skipping: bool,
-    /// A `::` or `~` was read: the next word joins the last item.
-    pub(super) scope_pending: bool,
-    /// The items of the head that were blanked (bit `i` for item `i`).
-    pub(super) blanked: u64,
-    pub(super) conds: Vec<Cond>,
 }
 
 /// Items of one declaration read; a longer head is not read further.
@@ -186,7 +152,11 @@ impl<'a> Masker<'a> {
             return self.literal(start);
         }
         if let Some(args) = cmask_head::known_attribute(word) {
-            let stop = if args { end + self.group_len(end, b'(', b')') } else { end };
+            let stop = if args {
+                end + self.group_len(end, b'(', b')')
+            } else {
+                end
+            };
             self.blank(start, stop);
             self.at = stop;
             if !self.skipping && !self.scope_pending {
@@ -365,7 +335,11 @@ impl<'a> Masker<'a> {
                     .position(|&c| !(c == b'_' || c.is_ascii_alphanumeric()))
                     .unwrap_or(to - k);
                 if let Some(args) = cmask_head::known_attribute(&self.src[k..end]) {
-                    let stop = if args { end + self.group_len(end, b'(', b')') } else { end };
+                    let stop = if args {
+                        end + self.group_len(end, b'(', b')')
+                    } else {
+                        end
+                    };
                     self.blank(k, stop);
                 }
                 k = end;
@@ -437,7 +411,8 @@ impl<'a> Masker<'a> {
                     continue;
                 }
                 b'/' if self.byte(k + 1) == b'*' => {
-                    k = memchr::memmem::find(&self.src[k..limit], b"*/").map_or(limit, |e| k + e + 2);
+                    k = memchr::memmem::find(&self.src[k..limit], b"*/")
+                        .map_or(limit, |e| k + e + 2);
                     continue;
                 }
                 b'/' if self.byte(k + 1) == b'/' => {
@@ -482,7 +457,6 @@ impl<'a> Masker<'a> {
         self.head.clear();
         self.scope_pending = false;
     }
-
 }
 
 /// Whether `word` prefixes a string or character literal (`L"x"`, `u8'x'`, `R"(…)"`).

@@ -5,44 +5,7 @@
 //! and the other branches blanked); the `__cplusplus` branches of the other language are
 //! blanked.
 
-use super::cmask::{Brace, Masker};
-use super::cmask_head::Item;
-
-/// Where the pass stands, compared at each end of a conditional's branches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct State {
-    braces: usize,
-    head: usize,
-    skipping: bool,
-    /// `;`, `{` and `}` read so far.
-    boundaries: u64,
-}
-
-impl State {
-    /// Whether a branch from `self` to `end` leaves things as they were: the same braces
-    /// open, and the same declaration under way (or, when the branch ended the one under
-    /// way, none: `_GLIBCXX_BEGIN_NAMESPACE_VERSION` before `#if` is ended either way).
-    fn balanced(self, end: State) -> bool {
-        self.braces == end.braces
-            && if self.boundaries == end.boundaries {
-                self.head == end.head && self.skipping == end.skipping
-            } else {
-                end.head == 0 && !end.skipping
-            }
-    }
-}
-
-/// An open `#if`.
-pub(super) struct Cond {
-    /// The `#if` line, while it still stands.
-    open: Option<(usize, usize)>,
-    state: State,
-    /// The head under way at the `#if` (each branch starts with it).
-    head: Vec<Item>,
-    /// Where the first `#elif`/`#else` line starts.
-    alt: Option<usize>,
-}
-
+use super::cmask_types::{Brace, Cond, Item, Masker, State};
 
 /// Open conditionals followed; deeper ones are left as they are.
 const MAX_CONDS: usize = 256;
@@ -80,18 +43,16 @@ impl Masker<'_> {
         let (name, rest) = directive_parts(&self.src[self.at..end]);
         self.at = end;
         match name {
-            b"if" | b"ifdef" | b"ifndef" => {
-                if self.conds.len() < MAX_CONDS {
-                    let state = self.state();
-                    self.conds.push(Cond {
-                        open: Some((line, end)),
-                        state,
-                        head: self.head.clone(),
-                        alt: None,
-                    });
-                    if is_dead(name, rest, self.cpp) {
-                        self.dead_branch(end);
-                    }
+            b"if" | b"ifdef" | b"ifndef" if self.conds.len() < MAX_CONDS => {
+                let state = self.state();
+                self.conds.push(Cond {
+                    open: Some((line, end)),
+                    state,
+                    head: self.head.clone(),
+                    alt: None,
+                });
+                if is_dead(name, rest, self.cpp) {
+                    self.dead_branch(end);
                 }
             }
             b"elif" | b"else" | b"elifdef" | b"elifndef" => self.alternative(line, end),

@@ -16,46 +16,8 @@
 //!
 //! What cannot be told apart is left as it is.
 
-use super::cmask::{Brace, Masker};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
-    /// A word, a qualified name (`a::b`), with its template arguments (`vector<int>`).
-    Name,
-    /// A name and its `(…)`.
-    Call,
-    /// `*`, `&`, `&&`
-    Ptr,
-    /// A string literal (`extern "C"`).
-    Str,
-    /// A `[[…]]` attribute.
-    Attr,
-}
-
-/// One token of a head.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Item {
-    pub kind: Kind,
-    pub start: usize,
-    /// Its end, a call's arguments included.
-    pub end: usize,
-    /// The end of its name, template arguments included.
-    pub name_end: usize,
-    /// Its last word (`bar` of `foo::bar<int>`), which tells its class.
-    pub word: (usize, usize),
-}
-
-impl Item {
-    pub(super) fn new(kind: Kind, start: usize, end: usize, name_end: usize) -> Item {
-        Item {
-            kind,
-            start,
-            end,
-            name_end,
-            word: (start, name_end),
-        }
-    }
-}
+use super::cmask_types::{Brace, Kind, Masker};
+pub(super) use super::cmask_words::{is_class_key, is_statement, known_attribute};
 
 /// What a word is to a declaration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,7 +108,10 @@ fn leading_spec(m: &Masker, i: usize) -> bool {
 pub(super) fn label(m: &mut Masker) {
     if m.head.len() == 2
         && macroish(m, 0)
-        && matches!(m.text(m.head[1].word), b"public" | b"private" | b"protected")
+        && matches!(
+            m.text(m.head[1].word),
+            b"public" | b"private" | b"protected"
+        )
     {
         blank_item(m, 0);
     }
@@ -156,7 +121,11 @@ pub(super) fn label(m: &mut Masker) {
 /// what its `{` opens. `None` for another head.
 fn scope_head(m: &mut Masker, start: usize, stop: u8) -> Option<Brace> {
     let n = m.head.len();
-    let scope = if stop == b'{' { Brace::Scope } else { Brace::Other };
+    let scope = if stop == b'{' {
+        Brace::Scope
+    } else {
+        Brace::Other
+    };
     fn word<'a>(m: &Masker<'a>, i: usize) -> &'a [u8] {
         m.text(m.head[i].word)
     }
@@ -177,7 +146,11 @@ fn scope_head(m: &mut Masker, start: usize, stop: u8) -> Option<Brace> {
     if !(is_class_key(word(m, key)) && before_ok && after_ok && matches!(stop, b'{' | b':')) {
         return None;
     }
-    let first = key + 1 + (key + 1..n).take_while(|&i| class(m, i) == Class::Key).count();
+    let first = key
+        + 1
+        + (key + 1..n)
+            .take_while(|&i| class(m, i) == Class::Key)
+            .count();
     let name = (first..n)
         .rev()
         .find(|&i| m.head[i].kind == Kind::Name && word(m, i) != b"final" && !macroish(m, i))
@@ -236,8 +209,16 @@ fn is_attribute_call(m: &Masker, i: usize) -> bool {
     known_attribute(word).is_some()
         || matches!(
             word,
-            b"__attribute__" | b"__attribute" | b"__declspec" | b"alignas" | b"_Alignas"
-                | b"__asm__" | b"__asm" | b"asm" | b"noexcept" | b"throw"
+            b"__attribute__"
+                | b"__attribute"
+                | b"__declspec"
+                | b"alignas"
+                | b"_Alignas"
+                | b"__asm__"
+                | b"__asm"
+                | b"asm"
+                | b"noexcept"
+                | b"throw"
         )
 }
 
@@ -245,7 +226,9 @@ fn is_attribute_call(m: &Masker, i: usize) -> bool {
 /// is an attribute; without one, the macro-shaped words beside the one type; after a
 /// pointer, macro-shaped qualifiers (`* __rcu`).
 fn prefix(m: &mut Masker, start: usize, end: usize, constructor: bool) {
-    let star = (start..end).find(|&i| m.head[i].kind == Kind::Ptr).unwrap_or(end);
+    let star = (start..end)
+        .find(|&i| m.head[i].kind == Kind::Ptr)
+        .unwrap_or(end);
     blank_matching(m, star..end);
     for i in start..star {
         // A macro right before `explicit`, `static`…, or before a constructor.
@@ -253,9 +236,8 @@ fn prefix(m: &mut Masker, start: usize, end: usize, constructor: bool) {
             blank_item(m, i);
         }
     }
-    let typed = (start..star).any(|i| {
-        class(m, i) == Class::Type || (class(m, i) == Class::Key && i + 1 < star)
-    });
+    let typed = (start..star)
+        .any(|i| class(m, i) == Class::Type || (class(m, i) == Class::Key && i + 1 < star));
     let is_word = |m: &Masker, i: usize| {
         matches!(m.head[i].kind, Kind::Name | Kind::Call)
             && matches!(class(m, i), Class::Plain | Class::Macro | Class::Reserved)
@@ -278,7 +260,11 @@ fn prefix(m: &mut Masker, start: usize, end: usize, constructor: bool) {
     let keep = (start..star)
         .rev()
         .find(|&i| is_word(m, i) && class(m, i) == Class::Plain)
-        .or_else(|| (start..star).rev().find(|&i| is_word(m, i) && m.head[i].kind == Kind::Name))
+        .or_else(|| {
+            (start..star)
+                .rev()
+                .find(|&i| is_word(m, i) && m.head[i].kind == Kind::Name)
+        })
         .or_else(|| (start..star).rev().find(|&i| is_word(m, i)));
     for i in start..star {
         if is_word(m, i) && Some(i) != keep && class(m, i) != Class::Plain {
@@ -352,7 +338,13 @@ fn empty_line(m: &Masker, i: usize, j: usize) -> bool {
     between
         .split(|&c| c == b'\n')
         .skip(1)
-        .take(between.iter().filter(|&&c| c == b'\n').count().saturating_sub(1))
+        .take(
+            between
+                .iter()
+                .filter(|&&c| c == b'\n')
+                .count()
+                .saturating_sub(1),
+        )
         .any(|line| line.trim_ascii().is_empty())
 }
 
@@ -389,7 +381,12 @@ fn is_suffix(m: &Masker, i: usize) -> bool {
             macroish(m, i)
                 || matches!(
                     m.text(it.word),
-                    b"const" | b"volatile" | b"noexcept" | b"throw" | b"override" | b"final"
+                    b"const"
+                        | b"volatile"
+                        | b"noexcept"
+                        | b"throw"
+                        | b"override"
+                        | b"final"
                         | b"mutable"
                 )
         }
@@ -441,8 +438,9 @@ fn word_class(word: &[u8], cpp: bool) -> Class {
         | b"virtual" | b"explicit" | b"constexpr" | b"consteval" | b"constinit" | b"mutable"
         | b"thread_local" | b"_Thread_local" | b"__thread" | b"_Noreturn" | b"noreturn"
         | b"alignas" | b"_Alignas" | b"__extension__" | b"auto" | b"override" | b"final"
-        | b"noexcept" | b"throw" | b"__cdecl" | b"__stdcall" | b"__fastcall"
-        | b"__vectorcall" => Class::Spec,
+        | b"noexcept" | b"throw" | b"__cdecl" | b"__stdcall" | b"__fastcall" | b"__vectorcall" => {
+            Class::Spec
+        }
         _ if word.len() >= 2
             && word.iter().any(|c| c.is_ascii_uppercase())
             && word
@@ -455,113 +453,3 @@ fn word_class(word: &[u8], cpp: bool) -> Class {
         _ => Class::Plain,
     }
 }
-
-/// `struct`, `union`, `enum`, `class`.
-pub(super) fn is_class_key(word: &[u8]) -> bool {
-    matches!(word, b"struct" | b"union" | b"enum" | b"class")
-}
-
-/// Words that open a statement, not a declaration.
-pub(super) fn is_statement(word: &[u8], cpp: bool) -> bool {
-    matches!(
-        word,
-        b"return" | b"if" | b"else" | b"while" | b"for" | b"do" | b"switch" | b"case"
-            | b"default" | b"goto" | b"break" | b"continue" | b"sizeof" | b"_Alignof"
-            | b"alignof" | b"__alignof__" | b"asm" | b"__asm__" | b"__asm"
-    ) || (cpp
-        && matches!(
-            word,
-            b"throw" | b"new" | b"delete" | b"co_return" | b"co_await" | b"co_yield" | b"catch"
-        ))
-}
-
-/// `Some(takes_arguments)` for the attribute macros blanked wherever they stand (the Linux
-/// kernel's, from include/linux/compiler*.h and friends).
-pub(super) fn known_attribute(word: &[u8]) -> Option<bool> {
-    if word.len() < 5 {
-        return None;
-    }
-    if ATTRIBUTES_WITH_ARGUMENTS.contains(&word) {
-        Some(true)
-    } else if BARE_ATTRIBUTES.contains(&word) {
-        Some(false)
-    } else {
-        None
-    }
-}
-
-const ATTRIBUTES_WITH_ARGUMENTS: &[&[u8]] = &[
-    b"__alloc_size",
-    b"__realloc_size",
-    b"__printf",
-    b"__scanf",
-    b"__section",
-    b"__aligned",
-    b"__assume_aligned",
-    b"__acquires",
-    b"__releases",
-    b"__must_hold",
-    b"__cond_acquires",
-    b"__diagnose_as",
-    b"__counted_by",
-];
-
-const BARE_ATTRIBUTES: &[&[u8]] = &[
-    b"__init",
-    b"__exit",
-    b"__initdata",
-    b"__initconst",
-    b"__exitdata",
-    b"__ref",
-    b"__refdata",
-    b"__meminit",
-    b"__init_or_module",
-    b"__must_check",
-    b"__weak",
-    b"__always_inline",
-    b"noinline",
-    b"__noinline",
-    b"__visible",
-    b"asmlinkage",
-    b"notrace",
-    b"noinstr",
-    b"__cold",
-    b"__hot",
-    b"__pure",
-    b"__malloc",
-    b"__maybe_unused",
-    b"__always_unused",
-    b"__used",
-    b"__noreturn",
-    b"__iomem",
-    b"__user",
-    b"__force",
-    b"__rcu",
-    b"__percpu",
-    b"__kernel",
-    b"__bitwise",
-    b"__attribute_const__",
-    b"__latent_entropy",
-    b"__ro_after_init",
-    b"__read_mostly",
-    b"__cacheline_aligned",
-    b"__cacheline_aligned_in_smp",
-    b"__randomize_layout",
-    b"__packed",
-    b"__flatten",
-    b"__naked",
-    b"__nocfi",
-    b"__cpuidle",
-    b"__sched",
-    b"__lockfunc",
-    b"__irq_entry",
-    b"__kprobes",
-    b"nokprobe_inline",
-    b"__deprecated",
-    b"__nonstring",
-    b"__no_kcsan",
-    b"__no_sanitize_address",
-    b"__assume_kmalloc_alignment",
-    b"__assume_slab_alignment",
-    b"__assume_page_alignment",
-];

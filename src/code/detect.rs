@@ -72,10 +72,49 @@ fn is_header(path: &Path) -> bool {
 /// Extensions of formats that are never code of a parsed language, whatever their content.
 fn is_other_format(ext: &str) -> bool {
     const OTHER: &[&str] = &[
-        "md", "markdown", "txt", "text", "rst", "adoc", "json", "yaml", "yml", "toml", "xml",
-        "html", "htm", "css", "csv", "tsv", "svg", "lock", "log", "diff", "patch", "po", "pot",
-        "tex", "ini", "cfg", "conf", "properties", "gitignore", "m", "mm", "pl", "pm", "lua",
-        "tcl", "awk", "sed", "mk", "cmake", "s", "asm", "dts", "dtsi",
+        "md",
+        "markdown",
+        "txt",
+        "text",
+        "rst",
+        "adoc",
+        "json",
+        "yaml",
+        "yml",
+        "toml",
+        "xml",
+        "html",
+        "htm",
+        "css",
+        "csv",
+        "tsv",
+        "svg",
+        "lock",
+        "log",
+        "diff",
+        "patch",
+        "po",
+        "pot",
+        "tex",
+        "ini",
+        "cfg",
+        "conf",
+        "properties",
+        "gitignore",
+        "m",
+        "mm",
+        "pl",
+        "pm",
+        "lua",
+        "tcl",
+        "awk",
+        "sed",
+        "mk",
+        "cmake",
+        "s",
+        "asm",
+        "dts",
+        "dtsi",
     ];
     OTHER.iter().any(|o| ext.eq_ignore_ascii_case(o))
 }
@@ -108,9 +147,16 @@ fn is_shell_name(name: &str) -> bool {
 /// Extensionless files of other formats that may hold shell-like lines (make's recipes).
 fn is_not_shell_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    ["makefile", "gnumakefile", "kbuild", "kconfig", "dockerfile", "containerfile"]
-        .iter()
-        .any(|n| lower == *n)
+    [
+        "makefile",
+        "gnumakefile",
+        "kbuild",
+        "kconfig",
+        "dockerfile",
+        "containerfile",
+    ]
+    .iter()
+    .any(|n| lower == *n)
         || lower.starts_with("makefile")
         || lower.starts_with("dockerfile")
 }
@@ -349,9 +395,9 @@ fn shell_line(line: &str) -> ShellLine {
     match first {
         "fi" | "done" | "esac" | ";;" => return ShellLine::Closer,
         "if" | "then" | "else" | "elif" | "case" | "for" | "while" | "until" | "do" | "local"
-        | "export" | "readonly" | "declare" | "typeset" | "return" | "shift" | "set"
-        | "unset" | "source" | "." | "trap" | "exit" | "eval" | "exec" | "[" | "[[" | "{"
-        | "}" | "echo" | "printf" | "test" | "shopt" | "complete" | "compgen" => {
+        | "export" | "readonly" | "declare" | "typeset" | "return" | "shift" | "set" | "unset"
+        | "source" | "." | "trap" | "exit" | "eval" | "exec" | "[" | "[[" | "{" | "}" | "echo"
+        | "printf" | "test" | "shopt" | "complete" | "compgen" => {
             return ShellLine::Shell;
         }
         "ifeq" | "ifneq" | "ifdef" | "ifndef" | "endif" | "define" | "endef" | "include"
@@ -396,12 +442,10 @@ fn is_function_line(line: &str) -> bool {
     let after = after.trim_start();
     let after = match after.strip_prefix("()") {
         Some(a) => a.trim_start(),
-        None if after.starts_with('(') => {
-            match after[1..].trim_start().strip_prefix(')') {
-                Some(a) => a.trim_start(),
-                None => return false,
-            }
-        }
+        None if after.starts_with('(') => match after[1..].trim_start().strip_prefix(')') {
+            Some(a) => a.trim_start(),
+            None => return false,
+        },
         None if keyword => after,
         None => return false,
     };
@@ -429,4 +473,3 @@ fn is_make_rule(line: &str) -> bool {
         && !target.contains("()")
         && !target.starts_with('$')
 }
-

@@ -55,7 +55,17 @@ fn is_cpp_include(path: &[u8]) -> bool {
     }
     let ext = inner.rsplit(|&b| b == b'.').next().unwrap_or(b"");
     inner.contains(&b'.')
-        && [&b"hpp"[..], b"hh", b"hxx", b"h++", b"tcc", b"ipp", b"tpp", b"inl"].contains(&ext)
+        && [
+            &b"hpp"[..],
+            b"hh",
+            b"hxx",
+            b"h++",
+            b"tcc",
+            b"ipp",
+            b"tpp",
+            b"inl",
+        ]
+        .contains(&ext)
 }
 
 /// A token of C-family code for [`header_markers`].
@@ -210,7 +220,10 @@ impl<'a> Tokens<'a> {
             _ => None,
         };
         let path = close.and_then(|c| {
-            let len = t[j + 1..].iter().take(256).position(|&b| b == c || b == b'\n')?;
+            let len = t[j + 1..]
+                .iter()
+                .take(256)
+                .position(|&b| b == c || b == b'\n')?;
             (t[j + 1 + len] == c).then(|| &t[j..j + len + 2])
         });
         self.skip_line();

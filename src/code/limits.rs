@@ -67,6 +67,8 @@ impl Unparsed {
 pub struct Stop<'a> {
     cancel: Option<&'a AtomicBool>,
     deadline: Option<Instant>,
+    /// A lower limit of definitions than [`MAX_SYMBOLS`] (tests).
+    symbols: Option<usize>,
 }
 
 impl<'a> Stop<'a> {
@@ -76,7 +78,26 @@ impl<'a> Stop<'a> {
     }
 
     pub fn new(cancel: Option<&'a AtomicBool>, deadline: Option<Instant>) -> Stop<'a> {
-        Stop { cancel, deadline }
+        Stop {
+            cancel,
+            deadline,
+            symbols: None,
+        }
+    }
+
+    /// This stop, with a file of more than `n` definitions read as text (tests: the real
+    /// limit takes a large file to reach).
+    #[cfg(test)]
+    pub(crate) fn max_symbols(self, n: usize) -> Stop<'a> {
+        Stop {
+            symbols: Some(n),
+            ..self
+        }
+    }
+
+    /// The most definitions a file may have.
+    pub(crate) fn symbol_limit(&self) -> usize {
+        self.symbols.unwrap_or(MAX_SYMBOLS).min(MAX_SYMBOLS)
     }
 
     /// This stop, or an earlier deadline.
@@ -152,9 +173,9 @@ pub(crate) fn enter(bytes: usize, stop: &Stop) -> Option<Permit> {
     }
 }
 
-/// `Err(TooManySymbols)` for a structure (of joined halves) over [`MAX_SYMBOLS`].
-pub(crate) fn check_symbols(s: &super::FileStructure) -> Result<(), Unparsed> {
-    if s.symbols.len() > MAX_SYMBOLS {
+/// `Err(TooManySymbols)` for a structure (of joined halves) over `stop`'s limit.
+pub(crate) fn check_symbols(s: &super::FileStructure, stop: &Stop) -> Result<(), Unparsed> {
+    if s.symbols.len() > stop.symbol_limit() {
         return Err(Unparsed::TooManySymbols);
     }
     Ok(())

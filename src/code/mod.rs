@@ -5,10 +5,12 @@
 pub mod answer;
 mod build;
 mod builder;
-mod cfamily;
+pub(crate) mod cfamily;
 mod cmask;
 mod cmask_cond;
 mod cmask_head;
+mod cmask_types;
+mod cmask_words;
 mod declaration;
 mod describe;
 mod detect;
@@ -25,6 +27,7 @@ mod partition;
 mod ranges;
 pub mod render;
 mod shell;
+pub(crate) mod skim;
 pub mod structure;
 #[cfg(test)]
 mod tests;

@@ -117,13 +117,17 @@ impl Masker<'_> {
                 memchr::memchr(b'\n', &self.src[i..]).map_or(self.src.len(), |k| i + k)
             }
             b'\'' if prev == b'$' => self.ansi_c(i),
-            b'\'' => memchr::memchr(b'\'', &self.src[i + 1..]).map_or(self.src.len(), |k| i + k + 2),
+            b'\'' => {
+                memchr::memchr(b'\'', &self.src[i + 1..]).map_or(self.src.len(), |k| i + k + 2)
+            }
             b'"' => {
                 self.push(Context::Quoted);
                 i + 1
             }
             b'$' if self.starts(i, b"$((") => self.arithmetic(i),
-            b'(' if self.starts(i, b"((") && matches!(prev, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|') => {
+            b'(' if self.starts(i, b"((")
+                && matches!(prev, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|') =>
+            {
                 self.arithmetic(i)
             }
             b'$' if self.starts(i, b"$(") => {
@@ -306,8 +310,14 @@ mod tests {
             masked("case $o in @(-a|-b)) x ;; esac\n"),
             "case $o in xxxxxxxx) x ;; esac\n"
         );
-        assert_eq!(masked("h=\"${h%]?(:+([0-9]))}\"\n"), "h=\"${h%x            }\"\n");
-        assert_eq!(masked("case $w in *\\)*) ;; esac\n"), "case $w in *xx*) ;; esac\n");
+        assert_eq!(
+            masked("h=\"${h%]?(:+([0-9]))}\"\n"),
+            "h=\"${h%x            }\"\n"
+        );
+        assert_eq!(
+            masked("case $w in *\\)*) ;; esac\n"),
+            "case $w in *xx*) ;; esac\n"
+        );
         assert_eq!(
             masked("case $w in a) f ;;& b) g ;& c) ;; esac\n"),
             "case $w in a) f ;;  b) g ;; c) ;; esac\n"

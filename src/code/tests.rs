@@ -5,7 +5,9 @@ use std::path::Path;
 
 mod clike;
 mod cmask;
+mod detect;
 mod lang_b;
+mod limits;
 
 use super::answer::answer;
 use super::*;

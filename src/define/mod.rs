@@ -14,10 +14,12 @@
 
 mod candidates;
 pub mod name;
+mod recorded;
 pub mod render;
 mod shape;
 #[cfg(test)]
 mod tests;
+mod text;
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -30,6 +32,8 @@ use crate::grep::{GrepQuery, Progress};
 use crate::words::{Term, Words};
 use crate::workspace::Workspace;
 use candidates::Candidate;
+pub use text::MAX_SIGNED;
+use text::{MAX_CODE_BYTES, MAX_CODE_SITES, code_of, sign, signature};
 
 /// A definition lookup.
 #[derive(Clone, Debug, Default)]
@@ -47,6 +51,9 @@ pub struct DefineQuery {
     pub code: Option<bool>,
     /// How long the lookup may search and parse (default [`LOOKUP_BUDGET`]).
     pub time_limit: Option<Duration>,
+    /// Read every site's signature (a server reads those of the first [`MAX_SIGNED`], more
+    /// than an answer shows).
+    pub all_signatures: bool,
     /// The files to look in, as a search describes them: `search_paths`, `globs`, `types`,
     /// `include_ignored`, `include_hidden`, `max_filesize`, `relative_to_root`, `use_index`,
     /// `threads` (its pattern, word, fixed-strings, context and result settings are the
@@ -118,6 +125,9 @@ pub struct Definitions {
     /// The lookup was stopped (cancelled, or out of time): the sites are partial.
     pub cancelled: bool,
     pub timed_out: bool,
+    /// Answered from the index's symbol records: the files they cover (the others were
+    /// searched and parsed as `files_with_name` and `files_parsed` say).
+    pub recorded: Option<usize>,
 }
 
 /// Why a lookup cannot run: its parameters, or a path it names.
@@ -143,13 +153,26 @@ struct Want {
 impl Want {
     /// How the symbol `sym` of a file whose package is `package` answers the name.
     fn fit(&self, package: &[String], sym: &code::Symbol) -> Option<name::Fit> {
-        if sym.name != self.last || self.kind.is_some_and(|k| k != sym.kind) {
+        let package: Vec<&str> = package.iter().map(String::as_str).collect();
+        self.fit_parts(&package, &sym.name, sym.kind, &sym.qualified)
+    }
+
+    /// How a symbol named `name` of kind `kind`, qualified `qualified` in a file whose
+    /// package is `package`, answers the name.
+    fn fit_parts(
+        &self,
+        package: &[&str],
+        name: &str,
+        kind: &str,
+        qualified: &str,
+    ) -> Option<name::Fit> {
+        if name != self.last || self.kind.is_some_and(|k| k != kind) {
             return None;
         }
         let full: Vec<&str> = package
             .iter()
-            .map(String::as_str)
-            .chain(sym.qualified.split('.'))
+            .copied()
+            .chain(qualified.split('.'))
             .collect();
         self.name.fit(&full)
     }
@@ -283,21 +306,30 @@ pub fn lookup(
     let started = Instant::now();
     let budget = q.time_limit.unwrap_or(LOOKUP_BUDGET).min(ONE_YEAR);
     let until = |share: Duration| started.checked_add(share).unwrap_or(started + ONE_YEAR);
-    let found = candidates::find(
-        ws,
-        &q.scope,
-        &want.last,
-        want.lang,
-        progress,
-        until(budget.mul_f64(SEARCH_SHARE)),
-    )
-    .map_err(|e| match e {
-        DefineError::Param(mut p) => {
-            p.provided = q.provided(w);
-            DefineError::Param(p)
+    let search_until = until(budget.mul_f64(SEARCH_SHARE));
+    let search = |scope: &GrepQuery| {
+        candidates::find(ws, scope, &want.last, want.lang, progress, search_until).map_err(|e| {
+            match e {
+                DefineError::Param(mut p) => {
+                    p.provided = q.provided(w);
+                    DefineError::Param(p)
+                }
+                other => other,
+            }
+        })
+    };
+    // From the index's records where they hold; the other files are searched and parsed.
+    let (found, recorded_sites, recorded) = match recorded::lookup(ws, &q.scope, &want) {
+        Some(r) if r.rescan.is_empty() => (candidates::Found::default(), r.sites, Some(r.files)),
+        Some(r) => {
+            let scope = GrepQuery {
+                search_paths: r.rescan,
+                ..q.scope.clone()
+            };
+            (search(&scope)?, r.sites, Some(r.files))
         }
-        other => other,
-    })?;
+        None => (search(&q.scope)?, Vec::new(), None),
+    };
     let order = candidates::ranked(&found.files);
     let (first, rest): (Vec<&Candidate>, Vec<&Candidate>) = order.iter().partition(|c| c.likely());
     let parse_until = until(budget).max(Instant::now() + Duration::from_secs(1));
@@ -313,12 +345,21 @@ pub fn lookup(
         crate::source::release_free_memory();
     }
     let mut found_sites = std::mem::take(&mut parsed.sites);
+    found_sites.extend(recorded_sites);
     found_sites.sort_by(|a, b| (&a.path, a.start_line).cmp(&(&b.path, b.start_line)));
     let mut d = rank(found_sites, q.declarations);
+    let signed = if q.all_signatures {
+        d.sites.len()
+    } else {
+        MAX_SIGNED
+    };
+    let n = d.sites.len().min(signed);
+    sign(ws, &mut d.sites[..n], q.code == Some(true));
     if q.code.is_none() && d.sites.len() == 1 {
         let site = &mut d.sites[0];
         site.code = code_of(ws, site).ok();
     }
+    d.recorded = recorded;
     d.files_with_name = found.with_name;
     d.files_parsed = parsed.files;
     d.bytes_parsed = parsed.bytes;
@@ -522,60 +563,4 @@ fn sites_in(
     }
     source.check_intact().map_err(|e| e.to_string())?;
     Ok(sites)
-}
-
-/// Sites of one file whose code is read (an answer shows far fewer), and the bytes of code
-/// read per site (an answer's budget is smaller).
-const MAX_CODE_SITES: usize = 64;
-const MAX_CODE_BYTES: usize = 1 << 20;
-
-/// The code of a site, read again (for the one site of a lookup that asked for none).
-fn code_of(ws: &Workspace, site: &Site) -> Result<String, crate::error::Error> {
-    let f = ws.open(&site.path)?;
-    let bytes = f.source.bytes();
-    let r = f
-        .index
-        .line_range(bytes, site.code_start() as u64, site.end_line as u64);
-    let r = r.start..r.end.min(r.start + MAX_CODE_BYTES);
-    let text = String::from_utf8_lossy(&bytes[r]).into_owned();
-    f.source.check_intact()?;
-    Ok(text)
-}
-
-/// Longest signature kept, in characters.
-const MAX_SIGNATURE: usize = 200;
-
-/// The definition's first line, joined with the next ones up to the one that names it (a C
-/// return type on a line of its own), decorator and attribute lines left out; whitespace
-/// collapsed, cut at [`MAX_SIGNATURE`] characters.
-fn signature<'b>(name: &str, first: u32, last: u32, line: impl Fn(u32) -> &'b [u8]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let stop = last.min(first + 4);
-    for n in first..=stop {
-        // A line of a megabyte costs its first few hundred bytes, not a copy per site.
-        let bytes = line(n);
-        let bytes = &bytes[..bytes.len().min(4 * MAX_SIGNATURE)];
-        let text = String::from_utf8_lossy(bytes).trim().to_string();
-        let decorator = text.starts_with('@') || text.starts_with("#[");
-        let named = text.contains(name);
-        if (!decorator || named) && !text.is_empty() {
-            parts.push(text);
-        }
-        if named {
-            break;
-        }
-    }
-    if !parts.iter().any(|p| p.contains(name)) {
-        // The name is further down (or not on a line of its own): the first line alone.
-        parts.truncate(1);
-    }
-    let joined = parts
-        .join(" ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    match joined.char_indices().nth(MAX_SIGNATURE) {
-        Some((at, _)) => format!("{}…", &joined[..at]),
-        None => joined,
-    }
 }

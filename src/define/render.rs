@@ -168,15 +168,30 @@ pub fn summary(d: &Definitions, name: &str, w: &dyn Words) -> String {
     .filter(|(n, _)| *n > 0)
     .map(|(n, word)| plural(*n, word))
     .collect();
-    let scope = format!(
-        "{} the word '{last}', {} of them parsed; searched {}",
-        match d.files_with_name {
-            1 => "1 file contains".to_string(),
-            n => format!("{n} files contain"),
-        },
-        d.files_parsed,
-        plural(d.files_searched as usize, "file"),
-    );
+    let scope = match d.recorded {
+        Some(files) => {
+            let mut scope = format!("from the symbol index of {}", plural(files, "file"));
+            if d.files_searched > 0 {
+                let _ = write!(
+                    scope,
+                    "; {} not indexed yet searched, {} of them holding the word, {} parsed",
+                    plural(d.files_searched as usize, "file"),
+                    d.files_with_name,
+                    d.files_parsed
+                );
+            }
+            scope
+        }
+        None => format!(
+            "{} the word '{last}', {} of them parsed; searched {}",
+            match d.files_with_name {
+                1 => "1 file contains".to_string(),
+                n => format!("{n} files contain"),
+            },
+            d.files_parsed,
+            plural(d.files_searched as usize, "file"),
+        ),
+    };
     if d.sites.is_empty() {
         let _ = writeln!(out, "No definition of '{}' found ({scope}).", name.trim());
         let _ = writeln!(

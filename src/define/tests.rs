@@ -486,3 +486,53 @@ fn qualified_names_split_at_dots_colons_and_hashes() {
         (vec!["geo".to_string(), "Circle".into()], "area")
     );
 }
+
+#[test]
+fn a_lookup_out_of_time_answers_what_it_found_and_says_so() {
+    let dir = tree();
+    let ws = ws(dir.path());
+    let q = DefineQuery {
+        time_limit: Some(std::time::Duration::ZERO),
+        ..query("area")
+    };
+    let d = find(&ws, &q);
+    assert!(d.search_cut, "the search had no time");
+    assert!(!d.timed_out && !d.cancelled);
+    let text = render(&d, "area", 10_000, &crate::words::NEUTRAL).text;
+    assert!(text.contains("too common to search every file"), "{text}");
+    assert!(text.contains("Narrow it with"), "{text}");
+}
+
+#[test]
+fn a_cancelled_lookup_stops_and_says_so() {
+    let dir = tree();
+    let ws = ws(dir.path());
+    let progress = Progress::default();
+    progress.cancel();
+    let t = std::time::Instant::now();
+    let d = lookup(&ws, &query("area"), &progress).unwrap();
+    assert!(d.cancelled);
+    assert!(t.elapsed() < std::time::Duration::from_secs(2));
+    let text = render(&d, "area", 10_000, &crate::words::NEUTRAL).text;
+    assert!(text.contains("cancelled"), "{text}");
+}
+
+#[test]
+fn names_that_are_not_identifiers_are_refused_before_any_search() {
+    let dir = tree();
+    let ws = ws(dir.path());
+    for bad in ["(", "*", "a b", "x;"] {
+        let progress = Progress::default();
+        let Err(DefineError::Param(e)) = lookup(&ws, &query(bad), &progress) else {
+            panic!("{bad} accepted");
+        };
+        assert_eq!(e.short, "Invalid name", "{bad}");
+        assert!(e.problem.contains("is not a symbol name"), "{}", e.problem);
+        assert_eq!(
+            progress
+                .files_searched
+                .load(std::sync::atomic::Ordering::Relaxed),
+            0
+        );
+    }
+}

@@ -163,6 +163,47 @@ pub(super) fn pages_match(data: &[u8], covered: usize, pages: std::ops::Range<u6
     first_mismatch(data, covered, pages).is_none()
 }
 
+/// The byte ranges of a segment's data read since they were last checked (see eval's module
+/// docs), or nothing when the reader checks all of it anyway (a merge).
+pub(super) struct Reads {
+    ranges: Vec<(u64, u64)>,
+    record: bool,
+}
+
+impl Default for Reads {
+    fn default() -> Reads {
+        Reads {
+            ranges: Vec::new(),
+            record: true,
+        }
+    }
+}
+
+impl Reads {
+    /// Reads that are not recorded: the caller checks the whole segment.
+    pub(super) fn unrecorded() -> Reads {
+        Reads {
+            ranges: Vec::new(),
+            record: false,
+        }
+    }
+
+    /// Records that bytes `start..end` were read.
+    pub(super) fn add(&mut self, start: u64, end: u64) {
+        if !self.record || end <= start {
+            return;
+        }
+        match self.ranges.last_mut() {
+            Some(last) if start >= last.0 && start <= last.1 => last.1 = last.1.max(end),
+            _ => self.ranges.push((start, end)),
+        }
+    }
+
+    pub(super) fn ranges(&self) -> &[(u64, u64)] {
+        &self.ranges
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,6 +17,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::checksum::Reads;
 use super::segment::{Data, Segment};
 use super::trigram::{Postings, Trigram, intersect, union};
 use super::{Block, TriQuery, mapped, persist};
@@ -86,47 +87,6 @@ fn merge(parts: &[Part]) -> Vec<u32> {
 
 /// Each trigram's decoded list, once per query.
 type Memo = HashMap<Trigram, Rc<Postings>>;
-
-/// The byte ranges of a segment's data read since they were last checked (see the module
-/// docs), or nothing when the reader checks all of it anyway (a merge).
-pub(super) struct Reads {
-    ranges: Vec<(u64, u64)>,
-    record: bool,
-}
-
-impl Default for Reads {
-    fn default() -> Reads {
-        Reads {
-            ranges: Vec::new(),
-            record: true,
-        }
-    }
-}
-
-impl Reads {
-    /// Reads that are not recorded: the caller checks the whole segment.
-    pub(super) fn unrecorded() -> Reads {
-        Reads {
-            ranges: Vec::new(),
-            record: false,
-        }
-    }
-
-    /// Records that bytes `start..end` were read.
-    pub(super) fn add(&mut self, start: u64, end: u64) {
-        if !self.record || end <= start {
-            return;
-        }
-        match self.ranges.last_mut() {
-            Some(last) if start >= last.0 && start <= last.1 => last.1 = last.1.max(end),
-            _ => self.ranges.push((start, end)),
-        }
-    }
-
-    pub(super) fn ranges(&self) -> &[(u64, u64)] {
-        &self.ranges
-    }
-}
 
 impl Segment {
     /// The documents (ascending) that may hold a match of a pattern planned as `q`; `Err`

@@ -159,6 +159,15 @@ impl Indexes {
         roots.iter().find(|r| dir.starts_with(&r.root)).cloned()
     }
 
+    pub(super) fn roots(&self) -> Vec<PathBuf> {
+        let roots = self.roots.lock().expect("indexes");
+        roots.iter().map(|r| r.root.clone()).collect()
+    }
+
+    pub(super) fn running(&self) -> usize {
+        self.searches.load(Ordering::Relaxed)
+    }
+
     pub(super) fn add(&self, r: Arc<RootState>) {
         let mut roots = self.roots.lock().expect("indexes");
         roots.retain(|x| x.root != r.root);

@@ -28,10 +28,12 @@ pub mod plan;
 mod prune;
 mod segment;
 mod select;
+pub mod side;
 mod start;
 mod store;
 pub mod trigram;
 mod upkeep;
+mod view;
 mod watch;
 
 use std::path::{Path, PathBuf};
@@ -47,8 +49,10 @@ pub use persist::IndexFileError;
 pub use plan::{TriQuery, plan};
 pub use prune::{DEFAULT_CAP, DEFAULT_MAX_AGE, Listed, PruneRules, list, prune};
 pub use select::{SelectQuery, Selection, select};
+pub use side::SideFile;
 pub use start::{load_persisted, start, start_for};
 pub use store::{Store, default_dir, dir_for};
+pub use view::{RootView, indexed_roots, root_view, searches_running};
 
 use crate::source::FileId;
 use segment::Segment;
@@ -565,6 +569,12 @@ mod mapped {
         src.check_intact_immutable().map_err(|_| ())?;
         Ok(out)
     }
+}
+
+/// The index's checksum of `bytes` (fast, and any changed byte changes it): what records
+/// kept beside the index hold of a file's content.
+pub fn content_checksum(bytes: &[u8]) -> u64 {
+    checksum::checksum(bytes)
 }
 
 /// The line-search HIR of `pattern` (as grep compiles it), for planning.

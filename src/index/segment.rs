@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::checksum;
-use super::eval::Reads;
+use super::checksum::Reads;
 use super::persist::{self, IndexFileError};
 use super::{Block, Candidate, FileEntry, Span, TriQuery, mapped};
 use crate::source::{Source, SourceOptions};
@@ -115,6 +115,11 @@ impl Segment {
             sums_off: p.sums_off,
             damaged: AtomicBool::new(false),
         }
+    }
+
+    /// The paths of its file entries (gone ones included), in path order.
+    pub fn paths(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.files.iter().map(|f| &*f.path)
     }
 
     /// The file it was opened from, for messages.

@@ -33,7 +33,7 @@ use std::sync::Mutex;
 use super::checksum::checksum;
 use super::persist::{self, IndexFileError};
 
-const MAGIC: &[u8; 8] = b"MGMANIF1";
+const MAGIC: &[u8; 8] = b"MGMANIF2";
 const END: &[u8; 8] = b"MGMANEND";
 
 /// The default directory of index files: `mapgrep/index` in the user's cache directory
@@ -68,6 +68,8 @@ pub(super) struct Manifest {
     pub(super) files: u64,
     /// Oldest first: a path's entry in a later segment replaces the earlier ones.
     pub(super) segments: Vec<SegRef>,
+    /// The side files ([`super::side`]), in the order their writer gave.
+    pub(super) sides: Vec<SegRef>,
 }
 
 impl Manifest {
@@ -79,10 +81,12 @@ impl Manifest {
         let root = self.root.as_os_str().as_encoded_bytes();
         b.extend_from_slice(&(root.len() as u32).to_le_bytes());
         b.extend_from_slice(root);
-        b.extend_from_slice(&(self.segments.len() as u32).to_le_bytes());
-        for s in &self.segments {
-            b.extend_from_slice(&s.number.to_le_bytes());
-            b.extend_from_slice(&s.sum.to_le_bytes());
+        for list in [&self.segments, &self.sides] {
+            b.extend_from_slice(&(list.len() as u32).to_le_bytes());
+            for s in list {
+                b.extend_from_slice(&s.number.to_le_bytes());
+                b.extend_from_slice(&s.sum.to_le_bytes());
+            }
         }
         let sum = checksum(&b);
         b.extend_from_slice(&sum.to_le_bytes());
@@ -116,24 +120,33 @@ impl Manifest {
         let root = body.get(28..28 + n).ok_or_else(layout)?;
         let root = PathBuf::from(persist::os_str(root));
         let mut i = 28 + n;
-        let count = u32_at(i).ok_or_else(layout)? as usize;
-        i += 4;
-        if count > (body.len() - i) / 16 || body.len() - i != count * 16 {
+        let mut list = || -> Result<Vec<SegRef>, IndexFileError> {
+            let count = u32_at(i).ok_or_else(layout)? as usize;
+            i += 4;
+            if count > body.len().saturating_sub(i) / 16 {
+                return Err(layout());
+            }
+            let mut refs = Vec::with_capacity(count);
+            for _ in 0..count {
+                refs.push(SegRef {
+                    number: u64_at(i).ok_or_else(layout)?,
+                    sum: u64_at(i + 8).ok_or_else(layout)?,
+                });
+                i += 16;
+            }
+            Ok(refs)
+        };
+        let segments = list()?;
+        let sides = list()?;
+        if i != body.len() {
             return Err(layout());
-        }
-        let mut segments = Vec::with_capacity(count);
-        for _ in 0..count {
-            segments.push(SegRef {
-                number: u64_at(i).ok_or_else(layout)?,
-                sum: u64_at(i + 8).ok_or_else(layout)?,
-            });
-            i += 16;
         }
         Ok(Manifest {
             generation,
             root,
             files,
             segments,
+            sides,
         })
     }
 }
@@ -154,6 +167,10 @@ pub struct Store {
     /// Segments are opened with the checksum of all their bytes computed (a server: else
     /// a one-shot search, see [`persist::parse`]).
     verify: bool,
+    /// Held while a manifest is read, changed and replaced (the segments' upkeep and the
+    /// side files' writer publish in turn), and the side files written but not published
+    /// yet (never removed as unlisted meanwhile).
+    publishing: Mutex<Vec<u64>>,
 }
 
 impl Store {
@@ -169,6 +186,7 @@ impl Store {
             dir,
             root: root.to_path_buf(),
             lock: Mutex::new(None),
+            publishing: Mutex::new(Vec::new()),
         })
     }
 
@@ -182,6 +200,7 @@ impl Store {
             dir,
             root: root.to_path_buf(),
             lock: Mutex::new(None),
+            publishing: Mutex::new(Vec::new()),
         })
     }
 
@@ -204,6 +223,27 @@ impl Store {
 
     pub(super) fn segment_path(&self, number: u64) -> PathBuf {
         self.dir.join(format!("s{number:016x}.seg"))
+    }
+
+    pub(super) fn side_path(&self, number: u64) -> PathBuf {
+        self.dir.join(format!("y{number:016x}.side"))
+    }
+
+    /// The highest number of a side file in the directory (0: none).
+    pub(super) fn highest_side_file(&self) -> u64 {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return 0;
+        };
+        entries
+            .flatten()
+            .filter_map(|e| super::side::side_number(&e.file_name()))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Side file `number` is written: it is not removed as unlisted until published.
+    pub(super) fn side_pending(&self, number: u64) {
+        self.publishing.lock().expect("publishing").push(number);
     }
 
     /// Takes the writer's lock if no other process holds it; true if this process holds it
@@ -281,9 +321,31 @@ impl Store {
         }
     }
 
-    /// Replaces the manifest with `m` (atomically, synced); then removes the segment files
-    /// it no longer lists. Only the writer calls this.
+    /// Replaces the manifest with `m` (atomically, synced), keeping the side files the
+    /// current one lists; then removes the segment files it no longer lists. Only the writer
+    /// calls this.
     pub(super) fn publish(&self, m: &Manifest) -> std::io::Result<()> {
+        let segments = m.segments.clone();
+        let (generation, files) = (m.generation, m.files);
+        self.publish_with(move |current| {
+            current.segments = segments;
+            current.generation = generation;
+            current.files = files;
+        })
+    }
+
+    /// Reads the current manifest (an empty one when there is none), changes it with
+    /// `change` and replaces it, in turn with every other publish of this process.
+    pub(super) fn publish_with(&self, change: impl FnOnce(&mut Manifest)) -> std::io::Result<()> {
+        let mut pending = self.publishing.lock().expect("publishing");
+        let mut m = self.manifest().ok().flatten().unwrap_or(Manifest {
+            generation: 0,
+            root: self.root.clone(),
+            files: 0,
+            segments: Vec::new(),
+            sides: Vec::new(),
+        });
+        change(&mut m);
         let target = self.manifest_path();
         let (tmp, mut f) = persist::temp_file(&target)?;
         let r = f
@@ -297,7 +359,8 @@ impl Store {
         if let Ok(d) = std::fs::File::open(&self.dir) {
             let _ = d.sync_all();
         }
-        self.remove_unlisted(m);
+        pending.retain(|n| !m.sides.iter().any(|s| s.number == *n));
+        self.remove_unlisted(&m, &pending);
         if self
             .damage_reported()
             .is_some_and(|(r, _)| !m.segments.contains(&r))
@@ -307,14 +370,20 @@ impl Store {
         Ok(())
     }
 
-    /// Removes segment files `m` does not list (merged away, or left by a writer that died
-    /// before publishing them).
-    fn remove_unlisted(&self, m: &Manifest) {
+    /// Removes segment and side files `m` does not list (merged away, or left by a writer
+    /// that died before publishing them), but side files written and not published yet.
+    fn remove_unlisted(&self, m: &Manifest, pending: &[u64]) {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return;
         };
         for e in entries.flatten() {
             let name = e.file_name();
+            if let Some(n) = super::side::side_number(&name) {
+                if !m.sides.iter().any(|s| s.number == n) && !pending.contains(&n) {
+                    let _ = std::fs::remove_file(e.path());
+                }
+                continue;
+            }
             let Some(n) = name
                 .to_str()
                 .and_then(|n| n.strip_prefix('s'))
@@ -536,6 +605,7 @@ mod tests {
             root: PathBuf::from("/some/root"),
             files: 3,
             segments: vec![SegRef { number: 1, sum: 11 }, SegRef { number: 5, sum: 55 }],
+            sides: vec![SegRef { number: 2, sum: 22 }],
         };
         let b = m.encode();
         let p = Path::new("MANIFEST");

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::build::{self, BuildProgress, Walked, error_path, rel_bytes, walker};
-use super::eval::Reads;
+use super::checksum::Reads;
 use super::persist::{Writer, os_str};
 use super::segment::Segment;
 use super::store::{Manifest, SegRef, Store};
@@ -368,6 +368,7 @@ pub(super) fn publish(ix: &TrigramIndex) -> std::io::Result<()> {
                 sum: s.sum,
             })
             .collect(),
+        sides: Vec::new(),
     })
 }
 

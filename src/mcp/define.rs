@@ -53,6 +53,7 @@ impl FindDefinitionParams {
             declarations: self.declarations,
             code: self.code,
             time_limit: None,
+            all_signatures: false,
             scope: GrepQuery {
                 search_paths: self.search_path.into_iter().collect(),
                 globs: self.glob.unwrap_or_default(),

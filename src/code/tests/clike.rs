@@ -602,8 +602,12 @@ fn parse_speed_per_language() {
             let head = &bytes[..bytes.len().min(16 << 10)];
             let lang = Lang::of_file(path, head);
             let detection = started.elapsed();
-            let lang = lang.filter(|_| bytes.len() <= structure::MAX_PARSE_BYTES && !bytes.contains(&0));
-            Some((lang.map(|lang| (lang, parse_timed(lang, path, &bytes))), detection))
+            let lang =
+                lang.filter(|_| bytes.len() <= structure::MAX_PARSE_BYTES && !bytes.contains(&0));
+            Some((
+                lang.map(|lang| (lang, parse_timed(lang, path, &bytes))),
+                detection,
+            ))
         })
         .collect();
     let detection: Duration = detected.iter().map(|d| d.1).sum();

@@ -60,7 +60,7 @@ fn shape() -> Shape {
 /// Where `t`'s table entry and list lie in segment `seg`'s first block (file offsets).
 fn places(seg: &Segment, t: trigram::Trigram) -> (u64, u64) {
     let b = &seg.blocks[0];
-    let mut reads = eval::Reads::default();
+    let mut reads = checksum::Reads::default();
     let i = (0..b.entries)
         .find(|&i| seg.table_entry(b, i, &mut reads).0 == t)
         .expect("the trigram is indexed");

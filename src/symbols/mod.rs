@@ -1,0 +1,98 @@
+//! Symbols in the index: every file's definitions (name, qualified name with the package its
+//! file declares, kind, lines, declaration or not), computed once per file version beside
+//! the trigram index and read by the queries that need them: where a name is defined
+//! (`crate::define`), what a grep hit sits in (`crate::annotate`).
+//!
+//! The records of a root are side files of its index store ([`crate::index::SideFile`]):
+//! written, published, shared with the other servers on the root, checked and pruned as
+//! its segments are. A recorder ([`recorder`]) keeps them up with the index: once the
+//! trigram index is ready (grep never waits for symbols), it parses, in path order, every
+//! indexed file whose current version has no record, and after each upkeep round the files
+//! that round took in; it writes a side file per batch and merges them as they pile up.
+//! A file's record holds while the index's entry for its path has the identity recorded
+//! (or, for bytes in hand, the content checksum recorded): a file whose record does not
+//! hold (not recorded yet, changed, dirty) is parsed on demand by the query, so an answer
+//! is never wrong or missing because the records are behind.
+//!
+//! Layout: `format.rs` the bytes of a side file, `extract.rs` a file's record from its
+//! parse, `read.rs` one side file read in place, `view.rs` the records of a root and their
+//! freshness, `recorder.rs` the thread that keeps them.
+
+mod extract;
+mod format;
+mod merge;
+mod read;
+pub mod recorder;
+mod state;
+#[cfg(test)]
+mod tests;
+mod view;
+
+pub use extract::{content_hash, record};
+pub use recorder::{start, wait_recorded};
+pub use view::{Definition, Enclosing, Lookup, definitions, enclosing, unrecorded_count};
+
+use crate::index::Ident;
+
+/// One file's record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRecord {
+    /// Relative to the root, `/`-separated.
+    pub path: String,
+    /// The identity of the version recorded.
+    pub ident: Ident,
+    /// The checksum of the bytes recorded ([`content_hash`]).
+    pub hash: u64,
+    /// Its language: a position in [`crate::code::lang::ALL`] (`u8::MAX`: none).
+    pub lang: u8,
+    /// 0 when parsed; else why it is read as text ([`status_of`]).
+    pub status: u8,
+    /// The package, namespace or module its symbols are in, components joined by `.`.
+    pub package: String,
+    /// In document order (parents before their children).
+    pub symbols: Vec<SymbolRecord>,
+}
+
+/// One definition (or declaration) as recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymbolRecord {
+    pub name: String,
+    /// In the file: `Class.method` (the package apart).
+    pub qualified: String,
+    /// What `file_read` takes as `target` to read exactly this symbol.
+    pub address: String,
+    pub kind: &'static str,
+    pub declaration: bool,
+    /// Its parent's position in the file's list.
+    pub parent: Option<u32>,
+    /// First line with its doc comment and attributes; the definition's own first line;
+    /// its last line (1-based).
+    pub start_line: u32,
+    pub def_line: u32,
+    pub end_line: u32,
+}
+
+/// The status byte of a file read as text for `why`.
+pub fn status_of(why: crate::code::Unparsed) -> u8 {
+    use crate::code::Unparsed::*;
+    match why {
+        NoGrammar => 1,
+        TooLarge => 2,
+        TooManySymbols => 3,
+        TooDeep => 4,
+        Stopped => 5,
+    }
+}
+
+/// Why a file with status `status` is read as text (`None`: parsed).
+pub fn unparsed_of(status: u8) -> Option<crate::code::Unparsed> {
+    use crate::code::Unparsed::*;
+    Some(match status {
+        0 => return None,
+        1 => NoGrammar,
+        2 => TooLarge,
+        3 => TooManySymbols,
+        4 => TooDeep,
+        _ => Stopped,
+    })
+}

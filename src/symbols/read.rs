@@ -1,0 +1,163 @@
+//! One symbol side file read in place: its files by path, its names' definitions, a file's
+//! symbols decoded; every byte checked against the side file's page sums before it is
+//! trusted (a damaged part reads as absent, and the side file is marked damaged).
+
+use std::sync::Arc;
+
+use crate::index::SideFile;
+
+use super::format::{self, BLOCK, FILE_ENTRY, FileEntry, Layout, NONE, RawSymbol};
+
+/// One side file and its layout.
+pub(super) struct Part {
+    pub(super) side: Arc<SideFile>,
+    layout: Layout,
+}
+
+impl Part {
+    /// The side file's records, if its header is one of this version and sound.
+    pub(super) fn open(side: Arc<SideFile>) -> Option<Part> {
+        let payload = side.payload();
+        let head = payload.len().min(4096);
+        if !side.checked(0..head) {
+            return None;
+        }
+        let layout = Layout::read(payload)?;
+        Some(Part { side, layout })
+    }
+
+    /// `len` bytes at `at` of the payload, checked.
+    fn bytes(&self, at: usize, len: usize) -> Option<&[u8]> {
+        let end = at.checked_add(len)?;
+        let b = self.side.payload().get(at..end)?;
+        self.side.checked(at..end).then_some(b)
+    }
+
+    pub(super) fn files(&self) -> u32 {
+        self.layout.files
+    }
+
+    pub(super) fn kind(&self, k: u8) -> &'static str {
+        self.layout
+            .kinds
+            .get(usize::from(k))
+            .copied()
+            .unwrap_or("symbol")
+    }
+
+    /// Block `b` of the strings: its bytes.
+    fn block(&self, b: u32) -> Option<&[u8]> {
+        let at = self.layout.string_blocks + b as usize * 4;
+        let (start, end) = format::span(self.bytes(at, 8)?)?;
+        let len = end.checked_sub(start)? as usize;
+        self.bytes(self.layout.string_bytes + start as usize, len)
+    }
+
+    /// Every string of block `b`.
+    pub(super) fn block_all(&self, b: u32) -> Option<Vec<Vec<u8>>> {
+        let n = self.layout.strings.checked_sub(b * BLOCK)?.min(BLOCK);
+        format::block_strings(self.block(b)?, n.checked_sub(1)?)
+    }
+
+    /// String `id`.
+    pub(super) fn string(&self, id: u32) -> Option<String> {
+        if id >= self.layout.strings {
+            return None;
+        }
+        let mut all = format::block_strings(self.block(id / BLOCK)?, id % BLOCK)?;
+        String::from_utf8(all.pop()?).ok()
+    }
+
+    /// The optional string `id` (`NONE`: empty).
+    pub(super) fn string_or_empty(&self, id: u32) -> Option<String> {
+        if id == NONE {
+            return Some(String::new());
+        }
+        self.string(id)
+    }
+
+    /// The id of the string `s`: `Some(None)` when the side file does not hold it, `None`
+    /// when the bytes read are damaged.
+    fn find_string(&self, s: &str) -> Option<Option<u32>> {
+        let blocks = self.layout.strings.div_ceil(BLOCK);
+        // The last block whose first string is at most `s`.
+        let (mut lo, mut hi) = (0u32, blocks);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let first = format::block_strings(self.block(mid)?, 0)?.pop()?;
+            if first.as_slice() <= s.as_bytes() {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let Some(b) = lo.checked_sub(1) else {
+            return Some(None);
+        };
+        let upto = (self.layout.strings - b * BLOCK).min(BLOCK) - 1;
+        let all = format::block_strings(self.block(b)?, upto)?;
+        let k = all.iter().position(|x| x.as_slice() == s.as_bytes());
+        Some(k.map(|k| b * BLOCK + k as u32))
+    }
+
+    /// File `k`'s entry.
+    pub(super) fn file(&self, k: u32) -> Option<FileEntry> {
+        if k >= self.layout.files {
+            return None;
+        }
+        let at = self.layout.file_table + k as usize * FILE_ENTRY;
+        FileEntry::read(self.bytes(at, FILE_ENTRY)?)
+    }
+
+    /// The index of the file recorded at `path` (by binary search; the records keep a map).
+    #[cfg(test)]
+    pub(super) fn find_file(&self, path: &str) -> Option<u32> {
+        let (mut lo, mut hi) = (0u32, self.layout.files);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let p = self.string(self.file(mid)?.path)?;
+            match p.as_str().cmp(path) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// The (file, symbol) pairs of the definitions named `name`; `None` when the bytes read
+    /// are damaged.
+    pub(super) fn named(&self, name: &str) -> Option<Vec<(u32, u32)>> {
+        let Some(id) = self.find_string(name)? else {
+            return Some(Vec::new());
+        };
+        let at = self.layout.postings_index + id as usize * 4;
+        let (start, end) = format::span(self.bytes(at, 8)?)?;
+        let len = end.checked_sub(start)? as usize;
+        format::postings(self.bytes(self.layout.postings + start as usize, len)?)
+    }
+
+    /// The symbols of a file's entry, decoded.
+    pub(super) fn symbols(&self, f: &FileEntry) -> Option<Vec<RawSymbol>> {
+        let at = self.layout.symbol_bytes + f.symbols_at as usize;
+        if at + f.symbols_len as usize > self.layout.postings_index {
+            return None;
+        }
+        format::symbols(self.bytes(at, f.symbols_len as usize)?, f.count)
+    }
+
+    /// The qualified name of symbol `k` of `syms`: its own, or its parent's and its name.
+    pub(super) fn qualified(&self, syms: &[RawSymbol], k: usize) -> Option<String> {
+        let s = syms.get(k)?;
+        if let Some(q) = s.qualified {
+            return self.string(q);
+        }
+        let name = self.string(s.name)?;
+        match s.parent {
+            Some(p) if s.under_parent && (p as usize) < k => {
+                Some(format!("{}.{name}", self.qualified(syms, p as usize)?))
+            }
+            _ => Some(name),
+        }
+    }
+}

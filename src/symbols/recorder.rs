@@ -1,0 +1,293 @@
+//! The recorder: one thread per indexed root that keeps its symbol records up with its
+//! index. Once the trigram index is ready it records, in path order and in batches, every
+//! indexed file whose current version has no record (the whole tree the first time, then
+//! the files each upkeep round took in), skipping dirty ones (the upkeep brings them) and
+//! ones written within the racy window (their identity cannot vouch for what was read;
+//! a later round takes them). Each batch is a side file of the store, published as soon as
+//! it is written, so lookups use what is recorded while the rest is; small side files are
+//! merged as they pile up. Searches come first: the recorder waits while one runs. A
+//! process that does not hold the store's writer lock only reads the side files the writer
+//! publishes.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::code::Stop;
+use crate::index::{Ident, SideFile, Store};
+use crate::source::{self, SourceOptions};
+use crate::workspace::Workspace;
+
+use super::FileRecord;
+use super::state::{Records, RootRecords, Symbols};
+
+/// A batch is written once it holds this many files, or this many bytes of them.
+const BATCH_FILES: usize = 8_192;
+const BATCH_BYTES: u64 = 96 << 20;
+
+/// More side files than this are merged whatever their sizes (the newest half).
+const MAX_PARTS: usize = 32;
+
+/// How long the recorder waits between looks when nothing is to be done.
+const IDLE: Duration = Duration::from_millis(200);
+
+/// Starts recording the symbols of every indexed root of `ws` in the background (after
+/// [`crate::index::start`]).
+pub fn start(ws: &Arc<Workspace>) {
+    for root in crate::index::indexed_roots(ws) {
+        let ws = Arc::clone(ws);
+        let state = Arc::new(RootRecords::default());
+        ws.state::<Symbols>()
+            .roots
+            .lock()
+            .expect("symbols")
+            .insert(root.clone(), Arc::clone(&state));
+        std::thread::Builder::new()
+            .name("mapgrep-symbols".into())
+            .spawn(move || run(&ws, &root, &state))
+            .expect("spawn the symbol recorder");
+    }
+}
+
+/// Waits until every indexed root's records hold for all its files (or `limit` passes).
+pub fn wait_recorded(ws: &Workspace, limit: Duration) -> bool {
+    let t = Instant::now();
+    loop {
+        let ready = crate::index::indexed_roots(ws)
+            .iter()
+            .all(|r| crate::index::root_view(ws, r, false).is_some());
+        if ready && super::unrecorded_count(ws) == 0 {
+            return true;
+        }
+        if t.elapsed() > limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The recorder of one root (see the module docs).
+fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
+    let symbols = ws.state::<Symbols>();
+    let mut loaded_refs: Option<Vec<(u64, u64)>> = None;
+    while !symbols.stop.load(Ordering::Relaxed) {
+        let Some(view) = crate::index::root_view(ws, root, false) else {
+            std::thread::sleep(IDLE);
+            continue;
+        };
+        let store = view.store.clone();
+        // Take up what the store lists (a reader, or a writer that starts on a store).
+        if let Some(s) = &store {
+            let refs = s.side_refs();
+            if loaded_refs.as_ref() != Some(&refs) {
+                let old = state.records().sides();
+                if let Ok(sides) = s.side_files(&old) {
+                    let next = Records::after(&state.records(), &sides);
+                    *state.records.lock().expect("records") = Arc::new(next);
+                }
+                loaded_refs = Some(refs);
+            }
+            if !s.try_write() {
+                drop_damaged(state, None);
+                std::thread::sleep(IDLE * 2);
+                continue;
+            }
+        }
+        drop_damaged(state, store.as_deref());
+        let todo: Vec<Box<str>> = {
+            let recs = state.records();
+            let mut fresh = state.fresh.lock().expect("fresh");
+            fresh.update(&view.index, &recs);
+            fresh
+                .unrecorded
+                .iter()
+                .filter(|p| !view.is_dirty(&view.root.join(&***p)))
+                .cloned()
+                .collect()
+        };
+        if todo.is_empty() {
+            merge_if_due(state, store.as_deref());
+            if let Some(s) = &store {
+                loaded_refs = Some(s.side_refs());
+            }
+            std::thread::sleep(IDLE);
+            continue;
+        }
+        wait_for_searches(ws);
+        let batch = record_batch(ws, &view, &todo, &symbols.stop);
+        if batch.is_empty() {
+            // Every file of the batch was racy or unreadable: a later round takes them.
+            std::thread::sleep(IDLE * 5);
+            continue;
+        }
+        symbols.recorded.fetch_add(batch.len(), Ordering::Relaxed);
+        if add_part(state, store.as_deref(), &batch).is_err() {
+            std::thread::sleep(IDLE * 5);
+        }
+        if let Some(s) = &store {
+            loaded_refs = Some(s.side_refs());
+        }
+    }
+}
+
+/// Waits (at most a second) while searches run: they have the cores first.
+fn wait_for_searches(ws: &Workspace) {
+    let t = Instant::now();
+    while crate::index::searches_running(ws) > 0 && t.elapsed() < Duration::from_secs(1) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Records the first files of `todo` (a batch), in parallel; files that cannot be read, or
+/// changed within the racy window, are left for a later round.
+fn record_batch(
+    ws: &Workspace,
+    view: &crate::index::RootView,
+    todo: &[Box<str>],
+    stop: &AtomicBool,
+) -> Vec<FileRecord> {
+    let mut bytes = 0u64;
+    let mut n = 0;
+    for p in todo {
+        if n >= BATCH_FILES || bytes >= BATCH_BYTES {
+            break;
+        }
+        bytes += view
+            .index
+            .find(p.as_bytes())
+            .map_or(0, |i| view.index.file(i).id.len);
+        n += 1;
+    }
+    let now = std::time::SystemTime::now();
+    let is_file = |rel: &str| view.root.join(rel).is_file();
+    let parse_stop = Stop::new(Some(stop), None);
+    let mut records: Vec<FileRecord> = todo[..n]
+        .par_iter()
+        .filter_map(|rel| {
+            let abs = view.root.join(&**rel);
+            let mut buf = Vec::new();
+            let (id, hay) = source::load(&abs, &SourceOptions::default(), &mut buf).ok()?;
+            let id = id?;
+            if id.is_racy(now) || !hay.intact() {
+                return None;
+            }
+            let r = super::record(rel, &is_file, Ident::from_id(&id), &hay, &parse_stop);
+            (r.status != super::status_of(crate::code::Unparsed::Stopped)).then_some(r)
+        })
+        .collect();
+    let _ = ws;
+    records.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    crate::source::release_free_memory();
+    records
+}
+
+/// Adds a side file of `batch` to the root's records (written into `store` and published,
+/// or held in memory).
+fn add_part(
+    state: &RootRecords,
+    store: Option<&Store>,
+    batch: &[FileRecord],
+) -> std::io::Result<()> {
+    let payload = super::format::encode(batch);
+    let side = match store {
+        Some(s) => s.write_side(s.next_side_number(), &payload)?,
+        None => SideFile::in_memory(&payload),
+    };
+    let mut sides = state.records().sides();
+    sides.push(Arc::new(side));
+    if let Some(s) = store {
+        s.publish_sides(&sides)?;
+    }
+    let next = Records::after(&state.records(), &sides);
+    *state.records.lock().expect("records") = Arc::new(next);
+    Ok(())
+}
+
+/// Drops the side files a read found damaged from the root's records (and, for the writer,
+/// from its store): their files are then recorded again.
+fn drop_damaged(state: &RootRecords, store: Option<&Store>) {
+    let recs = state.records();
+    if !recs.parts.iter().any(|p| p.0.side.is_damaged()) {
+        return;
+    }
+    let sides: Vec<Arc<SideFile>> = recs
+        .sides()
+        .into_iter()
+        .filter(|s| !s.is_damaged())
+        .collect();
+    if let Some(s) = store
+        && s.publish_sides(&sides).is_err()
+    {
+        return;
+    }
+    let next = Records::after(&recs, &sides);
+    *state.records.lock().expect("records") = Arc::new(next);
+}
+
+/// Which of the newest side files to merge, given their sizes oldest first: the newest
+/// run of [`MERGE_RUN`] or more whose sizes are of the newest one's tier or below (factor 8
+/// from 64 KiB: a record is rewritten once per tier, and the first build's large side files
+/// are left alone), or the newest half past [`MAX_PARTS`].
+fn plan_merge(sizes: &[usize]) -> Option<std::ops::Range<usize>> {
+    let tier = |b: usize| {
+        let (mut t, mut s) = (0u32, b.max(64 << 10) / (64 << 10));
+        while s >= 8 {
+            s /= 8;
+            t += 1;
+        }
+        t
+    };
+    let n = sizes.len();
+    let last = tier(*sizes.last()?);
+    let run = sizes.iter().rev().take_while(|&&s| tier(s) <= last).count();
+    if run >= MERGE_RUN && run < n {
+        return Some(n - run..n);
+    }
+    if run >= MERGE_RUN {
+        return Some(1..n).filter(|r| r.len() >= 2);
+    }
+    (n > MAX_PARTS).then_some(n / 2..n)
+}
+
+/// Side files merged at once by the policy.
+const MERGE_RUN: usize = 8;
+
+/// Merges side files as [`plan_merge`] says.
+fn merge_if_due(state: &RootRecords, store: Option<&Store>) {
+    let recs = state.records();
+    let sizes: Vec<usize> = recs
+        .parts
+        .iter()
+        .map(|p| p.0.side.payload().len())
+        .collect();
+    let Some(range) = plan_merge(&sizes) else {
+        return;
+    };
+    let from = range.start;
+    let merged = super::merge::records_of(&recs, range);
+    let payload = super::format::encode(&merged);
+    let side = match store {
+        Some(s) => match s.write_side(s.next_side_number(), &payload) {
+            Ok(side) => side,
+            Err(_) => return,
+        },
+        None => SideFile::in_memory(&payload),
+    };
+    let mut sides: Vec<Arc<SideFile>> = recs.sides()[..from].to_vec();
+    sides.push(Arc::new(side));
+    if let Some(s) = store
+        && s.publish_sides(&sides).is_err()
+    {
+        return;
+    }
+    let next = Records::after(&recs, &sides);
+    *state.records.lock().expect("records") = Arc::new(next);
+}
+
+/// Stops the recorders of `ws` (they end within a batch's parse).
+pub fn stop(ws: &Workspace) {
+    ws.state::<Symbols>().stop.store(true, Ordering::Relaxed);
+}

@@ -1,0 +1,264 @@
+//! The two queries on a root's records (see [`super::state`]): the definitions of a name,
+//! and the symbols around lines of a file; each says which files it could not answer from
+//! the records (not recorded yet, or changed since).
+
+use std::path::{Path, PathBuf};
+
+use crate::index::RootView;
+use crate::workspace::Workspace;
+
+use super::format::{FileEntry, RawSymbol};
+use super::read::Part;
+use super::state::Records;
+
+/// A definition as the records hold it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Definition {
+    /// Absolute.
+    pub path: PathBuf,
+    pub lang: Option<crate::code::Lang>,
+    pub kind: &'static str,
+    pub name: String,
+    /// The package and the qualified name in the file, in components.
+    pub package: String,
+    pub qualified: String,
+    pub address: String,
+    pub start_line: u32,
+    pub def_line: u32,
+    pub end_line: u32,
+    pub declaration: bool,
+}
+
+/// What the records of the roots under some directories say of a name.
+#[derive(Debug, Default)]
+pub struct Lookup {
+    /// Definitions in files whose records hold, under the directories asked.
+    pub definitions: Vec<Definition>,
+    /// Files under the directories whose records do not hold (not recorded yet, changed,
+    /// dirty): absolute paths, to be looked at directly.
+    pub unrecorded: Vec<PathBuf>,
+    /// Dirty paths under the directories (what is there is not what the index says).
+    pub dirty: Vec<PathBuf>,
+    /// Files under the directories whose records hold.
+    pub recorded: usize,
+}
+
+/// The definitions of `name` under `dirs` (canonical directories or files), from the
+/// records of the indexed roots covering them; `None` when a directory has no ready index
+/// with records, or its watcher cannot vouch for the index now (the caller searches as
+/// without records). Files whose records do not hold are listed (at most `max_unrecorded`;
+/// `None` past it).
+pub fn definitions(
+    ws: &Workspace,
+    dirs: &[PathBuf],
+    name: &str,
+    max_unrecorded: usize,
+) -> Option<Lookup> {
+    let mut out = Lookup::default();
+    for dir in dirs {
+        let view = crate::index::root_view(ws, dir, true)?;
+        if !view.trusted {
+            return None;
+        }
+        let state = super::state::root_state(ws, &view.root)?;
+        let recs = state.records();
+        let rel = dir.strip_prefix(&view.root).ok()?;
+        let rel = rel.to_str()?.replace(std::path::MAIN_SEPARATOR, "/");
+        let prefix = format!("{rel}/");
+        let under = |p: &str| rel.is_empty() || p == rel || p.starts_with(&prefix);
+        {
+            let mut fresh = state.fresh.lock().expect("fresh");
+            fresh.update(&view.index, &recs);
+            let files = view.index.under(rel.as_bytes()).len();
+            let mut n = 0;
+            let from: Box<str> = rel.as_str().into();
+            let inside = fresh
+                .unrecorded
+                .range(from..)
+                .take_while(|p| rel.is_empty() || p.starts_with(rel.as_str()))
+                .filter(|p| under(p));
+            for p in inside {
+                n += 1;
+                if out.unrecorded.len() + n > max_unrecorded {
+                    return None;
+                }
+                out.unrecorded.push(view.root.join(&**p));
+            }
+            out.recorded += files.saturating_sub(n);
+        }
+        out.dirty.extend(
+            view.dirty
+                .iter()
+                .filter(|d| d.starts_with(dir) || dir.starts_with(d))
+                .cloned(),
+        );
+        collect(&recs, &view, name, &under, &mut out.definitions);
+        if recs.parts.iter().any(|p| p.0.side.is_damaged()) {
+            // What was read is not what was written: nothing of it is used (the recorder
+            // drops the side file and records its files again).
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// The definitions named `name` in records that hold, under `under`.
+fn collect(
+    recs: &Records,
+    view: &RootView,
+    name: &str,
+    under: &dyn Fn(&str) -> bool,
+    out: &mut Vec<Definition>,
+) {
+    for (pi, p) in recs.parts.iter().enumerate() {
+        let part = &p.0;
+        let Some(hits) = part.named(name) else {
+            continue;
+        };
+        let mut decoded: Option<(u32, Vec<RawSymbol>)> = None;
+        for (k, si) in hits {
+            let Some(f) = part.file(k) else { continue };
+            let Some(path) = part.string(f.path) else {
+                continue;
+            };
+            let path = path.as_str();
+            if !under(path) || recs.newest(path).map(|n| n.0) != Some(pi) {
+                continue;
+            }
+            let abs = view.root.join(path);
+            let live = view
+                .index
+                .find(path.as_bytes())
+                .map(|i| view.index.file(i).id);
+            if live != Some(f.ident) || view.is_dirty(&abs) {
+                continue;
+            }
+            if decoded.as_ref().is_none_or(|d| d.0 != k) {
+                decoded = part.symbols(&f).map(|s| (k, s));
+            }
+            let Some((_, syms)) = &decoded else { continue };
+            if let Some(d) = definition(part, &f, syms, si as usize, abs) {
+                out.push(d);
+            }
+        }
+    }
+}
+
+fn definition(
+    part: &Part,
+    f: &FileEntry,
+    syms: &[RawSymbol],
+    k: usize,
+    path: PathBuf,
+) -> Option<Definition> {
+    let s = syms.get(k)?;
+    let qualified = part.qualified(syms, k)?;
+    let address = match s.address {
+        Some(a) => part.string(a)?,
+        None => qualified.clone(),
+    };
+    Some(Definition {
+        path,
+        lang: super::extract::lang_of_byte(f.lang),
+        kind: part.kind(s.kind),
+        name: part.string(s.name)?,
+        package: part.string_or_empty(f.package)?,
+        qualified,
+        address,
+        start_line: s.start,
+        def_line: s.def,
+        end_line: s.end,
+        declaration: s.declaration,
+    })
+}
+
+/// The symbol a line sits in, as the records hold it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Enclosing {
+    pub address: String,
+    pub kind: &'static str,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+/// The innermost recorded symbol around each of `lines` of the file at `abs`, whose bytes
+/// have the checksum `hash` (the bytes a search read): `None` when no record of that
+/// version exists (the caller parses).
+pub fn enclosing(
+    ws: &Workspace,
+    abs: &Path,
+    hash: u64,
+    lines: &[u64],
+) -> Option<Vec<Option<Enclosing>>> {
+    let root = crate::index::indexed_roots(ws)
+        .into_iter()
+        .find(|r| abs.starts_with(r))?;
+    let state = super::state::root_state(ws, &root)?;
+    let recs = state.records();
+    let rel = abs
+        .strip_prefix(&root)
+        .ok()?
+        .to_str()?
+        .replace(std::path::MAIN_SEPARATOR, "/");
+    let (i, k) = recs.newest(&rel)?;
+    let part = &recs.parts[i].0;
+    let f = part.file(k)?;
+    if f.hash != hash || f.status != 0 {
+        return None;
+    }
+    let syms = part.symbols(&f)?;
+    let found = lines.iter().map(|&l| innermost(part, &syms, l)).collect();
+    (!part.side.is_damaged()).then_some(found)
+}
+
+/// The innermost symbol whose lines hold `line`, as a structure finds it: the first top-level
+/// symbol that holds it, then the first of its members that does, and so on.
+fn innermost(part: &Part, syms: &[RawSymbol], line: u64) -> Option<Enclosing> {
+    let line = u32::try_from(line).ok()?;
+    // Symbols are in document order: only those starting at or before the line can hold it.
+    let upto = syms.partition_point(|s| s.start <= line);
+    let mut found: Option<usize> = None;
+    loop {
+        let parent = found.map(|k| k as u32);
+        let from = found.map_or(0, |k| k + 1);
+        let next = (from..upto).find(|&k| {
+            let s = &syms[k];
+            s.parent == parent && s.end >= line
+        });
+        match next {
+            Some(k) => found = Some(k),
+            None => break,
+        }
+    }
+    let k = found?;
+    let s = &syms[k];
+    let address = match s.address {
+        Some(a) => part.string(a)?,
+        None => part.qualified(syms, k)?,
+    };
+    Some(Enclosing {
+        address,
+        kind: part.kind(s.kind),
+        start_line: s.start,
+        end_line: s.end,
+    })
+}
+
+/// Files of the indexed roots whose records do not hold now (0 once recording has caught
+/// up), for status lines and tests.
+pub fn unrecorded_count(ws: &Workspace) -> usize {
+    let mut n = 0;
+    for root in crate::index::indexed_roots(ws) {
+        let (Some(view), Some(state)) = (
+            crate::index::root_view(ws, &root, false),
+            super::state::root_state(ws, &root),
+        ) else {
+            continue;
+        };
+        let recs = state.records();
+        let mut fresh = state.fresh.lock().expect("fresh");
+        fresh.update(&view.index, &recs);
+        n += fresh.unrecorded.len();
+    }
+    n
+}

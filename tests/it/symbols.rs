@@ -1,0 +1,168 @@
+//! Symbols in the index (issue 36) through the real server: once the index is ready the
+//! recorder writes every file's symbols beside it, and lookups answer from them (no search,
+//! no parse); an edit is seen by the next lookup (the changed file parsed directly) and then
+//! recorded; a restarted server and a second server on the same root use the records the
+//! first wrote; records damaged in place are never trusted.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::common::{Fixture, Server};
+
+fn fixture() -> Fixture {
+    let fx = Fixture::new();
+    fx.write(
+        "src/store.rs",
+        "pub struct Memory;\n\nimpl Memory {\n    pub fn get(&self) -> u32 {\n        1\n    }\n}\n",
+    );
+    fx.write(
+        "lib/util.c",
+        "static int helper(void) { return 2; }\n\nint run(void)\n{\n\treturn helper();\n}\n",
+    );
+    fx.write(
+        "app/main.py",
+        "class App:\n    def run(self):\n        return 3\n",
+    );
+    fx.write("README.md", "run the app\n");
+    // Dated back an hour: files written within two seconds of an index build are dirty to a
+    // second server until the first stores them again; these tests are about the records.
+    for p in ["src/store.rs", "lib/util.c", "app/main.py", "README.md"] {
+        let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+        let f = std::fs::File::options()
+            .write(true)
+            .open(fx.root.join(p))
+            .unwrap();
+        f.set_modified(old).unwrap();
+    }
+    fx
+}
+
+/// The summary line of a lookup.
+async fn summary(srv: &Server, name: &str) -> (String, String) {
+    let a = srv
+        .ok("find_definition", json!({"name": name, "code": false}))
+        .await;
+    let line = a
+        .text
+        .lines()
+        .find(|l| l.starts_with("Found") || l.starts_with("No definition"))
+        .unwrap_or_default()
+        .to_string();
+    (a.text, line)
+}
+
+/// Waits until lookups of `name` answer from the records alone.
+async fn wait_recorded(srv: &Server, name: &str) -> String {
+    let t = Instant::now();
+    loop {
+        let (text, line) = summary(srv, name).await;
+        if line.contains("from the symbol index") && !line.contains("not indexed yet") {
+            return text;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "never recorded: {line}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn sides(index: &Path) -> usize {
+    walk_count(index, "side")
+}
+
+fn walk_count(dir: &Path, ext: &str) -> usize {
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            n += walk_count(&p, ext);
+        } else if p.extension().is_some_and(|x| x == ext) {
+            n += 1;
+        }
+    }
+    n
+}
+
+#[tokio::test]
+async fn lookups_answer_from_the_records_and_see_edits_at_once() {
+    let fx = fixture();
+    let (srv, _log) = fx.serve_indexed().await;
+    let text = wait_recorded(&srv, "run").await;
+    assert!(text.contains("lib/util.c:3-6: function run"), "{text}");
+    assert!(text.contains("app/main.py:2-3: method App.run"), "{text}");
+    assert!(text.contains("from the symbol index of 4 files"), "{text}");
+    assert!(sides(&fx.base().join("index")) >= 1);
+    // A new definition: found by the very next lookup (the file parsed directly)...
+    fx.write(
+        "lib/more.c",
+        "int run_more(void) { return 4; }\nint run(int x) { return x; }\n",
+    );
+    let (text, line) = summary(&srv, "run").await;
+    assert!(text.contains("lib/more.c:2-2: function run"), "{text}");
+    assert!(line.contains("Found 3 definitions"), "{line}");
+    // ...then recorded.
+    let text = wait_recorded(&srv, "run").await;
+    assert!(text.contains("lib/more.c:2-2: function run"), "{text}");
+    // A definition removed is gone at once.
+    fx.write("lib/more.c", "int run_more(void) { return 4; }\n");
+    let (text, _) = summary(&srv, "run").await;
+    assert!(!text.contains("lib/more.c"), "{text}");
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_restarted_server_and_a_second_one_use_the_records_written() {
+    let fx = fixture();
+    let (srv, _log) = fx.serve_indexed().await;
+    wait_recorded(&srv, "helper").await;
+    let idx = fx.base().join("index");
+    let args = ["--index-dir", idx.to_str().unwrap()];
+    // A second server on the same root reads them (the first writes).
+    let second = Server::start(&[fx.root.as_path()], &args).await;
+    let text = wait_recorded(&second, "helper").await;
+    assert!(text.contains("lib/util.c:1-1: function helper"), "{text}");
+    second.shutdown().await;
+    srv.shutdown().await;
+    // Restarted: the records are there at once, nothing parsed again.
+    let again = Server::start(&[fx.root.as_path()], &args).await;
+    let text = wait_recorded(&again, "Memory.get").await;
+    assert!(
+        text.contains("src/store.rs:4-6: method Memory.get"),
+        "{text}"
+    );
+    again.shutdown().await;
+}
+
+#[tokio::test]
+async fn records_damaged_in_place_are_not_trusted() {
+    let fx = fixture();
+    let (srv, _log) = fx.serve_indexed().await;
+    wait_recorded(&srv, "helper").await;
+    // Every side file zeroed past its header, size kept.
+    let idx = fx.base().join("index");
+    for dir in std::fs::read_dir(&idx).unwrap().flatten() {
+        for f in std::fs::read_dir(dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if f.path().extension().is_some_and(|x| x == "side") {
+                let mut bytes = std::fs::read(f.path()).unwrap();
+                let len = bytes.len();
+                bytes[64..len - 24].fill(0);
+                std::fs::write(f.path(), bytes).unwrap();
+            }
+        }
+    }
+    // The lookup still finds what the files define (they are read again, not the records).
+    let (text, _) = summary(&srv, "helper").await;
+    assert!(text.contains("lib/util.c:1-1: function helper"), "{text}");
+    let a = srv
+        .ok("grep_content", json!({"pattern": "return helper"}))
+        .await;
+    assert!(a.text.contains("Symbol: run (lines 3-6)"), "{}", a.text);
+    srv.shutdown().await;
+}
