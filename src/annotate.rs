@@ -168,7 +168,7 @@ fn fill(
     stop: &Stop,
 ) -> bool {
     let path = Path::new(name);
-    if Lang::from_path(path).is_some() {
+    if Lang::from_path(path).is_some() || Lang::content_decides(path) {
         return symbols(ws, name, lines, hints, stop);
     } else if is_markdown(path) {
         sections(ws, name, lines, hints, default_sections);
@@ -190,7 +190,7 @@ fn symbols(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint], stop: 
     let Ok(source) = ws.open_source(name) else {
         return true;
     };
-    let Some(lang) = Lang::from_path(source.path()) else {
+    let Some(lang) = Lang::of_file(source.path(), source.bytes()) else {
         return true;
     };
     // The index's records of this version, when there are: no parse.

@@ -6,7 +6,6 @@ use std::cell::RefCell;
 use tree_sitter::Parser;
 
 use super::builder::Builder;
-use super::cfamily;
 use super::lang::{Compiled, Lang};
 use super::limits::{self, MAX_PARSE_BYTES, Stop, Unparsed};
 use super::structure::{Category, FileStructure, GapKind, Item, assign_addresses};
@@ -46,10 +45,12 @@ impl FileStructure {
         }
         let _permit = limits::enter(bytes.len(), stop).ok_or(Unparsed::Stopped)?;
         // What tree-sitter reads: the file itself, or for C/C++ the file with its attribute
-        // macros blanked out (every byte in its place: the builder reads names from `bytes`),
-        // and only outside its function bodies.
+        // macros blanked out and read only outside its function bodies, for shell with the
+        // words its lexer misreads blanked (every byte in its place: the builder reads names
+        // from `bytes`).
         let parsed: std::borrow::Cow<[u8]> = match lang {
-            Lang::C | Lang::Cpp => cfamily::mask_attributes(bytes),
+            Lang::C | Lang::Cpp => super::cmask::mask(lang, bytes),
+            Lang::Bash => super::shell::mask(bytes),
             Lang::Kotlin => super::lang_b::mask_annotations(bytes),
             Lang::CSharp => super::preproc::first_branches(bytes),
             _ => bytes.into(),

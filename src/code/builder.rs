@@ -489,7 +489,9 @@ impl<'a> Builder<'a> {
                 let end = self.last(outer).max(self.last(node));
                 let declaration = super::declaration::is_declaration(node, kind, self.bytes)
                     || self.declared_only(node, parent, symbols)
-                    || self.declared_b(node, parent.map(|p| &symbols[p as usize]));
+                    || self.declared_b(node, parent.map(|p| &symbols[p as usize]))
+                    || (matches!(self.lang, Lang::C | Lang::Cpp)
+                        && cfamily::is_extern_declaration(node, self.parent(node), self.bytes));
                 (start, def, end, declaration)
             }
         };

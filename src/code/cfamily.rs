@@ -1,10 +1,8 @@
 //! C and C++: the names of definitions (buried in declarator chains: `int *(*f(void))[3]`),
-//! prototypes told from definitions, qualified names of out-of-line members
-//! (`void ns::Foo::bar()` is `ns.Foo.bar`), and the masking of attribute macros
-//! (`__alloc_size(1, 2)`, `__init`) that tree-sitter, which never runs the preprocessor,
-//! would misread.
-
-use std::borrow::Cow;
+//! prototypes told from definitions, `extern` variables as declarations, qualified names of
+//! out-of-line members (`void ns::Foo::bar()` is `ns.Foo.bar`), functions defined by a
+//! macro (`SYSCALL_DEFINE3(open, …)`). What tree-sitter reads of a file (attribute macros
+//! and tangled conditionals blanked) is `cmask.rs`'s.
 
 use tree_sitter::Node;
 
@@ -17,6 +15,8 @@ pub(super) fn transparent(lang: Lang, kind: &str) -> bool {
     let common = matches!(
         kind,
         "translation_unit"
+            // A parse that recovers from an error keeps the definitions around it.
+            | "ERROR"
             | "preproc_if"
             | "preproc_ifdef"
             | "preproc_else"
@@ -86,7 +86,12 @@ pub(super) fn name_of<'t>(
         }
         _ => return Some((captured?, kind, None)),
     };
-    let (name, is_function) = declarator_name(declarator)?;
+    let (mut name, is_function) = declarator_name(declarator)?;
+    if node.kind() == "function_definition"
+        && let Some(defined) = macro_defined(node, declarator, &text)
+    {
+        name = defined;
+    }
     let kind = match node.kind() {
         "function_definition" if is_function => "function",
         "function_definition" => return None,
@@ -100,7 +105,62 @@ pub(super) fn name_of<'t>(
         // `EXPORT_SYMBOL(foo);`, `DEFINE_MUTEX(lock);`: macro calls read as declarations.
         return None;
     }
+    if kind == "type" && names_its_tag(node, text(name), &text) {
+        // `typedef enum memory_order {…} memory_order;`: one site, the enum's.
+        return None;
+    }
     Some((name, kind, owner))
+}
+
+/// Whether a `typedef` gives the struct, union or enum it defines (with a body) that
+/// struct's own name.
+fn names_its_tag<'t>(node: Node<'t>, name: &str, text: &impl Fn(Node) -> &'t str) -> bool {
+    node.child_by_field_name("type").is_some_and(|ty| {
+        ty.kind().ends_with("_specifier")
+            && ty.child_by_field_name("body").is_some()
+            && ty
+                .child_by_field_name("name")
+                .is_some_and(|n| text(n) == name)
+    })
+}
+
+/// The name a function-defining macro gives its definition: `open` of `SYSCALL_DEFINE3(open,
+/// …) {…}` (which the masking pass turned into `long _(open, …)`).
+fn macro_defined<'t>(
+    node: Node<'t>,
+    mut declarator: Node<'t>,
+    text: &impl Fn(Node) -> &'t str,
+) -> Option<Node<'t>> {
+    let first = text(node)
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()?;
+    if !super::cmask_head::is_defining_macro(first.as_bytes()) {
+        return None;
+    }
+    while declarator.kind() != "function_declarator" {
+        declarator = declarator.child_by_field_name("declarator")?;
+    }
+    let param = declarator
+        .child_by_field_name("parameters")?
+        .named_child(0)?;
+    Some(param.child_by_field_name("type").unwrap_or(param))
+}
+
+/// Whether a C/C++ variable is only declared: `extern struct task_struct init_task;` (no
+/// initializer), or a declaration under `extern "C"` without braces.
+pub(super) fn is_extern_declaration(node: Node, parent: Option<Node>, bytes: &[u8]) -> bool {
+    if node.kind() != "declaration" {
+        return false;
+    }
+    let mut cursor = node.walk();
+    let mut children = node.children(&mut cursor);
+    let is_extern = children
+        .any(|c| c.kind() == "storage_class_specifier" && &bytes[c.byte_range()] == b"extern")
+        || parent.is_some_and(|p| p.kind() == "linkage_specification");
+    let initialized = node
+        .children_by_field_name("declarator", &mut node.walk())
+        .any(|d| d.kind() == "init_declarator");
+    is_extern && !initialized
 }
 
 /// The identifier a declarator chain declares, and whether it declares a function (its
@@ -175,191 +235,4 @@ fn is_macro_like(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
-}
-
-/// The bytes tree-sitter parses for a C/C++ file: attribute macros (`__alloc_size(1, 2)`,
-/// `__init`, `__must_check`…) blanked out, newlines kept, so that every byte and line keeps
-/// its place and the declarations around them parse. Preprocessor lines are left as they
-/// are (`#define __init …` still defines `__init`). Other text is returned unchanged.
-pub(crate) fn mask_attributes(bytes: &[u8]) -> Cow<'_, [u8]> {
-    let mut out: Option<Vec<u8>> = None;
-    let (mut i, n) = (0, bytes.len());
-    let mut line_start = true;
-    let mut directive = false;
-    while i < n {
-        let b = bytes[i];
-        if b == b'\n' {
-            directive &= i > 0 && bytes[i - 1] == b'\\';
-            line_start = true;
-            i += 1;
-            continue;
-        }
-        if line_start && !b.is_ascii_whitespace() {
-            directive = b == b'#';
-            line_start = false;
-        }
-        if !(b == b'_' || b.is_ascii_alphabetic()) {
-            i += 1;
-            continue;
-        }
-        let end = i + bytes[i..]
-            .iter()
-            .position(|&c| !(c == b'_' || c.is_ascii_alphanumeric()))
-            .unwrap_or(n - i);
-        let word = &bytes[i..end];
-        let stop = match attribute_macro(word) {
-            Some(args) if !directive => end + if args { call_len(&bytes[end..]) } else { 0 },
-            _ => {
-                i = end;
-                continue;
-            }
-        };
-        let masked = out.get_or_insert_with(|| bytes.to_vec());
-        for c in &mut masked[i..stop] {
-            if !matches!(*c, b'\n' | b'\r') {
-                *c = b' ';
-            }
-        }
-        i = stop;
-    }
-    out.map_or(Cow::Borrowed(bytes), Cow::Owned)
-}
-
-/// The length of `(…)` (balanced, at most 512 bytes) after optional blanks, or 0.
-fn call_len(rest: &[u8]) -> usize {
-    let open = rest
-        .iter()
-        .take_while(|&&c| c == b' ' || c == b'\t')
-        .count();
-    if rest.get(open) != Some(&b'(') {
-        return 0;
-    }
-    let mut depth = 0usize;
-    for (k, &c) in rest.iter().enumerate().skip(open).take(512) {
-        match c {
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return k + 1;
-                }
-            }
-            b';' | b'{' | b'}' => return 0,
-            _ => {}
-        }
-    }
-    0
-}
-
-/// The attribute macros masked before parsing that take arguments (the Linux kernel's, from
-/// include/linux/compiler*.h and friends).
-const ATTRIBUTES_WITH_ARGUMENTS: &[&[u8]] = &[
-    b"__alloc_size",
-    b"__realloc_size",
-    b"__printf",
-    b"__scanf",
-    b"__section",
-    b"__aligned",
-    b"__assume_aligned",
-    b"__acquires",
-    b"__releases",
-    b"__must_hold",
-    b"__cond_acquires",
-    b"__diagnose_as",
-    b"__counted_by",
-];
-
-/// The attribute macros masked before parsing that stand alone (`__init`, `__must_check`…).
-const BARE_ATTRIBUTES: &[&[u8]] = &[
-    b"__init",
-    b"__exit",
-    b"__initdata",
-    b"__initconst",
-    b"__exitdata",
-    b"__ref",
-    b"__refdata",
-    b"__meminit",
-    b"__init_or_module",
-    b"__must_check",
-    b"__weak",
-    b"__always_inline",
-    b"noinline",
-    b"__noinline",
-    b"__visible",
-    b"asmlinkage",
-    b"notrace",
-    b"noinstr",
-    b"__cold",
-    b"__hot",
-    b"__pure",
-    b"__malloc",
-    b"__maybe_unused",
-    b"__always_unused",
-    b"__used",
-    b"__noreturn",
-    b"__iomem",
-    b"__user",
-    b"__force",
-    b"__rcu",
-    b"__percpu",
-    b"__kernel",
-    b"__bitwise",
-    b"__attribute_const__",
-    b"__latent_entropy",
-    b"__ro_after_init",
-    b"__read_mostly",
-    b"__cacheline_aligned",
-    b"__cacheline_aligned_in_smp",
-    b"__randomize_layout",
-    b"__packed",
-    b"__flatten",
-    b"__naked",
-    b"__nocfi",
-    b"__cpuidle",
-    b"__sched",
-    b"__lockfunc",
-    b"__irq_entry",
-    b"__kprobes",
-    b"nokprobe_inline",
-    b"__deprecated",
-    b"__nonstring",
-    b"__no_kcsan",
-    b"__no_sanitize_address",
-    b"__assume_kmalloc_alignment",
-    b"__assume_slab_alignment",
-    b"__assume_page_alignment",
-];
-
-/// `Some(takes_arguments)` for the attribute macros masked before parsing.
-fn attribute_macro(word: &[u8]) -> Option<bool> {
-    if word.len() < 5 {
-        return None;
-    }
-    if ATTRIBUTES_WITH_ARGUMENTS.contains(&word) {
-        Some(true)
-    } else if BARE_ATTRIBUTES.contains(&word) {
-        Some(false)
-    } else {
-        None
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::mask_attributes;
-
-    #[test]
-    fn attribute_macros_are_blanked_in_place() {
-        let src = b"static inline __alloc_size(1, 2) void *f(size_t n)\n#define __init x\nint __init g(void);\n";
-        let masked = mask_attributes(src);
-        assert_eq!(masked.len(), src.len());
-        assert_eq!(
-            std::str::from_utf8(&masked).unwrap(),
-            "static inline                    void *f(size_t n)\n#define __init x\nint        g(void);\n"
-        );
-        assert!(matches!(
-            mask_attributes(b"int f(void);"),
-            std::borrow::Cow::Borrowed(_)
-        ));
-    }
 }

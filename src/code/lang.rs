@@ -24,15 +24,13 @@ impl Lang {
             "rs" => Lang::Rust,
             "py" | "pyi" => Lang::Python,
             "go" => Lang::Go,
-            // `.h` is C unless told otherwise: C++ headers mostly parse as C, the reverse
-            // (C keywords used as names in C++) does not hold.
+            // `.h` by its path alone is C; its content tells C++ (`Lang::of_file`).
             "c" | "h" => Lang::C,
-            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" => {
-                Lang::Cpp
-            }
+            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" | "tcc"
+            | "txx" | "inl" | "cppm" | "ixx" => Lang::Cpp,
             "java" => Lang::Java,
             "cs" => Lang::CSharp,
-            "sh" | "bash" => Lang::Bash,
+            "sh" | "bash" | "ksh" | "zsh" | "bats" => Lang::Bash,
             _ => super::lang_b::from_extension(&ext)?,
         };
         lang.enabled().then_some(lang)
@@ -69,10 +67,10 @@ impl Lang {
             Lang::Python => ".py/.pyi",
             Lang::Go => ".go",
             Lang::C => ".c/.h",
-            Lang::Cpp => ".cc/.cpp/.cxx/.hpp/.hh/.hxx/.ipp",
+            Lang::Cpp => ".cc/.cpp/.cxx/.hpp/.hh/.hxx/.ipp/.tcc",
             Lang::Java => ".java",
             Lang::CSharp => ".cs",
-            Lang::Bash => ".sh/.bash",
+            Lang::Bash => ".sh/.bash/.ksh/.zsh",
             Lang::Kotlin => ".kt/.kts",
             Lang::Ruby => ".rb/.rake/.gemspec",
             Lang::Php => ".php",
@@ -222,7 +220,7 @@ impl Lang {
                     | "annotation_type_body"
             ),
             Lang::CSharp => matches!(kind, "compilation_unit" | "declaration_list"),
-            Lang::Bash => kind == "program",
+            Lang::Bash => bash_transparent(kind),
             Lang::Kotlin | Lang::Ruby | Lang::Php | Lang::Swift | Lang::Scala => {
                 super::lang_b::transparent(self, kind)
             }
@@ -236,6 +234,9 @@ impl Lang {
         match self {
             Lang::C | Lang::Cpp => cfamily::reopens(kind),
             Lang::Python => matches!(kind, "if_statement" | "try_statement"),
+            // Shell's control structures nest without bound, and a function defined in any of
+            // them is a function: `if …; then f() {…}; fi`, `have x && { f() {…}; }`.
+            Lang::Bash => kind != "program" && bash_transparent(kind),
             _ => self.is_b() && super::lang_b::reopens(self, kind),
         }
     }
@@ -252,7 +253,9 @@ impl Lang {
             ),
             Lang::Rust => matches!(kind, "impl_item" | "trait_item" | "mod_item"),
             Lang::Python => kind == "class_definition",
-            Lang::Go | Lang::Bash => false,
+            Lang::Go => false,
+            // A function defined in a function's body is one of its members.
+            Lang::Bash => kind == "function_definition",
             Lang::C | Lang::Cpp => matches!(
                 kind,
                 "class_specifier" | "struct_specifier" | "union_specifier" | "namespace_definition"
@@ -382,7 +385,37 @@ pub(super) fn is_container(lang: Lang, kind: &str) -> bool {
             | "union"
             | "enum"
             | "record"
-    ) || super::lang_b::is_container_kind(lang, kind)
+    ) || (lang == Lang::Bash && kind == "function")
+        || super::lang_b::is_container_kind(lang, kind)
+}
+
+/// Shell's nodes a function or variable definition may sit in without belonging to another
+/// symbol: the file, lists (`f() {…} && complete -F f f`), groups, subshells, conditionals,
+/// loops, `export`/`readonly`/`declare`, a function's body, and the error a parse recovers
+/// from (the rest of the file is still read).
+fn bash_transparent(kind: &str) -> bool {
+    matches!(
+        kind,
+        "program"
+            | "ERROR"
+            | "list"
+            | "pipeline"
+            | "negated_command"
+            | "redirected_statement"
+            | "compound_statement"
+            | "subshell"
+            | "if_statement"
+            | "elif_clause"
+            | "else_clause"
+            | "case_statement"
+            | "case_item"
+            | "while_statement"
+            | "for_statement"
+            | "c_style_for_statement"
+            | "do_group"
+            | "declaration_command"
+            | "variable_assignments"
+    )
 }
 
 /// `MAX_RETRIES`, `API_URL`: all capitals, digits and underscores, with a letter.

@@ -6,8 +6,15 @@ pub mod answer;
 mod build;
 mod builder;
 pub(crate) mod cfamily;
+mod cmask;
+mod cmask_cond;
+mod cmask_head;
+mod cmask_types;
+mod cmask_words;
 mod declaration;
 mod describe;
+mod detect;
+mod detect_header;
 pub mod lang;
 mod lang_a;
 mod lang_b;
@@ -22,6 +29,7 @@ mod partition;
 mod preproc;
 mod ranges;
 pub mod render;
+mod shell;
 pub(crate) mod skim;
 pub mod structure;
 #[cfg(test)]
@@ -128,7 +136,7 @@ impl CodeFile {
         if source.is_binary() {
             return Err(Error::Binary { path: path.into() });
         }
-        let parsed = match Lang::from_path(source.path()) {
+        let parsed = match Lang::of_file(source.path(), source.bytes()) {
             Some(lang) => Some(parse_of(ws, &source, lang, stop)?),
             None => None,
         };

@@ -4,6 +4,8 @@
 use std::path::Path;
 
 mod clike;
+mod cmask;
+mod detect;
 mod lang_a;
 mod lang_b;
 mod lang_b_defs;

@@ -91,7 +91,8 @@ pub(super) fn find(
         }
         scan(f.bytes, name, &finder, word, None)?;
         let path = f.name();
-        let file_lang = Lang::from_path(Path::new(&path)).filter(|l| lang.is_none_or(|w| w == *l));
+        let file_lang =
+            Lang::of_file(Path::new(&path), f.bytes).filter(|l| lang.is_none_or(|w| w == *l));
         Some(file_lang.map(|lang| Candidate {
             likely_lines: scan(f.bytes, name, &finder, word, Some(lang)).unwrap_or(0),
             path,

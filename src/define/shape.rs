@@ -141,11 +141,24 @@ pub fn could_define(line: &str, name: &str, lang: Lang) -> bool {
             &line[end..],
             opens_with_keyword,
             indented_headers,
-        ) {
+        ) || (lang == Lang::Cpp && bare_header(&line[..at], &line[end..]))
+        {
             return true;
         }
     }
     false
+}
+
+/// C++ written with the return type and template head on lines of their own (`template<…>` /
+/// `inline void` / `    sort(_It __first, _It __last)` / `{`): an indented name that opens a
+/// line, followed by its parameters, with no statement's end (`;`) on the line. A call spread
+/// over lines passes too; it costs a parse, not a site.
+fn bare_header(pre: &str, post: &str) -> bool {
+    let end = post.trim_end();
+    pre.trim().is_empty()
+        && post.starts_with('(')
+        && (end.ends_with(')') || end.ends_with(',') || end.ends_with("const"))
+        && !end.contains(';')
 }
 
 /// The occurrence between `pre` and `post` stands where a definition puts its name.
@@ -353,6 +366,26 @@ mod tests {
             };
             assert!(could_define(line, name, lang), "{line:?} defines {name}");
         }
+    }
+
+    #[test]
+    fn cpp_headers_under_their_return_type_qualify() {
+        for (line, name) in [
+            ("    sort(_Iter __first, _Iter __last)", "sort"),
+            ("      merge(_Iter __first, _Iter __last,", "merge"),
+            ("    size() const", "size"),
+        ] {
+            assert!(
+                could_define(line, name, Lang::Cpp),
+                "{line:?} defines {name}"
+            );
+        }
+        assert!(!could_define(
+            "    sort(v.begin(), v.end());",
+            "sort",
+            Lang::Cpp
+        ));
+        assert!(!could_define("    sort(a, b)", "sort", Lang::Python));
     }
 
     #[test]

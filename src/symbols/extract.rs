@@ -14,8 +14,8 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 }
 
 /// The language a file's record is made in: by its name, then by what it holds.
-pub fn lang_of(path: &str, _bytes: &[u8]) -> Option<Lang> {
-    Lang::from_path(Path::new(path))
+pub fn lang_of(path: &str, bytes: &[u8]) -> Option<Lang> {
+    Lang::of_file(Path::new(path), bytes)
 }
 
 /// The record of the file at `path` (relative to its root, `/`-separated), of identity

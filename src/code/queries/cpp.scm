@@ -10,6 +10,11 @@
 (class_specifier name: (type_identifier) @name body: (_)) @definition.class
 (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
 (union_specifier name: (type_identifier) @name body: (_)) @definition.union
+; Specializations (`template<typename _Tp> class unique_ptr<_Tp[]> {…}`) are named without
+; their arguments.
+(class_specifier name: (template_type name: (type_identifier) @name) body: (_)) @definition.class
+(struct_specifier name: (template_type name: (type_identifier) @name) body: (_)) @definition.struct
+(union_specifier name: (template_type name: (type_identifier) @name) body: (_)) @definition.union
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
 (namespace_definition name: (_) @name) @definition.namespace
 (alias_declaration name: (type_identifier) @name) @definition.type

@@ -566,7 +566,8 @@ fn c_kmalloc_array_in_the_linux_tree() {
 
 /// Parses every file of real trees in the languages of this build, without panicking, and
 /// prints per language: files, symbols found, MB and parse speed (MB/s of one core: the
-/// bytes over the summed time of the whole structure build of each file). Trees:
+/// bytes over the summed time of the whole structure build of each file); then what telling
+/// the languages cost ([`Lang::of_file`] on every file's first 16 KiB). Trees:
 /// `MAPGREP_CODE_TREES` (paths separated by `:`), by default corpora/langs
 /// (`bash corpora/fetch_langs.sh`) and corpora/linux.
 #[test]
@@ -586,36 +587,32 @@ fn parse_speed_per_language() {
             .follow_links(true)
             .build();
         for entry in walk.flatten() {
-            if entry.file_type().is_some_and(|t| t.is_file())
-                && let Some(lang) = Lang::from_path(entry.path())
-            {
-                files.push((lang, entry.path().to_path_buf()));
+            if entry.file_type().is_some_and(|t| t.is_file()) {
+                files.push(entry.path().to_path_buf());
             }
         }
     }
     // (files, bytes, symbols, time, failures) per language
     type Tally = (usize, usize, usize, Duration, Vec<String>);
-    let tallies: Vec<(Lang, Tally)> = files
+    let detected: Vec<(Option<(Lang, Tally)>, Duration)> = files
         .par_iter()
-        .filter_map(|(lang, path)| {
+        .filter_map(|path| {
             let bytes = std::fs::read(path).ok()?;
-            if bytes.len() > structure::MAX_PARSE_BYTES || bytes.contains(&0) {
-                return None;
-            }
             let started = Instant::now();
-            let built = std::panic::catch_unwind(|| {
-                FileStructure::build_split(*lang, &bytes, usize::MAX).map(|s| s.symbols.len())
-            });
-            let time = started.elapsed();
-            let (symbols, failed) = match built {
-                Ok(Some(n)) => (n, vec![]),
-                _ => (0, vec![path.display().to_string()]),
-            };
-            Some((*lang, (1, bytes.len(), symbols, time, failed)))
+            let head = &bytes[..bytes.len().min(16 << 10)];
+            let lang = Lang::of_file(path, head);
+            let detection = started.elapsed();
+            let lang =
+                lang.filter(|_| bytes.len() <= structure::MAX_PARSE_BYTES && !bytes.contains(&0));
+            Some((
+                lang.map(|lang| (lang, parse_timed(lang, path, &bytes))),
+                detection,
+            ))
         })
         .collect();
+    let detection: Duration = detected.iter().map(|d| d.1).sum();
     let mut by_lang: std::collections::BTreeMap<&str, Tally> = Default::default();
-    for (lang, (f, b, s, t, mut failed)) in tallies {
+    for (lang, (f, b, s, t, mut failed)) in detected.into_iter().filter_map(|d| d.0) {
         let e = by_lang.entry(lang.name()).or_default();
         (e.0, e.1, e.2, e.3) = (e.0 + f, e.1 + b, e.2 + s, e.3 + t);
         e.4.append(&mut failed);
@@ -626,10 +623,34 @@ fn parse_speed_per_language() {
         let speed = mb / time.as_secs_f64().max(1e-9);
         println!("{name:9} {files:6} {symbols:8} {mb:7.1} {speed:6.1}");
     }
+    println!(
+        "detection: {} files in {:.0} ms of one core ({:.1} µs a file)",
+        files.len(),
+        detection.as_secs_f64() * 1e3,
+        detection.as_secs_f64() * 1e6 / files.len().max(1) as f64
+    );
     let failed: Vec<&String> = by_lang.values().flat_map(|t| &t.4).collect();
     assert!(
         failed.is_empty(),
         "{} files failed: {failed:?}",
         failed.len()
     );
+}
+
+/// One file's structure build, timed: `(1, bytes, symbols, time, [path if it failed])`.
+fn parse_timed(
+    lang: Lang,
+    path: &Path,
+    bytes: &[u8],
+) -> (usize, usize, usize, std::time::Duration, Vec<String>) {
+    let started = std::time::Instant::now();
+    let built = std::panic::catch_unwind(|| {
+        FileStructure::build_split(lang, bytes, usize::MAX).map(|s| s.symbols.len())
+    });
+    let time = started.elapsed();
+    let (symbols, failed) = match built {
+        Ok(Some(n)) => (n, vec![]),
+        _ => (0, vec![path.display().to_string()]),
+    };
+    (1, bytes.len(), symbols, time, failed)
 }

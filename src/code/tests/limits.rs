@@ -137,7 +137,7 @@ fn record_cost() {
         }
         if mode == "parse" {
             let masked = match lang {
-                Lang::C | Lang::Cpp => crate::code::cfamily::mask_attributes(b),
+                Lang::C | Lang::Cpp => crate::code::cmask::mask(*lang, b),
                 _ => b.as_slice().into(),
             };
             let mut p = tree_sitter::Parser::new();
