@@ -153,9 +153,19 @@ async fn a_segment_damaged_in_place_under_a_watching_server_never_changes_an_ans
     wait_for_log(&log, "damaged");
     wait_for_count(&log, " built (", 2);
     assert_eq!(files_with(&srv, "PM_RESUME").await, files);
-    let (ours, note) = cli_grep(&fx.root, &cache, "PM_RESUME");
-    assert_eq!(ours, want);
-    assert!(note.contains("kept fresh by a server watching"), "{note}");
+    // The rebuilt index is vouched for again (a loaded machine may take a few tries for the
+    // server to answer the one-shot's request in time; each answer is right either way).
+    let mut vouched = false;
+    for _ in 0..10 {
+        let (ours, note) = cli_grep(&fx.root, &cache, "PM_RESUME");
+        assert_eq!(ours, want);
+        if note.contains("kept fresh by a server watching") {
+            vouched = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+    assert!(vouched, "the rebuilt index was never vouched for by the server");
     srv.shutdown().await;
     scan.shutdown().await;
 }
