@@ -165,7 +165,10 @@ async fn a_segment_damaged_in_place_under_a_watching_server_never_changes_an_ans
         }
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     }
-    assert!(vouched, "the rebuilt index was never vouched for by the server");
+    assert!(
+        vouched,
+        "the rebuilt index was never vouched for by the server"
+    );
     srv.shutdown().await;
     scan.shutdown().await;
 }

@@ -92,7 +92,10 @@ async fn lookups_answer_from_the_records_and_see_edits_at_once() {
     let (srv, _log) = fx.serve_indexed().await;
     let text = wait_recorded(&srv, "run").await;
     assert!(text.contains("lib/util.c:3-6: function run"), "{text}");
-    assert!(text.contains("app/main.py:2-3: method main.App.run"), "{text}");
+    assert!(
+        text.contains("app/main.py:2-3: method main.App.run"),
+        "{text}"
+    );
     assert!(text.contains("from the symbol index of 4 files"), "{text}");
     assert!(sides(&fx.base().join("index")) >= 1);
     // A new definition: found by the very next lookup (the file parsed directly)...
