@@ -194,7 +194,7 @@ fn symbols(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint], stop: 
         return true;
     };
     // The index's records of this version, when there are: no parse.
-    let hash = crate::symbols::content_hash(source.bytes());
+    let hash = || crate::symbols::content_hash(source.bytes());
     if let Some(found) = crate::symbols::enclosing(ws, source.path(), hash, lines)
         && source.check_intact().is_ok()
     {
@@ -207,6 +207,13 @@ fn symbols(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint], stop: 
             });
         }
         return true;
+    }
+    if stop.stopped()
+        && ws
+            .cached_parse::<crate::code::FileStructure>(&source)
+            .is_none()
+    {
+        return false;
     }
     let s = match crate::code::parse_of(ws, &source, lang, stop) {
         Ok(Ok(s)) => s,

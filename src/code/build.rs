@@ -43,6 +43,10 @@ impl FileStructure {
         if bytes.len() > MAX_PARSE_BYTES {
             return Err(Unparsed::TooLarge);
         }
+        // Stopped already (a grep's hint budget spent): not even the masking passes run.
+        if stop.stopped() {
+            return Err(Unparsed::Stopped);
+        }
         let _permit = limits::enter(bytes.len(), stop).ok_or(Unparsed::Stopped)?;
         // What tree-sitter reads: the file itself, or for C/C++ the file with its attribute
         // macros blanked out and read only outside its function bodies, for shell with the

@@ -189,12 +189,12 @@ pub struct Enclosing {
 }
 
 /// The innermost recorded symbol around each of `lines` of the file at `abs`, whose bytes
-/// have the checksum `hash` (the bytes a search read): `None` when no record of that
-/// version exists (the caller parses).
+/// have the checksum `hash()` (the bytes a search read; computed only when a record of the
+/// path exists): `None` when no record of that version exists (the caller parses).
 pub fn enclosing(
     ws: &Workspace,
     abs: &Path,
-    hash: u64,
+    hash: impl FnOnce() -> u64,
     lines: &[u64],
 ) -> Option<Vec<Option<Enclosing>>> {
     let root = crate::index::indexed_roots(ws)
@@ -210,7 +210,7 @@ pub fn enclosing(
     let (i, k) = recs.newest(&rel)?;
     let part = &recs.parts[i].0;
     let f = part.file(k)?;
-    if f.hash != hash || f.status != 0 {
+    if f.status != 0 || f.hash != hash() {
         return None;
     }
     let syms = part.symbols(&f)?;
