@@ -113,13 +113,37 @@ pub struct Indexes {
     roots: Mutex<Vec<Arc<RootState>>>,
     /// Searches running (see [`searching`]).
     searches: Arc<AtomicUsize>,
+    /// When the last one ended (milliseconds since [`epoch`]).
+    last_ended: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// Counts a search as running until dropped: index builds wait for it (see [`searching`]).
-pub struct Searching(Arc<AtomicUsize>);
+pub struct Searching(Arc<AtomicUsize>, Arc<std::sync::atomic::AtomicU64>);
+
+/// The process's start, for [`Indexes::last_ended`].
+fn epoch() -> std::time::Instant {
+    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(std::time::Instant::now)
+}
+
+/// How long ago the last search of `ws` ended (zero while one runs; long ago when none
+/// ran): background work that would take the cores waits for a quiet moment.
+pub fn quiet_for(ws: &Workspace) -> std::time::Duration {
+    let ix = ws.state::<Indexes>();
+    if ix.searches.load(Ordering::Relaxed) > 0 {
+        return std::time::Duration::ZERO;
+    }
+    let last = ix.last_ended.load(Ordering::Relaxed);
+    let now = epoch().elapsed().as_millis() as u64;
+    std::time::Duration::from_millis(now.saturating_sub(last).max(u64::from(last == 0) * now))
+}
 
 impl Drop for Searching {
     fn drop(&mut self) {
+        self.1.store(
+            epoch().elapsed().as_millis().max(1) as u64,
+            Ordering::Relaxed,
+        );
         self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
@@ -128,9 +152,11 @@ impl Drop for Searching {
 /// pauses between batches of files meanwhile, so a fresh server's first searches (scans)
 /// have the cores.
 pub fn searching(ws: &Workspace) -> Searching {
-    let n = Arc::clone(&ws.state::<Indexes>().searches);
+    let ix = ws.state::<Indexes>();
+    epoch();
+    let n = Arc::clone(&ix.searches);
     n.fetch_add(1, Ordering::Relaxed);
-    Searching(n)
+    Searching(n, Arc::clone(&ix.last_ended))
 }
 
 pub(super) struct RootState {

@@ -43,7 +43,8 @@ pub use build::BuildProgress;
 #[cfg(test)]
 use live::upkeep_now;
 pub use live::{
-    IndexOptions, IndexStatus, IndexUse, Indexes, Searching, finish, searching, status, wait_ready,
+    IndexOptions, IndexStatus, IndexUse, Indexes, Searching, finish, quiet_for, searching, status,
+    wait_ready,
 };
 pub use persist::IndexFileError;
 pub use plan::{TriQuery, plan};

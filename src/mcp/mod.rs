@@ -290,6 +290,8 @@ impl ServerHandler for MapgrepServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // A call in flight pauses background work (the symbol recorder) until it is answered.
+        let _calling = crate::index::searching(&self.ws);
         let call = ToolCallContext::new(self, request, context);
         let mut response = self.tool_router.call(call).await?;
         if let CallToolResponse::Complete(result) = &mut response {

@@ -73,6 +73,9 @@ pub struct SymbolRecord {
     pub end_line: u32,
 }
 
+/// The status of a file whose record took longer than the recorder gives one file.
+pub const SLOW: u8 = 6;
+
 /// The status byte of a file read as text for `why`.
 pub fn status_of(why: crate::code::Unparsed) -> u8 {
     use crate::code::Unparsed::*;

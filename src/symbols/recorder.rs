@@ -31,6 +31,22 @@ const BATCH_BYTES: u64 = 96 << 20;
 /// More side files than this are merged whatever their sizes (the newest half).
 const MAX_PARTS: usize = 32;
 
+/// The longest a file's record may take (its parse): past it the file is read as text.
+const FILE_BUDGET: Duration = Duration::from_secs(3);
+
+/// The recorder's threads: all cores but one (one at least).
+fn pool() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n.saturating_sub(1).max(1))
+            .thread_name(|i| format!("mapgrep-record-{i}"))
+            .build()
+            .expect("the recorder's thread pool")
+    })
+}
+
 /// How long the recorder waits between looks when nothing is to be done.
 const IDLE: Duration = Duration::from_millis(200);
 
@@ -133,6 +149,17 @@ fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
     }
 }
 
+/// A search (or a tool call) that ended this recently still pauses the recorder.
+const QUIET: Duration = Duration::from_millis(1_000);
+
+/// Waits, before each file, until no search runs and none ended within [`QUIET`]: the
+/// calls of an agent have the cores first, and their answers come at once.
+fn wait_for_quiet(ws: &Workspace, stop: &AtomicBool) {
+    while crate::index::quiet_for(ws) < QUIET && !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Waits (at most a second) while searches run: they have the cores first.
 fn wait_for_searches(ws: &Workspace) {
     let t = Instant::now();
@@ -163,22 +190,32 @@ fn record_batch(
     }
     let now = std::time::SystemTime::now();
     let is_file = |rel: &str| view.root.join(rel).is_file();
-    let parse_stop = Stop::new(Some(stop), None);
-    let mut records: Vec<FileRecord> = todo[..n]
-        .par_iter()
-        .filter_map(|rel| {
-            let abs = view.root.join(&**rel);
-            let mut buf = Vec::new();
-            let (id, hay) = source::load(&abs, &SourceOptions::default(), &mut buf).ok()?;
-            let id = id?;
-            if id.is_racy(now) || !hay.intact() {
+    let stopped = super::status_of(crate::code::Unparsed::Stopped);
+    let one = |rel: &str| -> Option<FileRecord> {
+        wait_for_quiet(ws, stop);
+        let abs = view.root.join(rel);
+        let mut buf = Vec::new();
+        let (id, hay) = source::load(&abs, &SourceOptions::default(), &mut buf).ok()?;
+        let id = id?;
+        if id.is_racy(now) || !hay.intact() {
+            return None;
+        }
+        // A file that takes longer than its budget is recorded as read as text (a hostile
+        // file must not hold the recorder, nor be tried again each round).
+        let parse_stop = Stop::new(Some(stop), Some(Instant::now() + FILE_BUDGET));
+        let mut r = super::record(rel, &is_file, Ident::from_id(&id), &hay, &parse_stop);
+        if r.status == stopped {
+            if stop.load(Ordering::Relaxed) {
                 return None;
             }
-            let r = super::record(rel, &is_file, Ident::from_id(&id), &hay, &parse_stop);
-            (r.status != super::status_of(crate::code::Unparsed::Stopped)).then_some(r)
-        })
-        .collect();
-    let _ = ws;
+            r.status = super::SLOW;
+            r.symbols.clear();
+        }
+        Some(r)
+    };
+    // On a pool of its own, short of one core: searches keep a core and the global pool.
+    let mut records: Vec<FileRecord> =
+        pool().install(|| todo[..n].par_iter().filter_map(|p| one(p)).collect());
     records.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     crate::source::release_free_memory();
     records
