@@ -45,7 +45,9 @@ pub(super) fn lookup(ws: &Workspace, scope: &GrepQuery, want: &Want) -> Option<R
     let given = scope_paths(scope);
     let mut dirs = Vec::with_capacity(given.len());
     for g in &given {
-        dirs.push(ws.resolve(g).ok()?);
+        // A path that is not there: the search says so, with its error.
+        let d = ws.resolve(g).ok().filter(|d| d.exists())?;
+        dirs.push(d);
     }
     let lk = symbols::definitions(ws, &dirs, &want.last, MAX_RESCAN)?;
     let show = |abs: &Path| display(ws, scope, &given, &dirs, abs);

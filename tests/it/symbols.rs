@@ -99,6 +99,14 @@ async fn lookups_answer_from_the_records_and_see_edits_at_once() {
     );
     assert!(text.contains("from the symbol index of 4 files"), "{text}");
     assert!(sides(&fx.base().join("index")) >= 1);
+    // A search path that is not there is the search's error, records or not.
+    let e = srv
+        .layout_err(
+            "find_definition",
+            json!({"name": "run", "search_path": "nowhere"}),
+        )
+        .await;
+    assert_eq!(e.short, "search_path not found");
     // A new definition: found by the very next lookup (the file parsed directly)...
     fx.write(
         "lib/more.c",
