@@ -31,6 +31,10 @@ pub struct IndexArgs {
     /// ~/.cache/mapgrep/index).
     #[arg(long, value_name = "DIR")]
     pub index_dir: Option<PathBuf>,
+    /// Build the trigram index only: leave recording every file's symbols (what
+    /// `find_definition` and grep's hints read) to the first server.
+    #[arg(long)]
+    pub no_symbols: bool,
 }
 
 /// The index flags of `mapgrep serve`.
@@ -202,7 +206,7 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
     }
     store.touch_used();
     let t = std::time::Instant::now();
-    let ix = build(&root, &store, args.index_budget_bytes)?;
+    let ix = std::sync::Arc::new(build(&root, &store, args.index_budget_bytes)?);
     let binary = ix.files().filter(|f| f.flags & 1 != 0).count();
     println!(
         "indexed {} files ({binary} binary) of {} in {:.2} s: {} ({} bytes)",
@@ -212,7 +216,42 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
         store.dir().display(),
         ix.size()
     );
+    if !args.no_symbols {
+        let t = std::time::Instant::now();
+        let n = record(&ix, &store)?;
+        println!(
+            "recorded the symbols of {n} files in {:.2} s ({} bytes of symbol records)",
+            t.elapsed().as_secs_f64(),
+            store.side_bytes()
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Records the symbols of the files of `ix` that have no record yet, showing the progress
+/// on a terminal.
+fn record(ix: &std::sync::Arc<TrigramIndex>, store: &index::Store) -> anyhow::Result<usize> {
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let finished = std::sync::atomic::AtomicBool::new(false);
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while tty && !finished.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(500));
+                eprint!(
+                    "\rmapgrep: recording symbols: {} files",
+                    done.load(Ordering::Relaxed)
+                );
+            }
+        });
+        let r = crate::symbols::record_index(ix, store, &done);
+        finished.store(true, Ordering::Relaxed);
+        if tty {
+            eprintln!();
+        }
+        r
+    })
+    .context("recording the symbols")
 }
 
 /// `mapgrep index --prune`: removes the unused indexes and says which.

@@ -97,6 +97,20 @@ impl FileStructure {
         Ok(whole)
     }
 
+    /// The structure of a C or C++ file parsed whole, its function bodies and initializers
+    /// included (what the skim must give the same symbols as).
+    #[cfg(test)]
+    pub(crate) fn build_unskimmed(lang: Lang, bytes: &[u8]) -> Option<FileStructure> {
+        let compiled = lang.compiled()?;
+        let parsed = super::cmask::mask(lang, bytes);
+        let tree = parse(compiled, &parsed, &[], &Stop::never())?;
+        let mut whole = Builder::new(lang, compiled, bytes, Stop::never())
+            .run(tree.root_node())
+            .ok()?;
+        super::lang_a::finish(lang, &mut whole);
+        Some(whole)
+    }
+
     /// Appends `next`, the structure of the text right after this one's (which ends with a
     /// newline), renumbering its lines and symbols.
     fn join(mut self, next: FileStructure) -> FileStructure {

@@ -52,8 +52,11 @@ impl std::hash::Hasher for IdHasher {
             self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
     }
+    /// Each number mixed into what came before (a key of two numbers hashes both), its
+    /// high bits folded into the low ones the table indexes by (node addresses are aligned).
     fn write_usize(&mut self, n: usize) {
-        self.0 = (n as u64 ^ (n as u64 >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let x = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = x ^ (x >> 32);
     }
 }
 
@@ -580,3 +583,24 @@ impl<'a> Builder<'a> {
 /// How deep below the root or a container the query starts matches: deep enough for
 /// `namespace N { export const x = … }` (statement block, export, declaration, declarator).
 const QUERY_DEPTH: u32 = 4;
+
+#[cfg(test)]
+mod tests {
+    use std::hash::BuildHasher;
+
+    use super::BuildIdHasher;
+
+    /// A key of two numbers hashes both: keys that differ only in the first spread over
+    /// the table (when only the last counted, 130,000 definitions of one name on one line
+    /// took 17 s, all in one bucket chain).
+    #[test]
+    fn pairs_hash_both_numbers() {
+        let h = |a: usize, b: usize| BuildIdHasher.hash_one((a, b));
+        let hashes: std::collections::HashSet<u64> = (0..10_000).map(|a| h(a * 32, 7)).collect();
+        assert_eq!(hashes.len(), 10_000);
+        // Aligned addresses still use the low bits the table indexes by.
+        let low: std::collections::HashSet<u64> =
+            (0..4_096).map(|a| h(a * 32, 0) & 4_095).collect();
+        assert!(low.len() > 2_000, "{}", low.len());
+    }
+}

@@ -279,7 +279,9 @@ fn bodies(t: &[u8]) -> Option<Vec<(usize, usize)>> {
             }
             Token::Open => {
                 let _ = before;
-                if opens_body(t, last, word_end) {
+                // A function body, or an initializer (`= { … }`: the tables of a driver,
+                // which define nothing inside).
+                if last == b'=' || opens_body(t, last, word_end) {
                     let open = s.i;
                     let close = matching(&mut s)?;
                     if close > open {

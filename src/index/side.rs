@@ -267,6 +267,18 @@ impl Store {
         self.publish_with(|m| m.sides = refs)
     }
 
+    /// The bytes on disk of the side files the current manifest lists.
+    pub fn side_bytes(&self) -> u64 {
+        let Ok(Some(m)) = self.manifest() else {
+            return 0;
+        };
+        m.sides
+            .iter()
+            .filter_map(|r| std::fs::metadata(self.side_path(r.number)).ok())
+            .map(|m| m.len())
+            .sum()
+    }
+
     /// The highest number of a side file in the directory (0: none).
     fn highest_side_file(&self) -> u64 {
         let Ok(entries) = std::fs::read_dir(self.dir()) else {

@@ -30,7 +30,7 @@ mod tests;
 mod view;
 
 pub use extract::{content_hash, record};
-pub use recorder::{start, wait_recorded};
+pub use recorder::{record_index, start, wait_recorded};
 pub use view::{Definition, Enclosing, Lookup, definitions, enclosing, unrecorded_count};
 
 use crate::index::Ident;

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::code::Stop;
-use crate::index::{Ident, SideFile, Store};
+use crate::index::{Ident, SideFile, Store, TrigramIndex};
 use crate::source::{self, SourceOptions};
 use crate::workspace::Workspace;
 
@@ -132,8 +132,16 @@ fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
             std::thread::sleep(IDLE);
             continue;
         }
-        wait_for_searches(ws);
-        let batch = record_batch(ws, &view, &todo, &symbols.stop);
+        let quiet = || wait_for_quiet(ws, &symbols.stop);
+        // On a pool of its own, short of one core: searches keep a core and the global pool.
+        let (batch, _) = record_batch(
+            &view.root,
+            &view.index,
+            &todo,
+            &symbols.stop,
+            &quiet,
+            Some(pool()),
+        );
         if batch.is_empty() {
             // Every file of the batch was racy or unreadable: a later round takes them.
             std::thread::sleep(IDLE * 5);
@@ -160,40 +168,33 @@ fn wait_for_quiet(ws: &Workspace, stop: &AtomicBool) {
     }
 }
 
-/// Waits (at most a second) while searches run: they have the cores first.
-fn wait_for_searches(ws: &Workspace) {
-    let t = Instant::now();
-    while crate::index::searches_running(ws) > 0 && t.elapsed() < Duration::from_secs(1) {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// Records the first files of `todo` (a batch), in parallel; files that cannot be read, or
-/// changed within the racy window, are left for a later round.
+/// Records the first files of `todo` (a batch) of the index `index` of `root`, in
+/// parallel, calling `quiet` before each file; files that cannot be read, or changed within
+/// the racy window, are left for a later round. Returns the records, sorted by path, and
+/// how many files of `todo` the batch took.
 fn record_batch(
-    ws: &Workspace,
-    view: &crate::index::RootView,
+    root: &Path,
+    index: &TrigramIndex,
     todo: &[Box<str>],
     stop: &AtomicBool,
-) -> Vec<FileRecord> {
+    quiet: &(dyn Fn() + Sync),
+    on: Option<&rayon::ThreadPool>,
+) -> (Vec<FileRecord>, usize) {
     let mut bytes = 0u64;
     let mut n = 0;
     for p in todo {
         if n >= BATCH_FILES || bytes >= BATCH_BYTES {
             break;
         }
-        bytes += view
-            .index
-            .find(p.as_bytes())
-            .map_or(0, |i| view.index.file(i).id.len);
+        bytes += index.find(p.as_bytes()).map_or(0, |i| index.file(i).id.len);
         n += 1;
     }
     let now = std::time::SystemTime::now();
-    let is_file = |rel: &str| view.root.join(rel).is_file();
+    let is_file = |rel: &str| root.join(rel).is_file();
     let stopped = super::status_of(crate::code::Unparsed::Stopped);
     let one = |rel: &str| -> Option<FileRecord> {
-        wait_for_quiet(ws, stop);
-        let abs = view.root.join(rel);
+        quiet();
+        let abs = root.join(rel);
         let mut buf = Vec::new();
         let (id, hay) = source::load(&abs, &SourceOptions::default(), &mut buf).ok()?;
         let id = id?;
@@ -213,12 +214,14 @@ fn record_batch(
         }
         Some(r)
     };
-    // On a pool of its own, short of one core: searches keep a core and the global pool.
-    let mut records: Vec<FileRecord> =
-        pool().install(|| todo[..n].par_iter().filter_map(|p| one(p)).collect());
+    let all = || todo[..n].par_iter().filter_map(|p| one(p)).collect();
+    let mut records: Vec<FileRecord> = match on {
+        Some(pool) => pool.install(all),
+        None => all(),
+    };
     records.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     crate::source::release_free_memory();
-    records
+    (records, n)
 }
 
 /// Adds a side file of `batch` to the root's records (written into `store` and published,
@@ -264,10 +267,12 @@ fn drop_damaged(state: &RootRecords, store: Option<&Store>) {
     *state.records.lock().expect("records") = Arc::new(next);
 }
 
-/// Which of the newest side files to merge, given their sizes oldest first: the newest
-/// run of [`MERGE_RUN`] or more whose sizes are of the newest one's tier or below (factor 8
-/// from 64 KiB: a record is rewritten once per tier, and the first build's large side files
-/// are left alone), or the newest half past [`MAX_PARTS`].
+/// Which of the newest side files to merge, given their sizes oldest first. Side files of
+/// [`BIG_PART`] bytes or more (a first build's batches) are never merged: merging them
+/// would hold all their records at once, and lookups read a few dozen parts in a
+/// millisecond. Of the newest run of smaller ones (an upkeep's): the newest run of
+/// [`MERGE_RUN`] or more whose sizes are of the newest one's tier or below (factor 8 from
+/// 64 KiB: a record is rewritten once per tier), or the newest half past [`MAX_PARTS`].
 fn plan_merge(sizes: &[usize]) -> Option<std::ops::Range<usize>> {
     let tier = |b: usize| {
         let (mut t, mut s) = (0u32, b.max(64 << 10) / (64 << 10));
@@ -278,22 +283,31 @@ fn plan_merge(sizes: &[usize]) -> Option<std::ops::Range<usize>> {
         t
     };
     let n = sizes.len();
+    let small = sizes.iter().rev().take_while(|&&s| s < BIG_PART).count();
+    let base = n - small;
     let last = tier(*sizes.last()?);
-    let run = sizes.iter().rev().take_while(|&&s| tier(s) <= last).count();
-    if run >= MERGE_RUN && run < n {
+    let run = sizes[base..]
+        .iter()
+        .rev()
+        .take_while(|&&s| tier(s) <= last)
+        .count();
+    if run >= MERGE_RUN && (run < small || base > 0) {
         return Some(n - run..n);
     }
     if run >= MERGE_RUN {
         return Some(1..n).filter(|r| r.len() >= 2);
     }
-    (n > MAX_PARTS).then_some(n / 2..n)
+    (small > MAX_PARTS).then_some(n - small / 2..n)
 }
+
+/// Side files this large or larger are not merged (see [`plan_merge`]).
+const BIG_PART: usize = 4 << 20;
 
 /// Side files merged at once by the policy.
 const MERGE_RUN: usize = 8;
 
-/// Merges side files as [`plan_merge`] says.
-fn merge_if_due(state: &RootRecords, store: Option<&Store>) {
+/// Merges side files as [`plan_merge`] says; whether it did.
+fn merge_if_due(state: &RootRecords, store: Option<&Store>) -> bool {
     let recs = state.records();
     let sizes: Vec<usize> = recs
         .parts
@@ -301,7 +315,7 @@ fn merge_if_due(state: &RootRecords, store: Option<&Store>) {
         .map(|p| p.0.side.payload().len())
         .collect();
     let Some(range) = plan_merge(&sizes) else {
-        return;
+        return false;
     };
     let from = range.start;
     let merged = super::merge::records_of(&recs, range);
@@ -309,7 +323,7 @@ fn merge_if_due(state: &RootRecords, store: Option<&Store>) {
     let side = match store {
         Some(s) => match s.write_side(s.next_side_number(), &payload) {
             Ok(side) => side,
-            Err(_) => return,
+            Err(_) => return false,
         },
         None => SideFile::in_memory(&payload),
     };
@@ -318,13 +332,94 @@ fn merge_if_due(state: &RootRecords, store: Option<&Store>) {
     if let Some(s) = store
         && s.publish_sides(&sides).is_err()
     {
-        return;
+        return false;
     }
     let next = Records::after(&recs, &sides);
     *state.records.lock().expect("records") = Arc::new(next);
+    true
+}
+
+/// Records, into `store`'s side files, every file of `ix` (its index, built or loaded)
+/// whose current version has no record there: the one-shot `mapgrep index`, in batches
+/// published as they are written, then merged as a server would. `done` counts the files
+/// recorded as they are. Files changed within the racy window are left to a server.
+/// Returns the number of files recorded.
+pub fn record_index(
+    ix: &Arc<TrigramIndex>,
+    store: &Store,
+    done: &std::sync::atomic::AtomicUsize,
+) -> std::io::Result<usize> {
+    let state = RootRecords::default();
+    let sides = store.side_files(&[]).map_err(std::io::Error::other)?;
+    *state.records.lock().expect("records") = Arc::new(Records::new(&sides));
+    let never = AtomicBool::new(false);
+    let mut left: std::collections::BTreeSet<Box<str>> = std::collections::BTreeSet::new();
+    let mut recorded = 0;
+    loop {
+        let todo: Vec<Box<str>> = {
+            let mut fresh = state.fresh.lock().expect("fresh");
+            fresh.update(ix, &state.records());
+            fresh.unrecorded.difference(&left).cloned().collect()
+        };
+        if todo.is_empty() {
+            break;
+        }
+        // No search to yield to: on every core.
+        let (batch, taken) = record_batch(ix.root(), ix, &todo, &never, &|| {}, None);
+        // What the batch tried and did not record (racy, unreadable) is not tried again.
+        left.extend(
+            todo.into_iter()
+                .take(taken)
+                .filter(|p| batch.binary_search_by(|r| r.path.as_str().cmp(p)).is_err()),
+        );
+        if batch.is_empty() {
+            continue;
+        }
+        recorded += batch.len();
+        done.fetch_add(batch.len(), Ordering::Relaxed);
+        add_part(&state, Some(store), &batch)?;
+        merge_if_due(&state, Some(store));
+    }
+    while merge_if_due(&state, Some(store)) {}
+    Ok(recorded)
 }
 
 /// Stops the recorders of `ws` (they end within a batch's parse).
 pub fn stop(ws: &Workspace) {
     ws.state::<Symbols>().stop.store(true, Ordering::Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BIG_PART, MERGE_RUN, plan_merge};
+
+    #[test]
+    fn large_side_files_are_never_merged() {
+        // A first build's ten batches: left alone.
+        let build = vec![BIG_PART * 3; 10];
+        assert_eq!(plan_merge(&build), None);
+        // Then an upkeep's small ones pile up: they merge among themselves.
+        let mut sizes = build.clone();
+        sizes.extend(vec![10_000; MERGE_RUN - 1]);
+        assert_eq!(plan_merge(&sizes), None);
+        sizes.push(10_000);
+        assert_eq!(plan_merge(&sizes), Some(10..10 + MERGE_RUN));
+        // Past the cap, the newest half of the small ones.
+        let mut many = build;
+        for k in 0..40 {
+            many.push(1 << (16 + k % 6));
+        }
+        let r = plan_merge(&many).expect("a merge");
+        assert!(r.start >= 10 && r.end == many.len(), "{r:?}");
+    }
+
+    #[test]
+    fn small_side_files_alone_keep_the_oldest() {
+        assert_eq!(plan_merge(&[100_000; MERGE_RUN]), Some(1..MERGE_RUN));
+        assert_eq!(plan_merge(&[100_000; MERGE_RUN - 1]), None);
+        // A larger oldest one and a run of the newest tier.
+        let mut s = vec![2 << 20];
+        s.extend([70_000; MERGE_RUN]);
+        assert_eq!(plan_merge(&s), Some(1..MERGE_RUN + 1));
+    }
 }

@@ -331,3 +331,79 @@ fn grep_uses_a_persisted_index_and_says_so() {
     let o = run(&["index", "--index-dir", "src/idx"]);
     assert!(!o.status.success());
 }
+
+/// `mapgrep index` records every file's symbols beside the trigram index (what a server's
+/// lookups and grep hints read), once: a second run records nothing new; `--no-symbols`
+/// builds the trigram index alone.
+#[test]
+fn index_records_the_symbols_once() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("tree");
+    let cache = d.path().join("cache");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("src/a.c"),
+        "int helper(void)\n{\n\treturn 1;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("src/b.txt"), "nothing\n").unwrap();
+    for f in ["src/a.c", "src/b.txt"] {
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        let h = std::fs::File::options()
+            .write(true)
+            .open(root.join(f))
+            .unwrap();
+        h.set_modified(old).unwrap();
+    }
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .current_dir(&root)
+            .env("XDG_CACHE_HOME", &cache)
+            .output()
+            .unwrap()
+    };
+    let sides = || {
+        walk_files(&cache)
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "side"))
+            .count()
+    };
+    let o = run(&["index", "--no-symbols"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("recorded"), "{}", stdout(&o));
+    assert_eq!(sides(), 0);
+    let o = run(&["index"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("recorded the symbols of 2 files"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(sides(), 1);
+    let o = run(&["index"]);
+    assert!(
+        stdout(&o).contains("recorded the symbols of 0 files"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(sides(), 1);
+    let o = run(&["def", "helper"]);
+    assert_eq!(
+        stdout(&o).lines().next(),
+        Some("src/a.c:1-4: function helper (c) — int helper(void)")
+    );
+}
+
+fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

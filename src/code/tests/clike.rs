@@ -654,3 +654,53 @@ fn parse_timed(
     };
     (1, bytes.len(), symbols, time, failed)
 }
+
+/// The skim (function bodies and initializers left out of the parse) gives the symbols of
+/// the whole parse, file for file, over the C files of `MAPGREP_SKIM_TREE` (default
+/// corpora/linux/drivers/net): prints the files that differ and how.
+#[test]
+#[ignore = "walks a large tree: MAPGREP_SKIM_TREE=dir cargo test --release --lib skim_gives_the_whole_parse_s_symbols -- --ignored --nocapture"]
+fn skim_gives_the_whole_parse_s_symbols() {
+    let root = std::env::var_os("MAPGREP_SKIM_TREE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora/linux/drivers/net"));
+    let (mut files, mut differ) = (0, 0);
+    for e in ignore::WalkBuilder::new(&root).build().flatten() {
+        let p = e.path();
+        if !p.extension().is_some_and(|x| x == "c" || x == "h") {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(p) else {
+            continue;
+        };
+        let key = |s: &FileStructure| -> Vec<(String, &'static str, u32, u32, u32)> {
+            s.symbols
+                .iter()
+                .map(|s| {
+                    (
+                        s.qualified.clone(),
+                        s.kind,
+                        s.start_line,
+                        s.def_line,
+                        s.end_line,
+                    )
+                })
+                .collect()
+        };
+        let (Ok(skimmed), Some(whole)) = (
+            FileStructure::build_with(Lang::C, &bytes, &Stop::never()),
+            FileStructure::build_unskimmed(Lang::C, &bytes),
+        ) else {
+            continue;
+        };
+        files += 1;
+        let (a, b) = (key(&skimmed), key(&whole));
+        if a != b {
+            differ += 1;
+            let only_a: Vec<_> = a.iter().filter(|x| !b.contains(x)).take(3).collect();
+            let only_b: Vec<_> = b.iter().filter(|x| !a.contains(x)).take(3).collect();
+            println!("{}: skim {only_a:?} whole {only_b:?}", p.display());
+        }
+    }
+    println!("{differ} of {files} files differ");
+}
