@@ -40,79 +40,134 @@ fn flags_of(syms: &[SymbolRecord], s: &SymbolRecord) -> u8 {
     flags
 }
 
-/// Every string of `files`, sorted and without repeats (a string's id is its rank), and
-/// each symbol's flags.
-fn strings_of(files: &[FileRecord]) -> (Vec<&str>, Vec<u8>) {
-    let mut all: Vec<&str> = Vec::new();
-    let mut all_flags = Vec::new();
+/// The strings of a side file: every one `files` use, sorted and without repeats (a
+/// string's id is its rank), and the id of each use in the order [`encode`] writes them
+/// (per file: its path, its package if any, then per symbol its name, its qualified name
+/// and address where stored); and each symbol's flags. Repeats are dropped by hash before
+/// the sort (sorting every use compared long shared prefixes millions of times), and each
+/// use is hashed once.
+struct Strings<'f> {
+    list: Vec<&'f str>,
+    uses: Vec<u32>,
+    flags: Vec<u8>,
+}
+
+fn strings_of(files: &[FileRecord]) -> Strings<'_> {
+    let mut first: Fast<&str, u32> = Fast::default();
+    let mut list: Vec<&str> = Vec::new();
+    let mut uses: Vec<u32> = Vec::new();
+    let mut flags_all = Vec::new();
+    let mut add = |s| {
+        let next = list.len() as u32;
+        let id = *first.entry(s).or_insert(next);
+        if id == next {
+            list.push(s);
+        }
+        uses.push(id);
+    };
     for f in files {
-        all.push(&f.path);
+        add(f.path.as_str());
         if !f.package.is_empty() {
-            all.push(&f.package);
+            add(f.package.as_str());
         }
         for s in &f.symbols {
-            all.push(&s.name);
+            add(s.name.as_str());
             let flags = flags_of(&f.symbols, s);
-            all_flags.push(flags);
+            flags_all.push(flags);
             if flags & (QUALIFIED_IS_NAME | QUALIFIED_UNDER_PARENT) == 0 {
-                all.push(&s.qualified);
+                add(s.qualified.as_str());
             }
             if flags & ADDRESS_IS_QUALIFIED == 0 {
-                all.push(&s.address);
+                add(s.address.as_str());
             }
         }
     }
-    all.sort_unstable();
-    all.dedup();
-    (all, all_flags)
+    let mut order: Vec<u32> = (0..list.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| list[i as usize]);
+    let mut rank = vec![0u32; list.len()];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i as usize] = r as u32;
+    }
+    for u in &mut uses {
+        *u = rank[*u as usize];
+    }
+    let list = order.into_iter().map(|i| list[i as usize]).collect();
+    Strings {
+        list,
+        uses,
+        flags: flags_all,
+    }
 }
+
+/// A symbol's shape: its kind (by the address of its text: kinds are static names, and the
+/// same text at two addresses only makes two shapes of one meaning) and flags.
+type ShapeKey = (usize, u8);
 
 /// The payload of a side file recording `files` (sorted by path, one record a path).
 pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
-    let (list, all_flags) = strings_of(files);
-    let mut ids: Fast<&str, u32> = Fast::default();
-    ids.reserve(list.len());
-    ids.extend(list.iter().enumerate().map(|(i, s)| (*s, i as u32)));
+    let Strings {
+        list,
+        uses: ids,
+        flags: all_flags,
+    } = strings_of(files);
+    let key = |kind: &'static str, flags: u8| (kind.as_ptr() as usize, flags);
     // Shapes, most used first.
-    let mut uses: Fast<(&str, u8), usize> = Fast::default();
+    let mut counts: Fast<ShapeKey, (usize, &'static str)> = Fast::default();
     let mut flags_at = all_flags.iter();
     for f in files {
         for s in &f.symbols {
-            *uses
-                .entry((s.kind, *flags_at.next().expect("one a symbol")))
-                .or_default() += 1;
+            let flags = *flags_at.next().expect("one a symbol");
+            counts.entry(key(s.kind, flags)).or_insert((0, s.kind)).0 += 1;
         }
     }
-    let mut shapes: Vec<((&str, u8), usize)> = uses.into_iter().collect();
-    shapes.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let shape_id: Fast<(&str, u8), u32> = shapes
+    let mut shapes: Vec<((&str, u8), usize, ShapeKey)> = counts
+        .into_iter()
+        .map(|(k, (n, kind))| ((kind, k.1), n, k))
+        .collect();
+    shapes.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)).then(a.2.cmp(&b.2)));
+    let shape_id: Fast<ShapeKey, u32> = shapes
         .iter()
         .enumerate()
-        .map(|(i, s)| (s.0, i as u32))
+        .map(|(i, s)| (s.2, i as u32))
         .collect();
     let mut blob: Vec<u8> = Vec::new();
     let mut table: Vec<[u32; 5]> = Vec::with_capacity(files.len());
     // (name, file, symbol), in file and symbol order.
     let mut postings: Vec<(u32, u32, u32)> = Vec::with_capacity(all_flags.len());
     let mut flags_at = all_flags.iter();
+    let mut id_at = ids.iter().copied();
+    let mut next_id = || id_at.next().expect("one id a use");
     for (fi, f) in files.iter().enumerate() {
+        let path = next_id();
+        let package = if f.package.is_empty() {
+            NONE
+        } else {
+            next_id()
+        };
         let start = blob.len() as u32;
         let (mut prev, mut prev_name) = (0i64, 0i64);
+        let mut last_shape: Option<(ShapeKey, u32)> = None;
         for (si, s) in f.symbols.iter().enumerate() {
             let flags = *flags_at.next().expect("one a symbol");
-            let name = ids[s.name.as_str()];
+            let name = next_id();
             postings.push((name, fi as u32, si as u32));
-            varint(&mut blob, u64::from(shape_id[&(s.kind, flags)]));
+            let k = key(s.kind, flags);
+            let shape = match last_shape {
+                Some((lk, id)) if lk == k => id,
+                _ => shape_id[&k],
+            };
+            last_shape = Some((k, shape));
+            varint(&mut blob, u64::from(shape));
             varint(&mut blob, zigzag(i64::from(name) - prev_name));
             prev_name = i64::from(name);
             if let Some(p) = s.parent {
                 varint(&mut blob, u64::from(si as u32 - p));
             }
             if flags & (QUALIFIED_IS_NAME | QUALIFIED_UNDER_PARENT) == 0 {
-                varint(&mut blob, u64::from(ids[s.qualified.as_str()]));
+                varint(&mut blob, u64::from(next_id()));
             }
             if flags & ADDRESS_IS_QUALIFIED == 0 {
-                varint(&mut blob, u64::from(ids[s.address.as_str()]));
+                varint(&mut blob, u64::from(next_id()));
             }
             varint(&mut blob, zigzag(i64::from(s.start_line) - prev));
             prev = i64::from(s.start_line);
@@ -127,13 +182,8 @@ pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
                 );
             }
         }
-        let package = if f.package.is_empty() {
-            NONE
-        } else {
-            ids[f.package.as_str()]
-        };
         table.push([
-            ids[f.path.as_str()],
+            path,
             package,
             start,
             blob.len() as u32 - start,
@@ -141,8 +191,8 @@ pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
         ]);
     }
     let shapes: Vec<(&str, u8)> = shapes.into_iter().map(|s| s.0).collect();
-    // By name, each name's in file and symbol order (a stable sort).
-    postings.sort_by_key(|p| p.0);
+    // By name, each name's in file and symbol order (the triples are distinct).
+    postings.sort_unstable();
     write_payload(files, &list, &shapes, &table, &blob, &postings)
 }
 
