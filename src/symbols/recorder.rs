@@ -157,8 +157,10 @@ fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
     }
 }
 
-/// A search (or a tool call) that ended this recently still pauses the recorder.
-const QUIET: Duration = Duration::from_millis(1_000);
+/// A search (or a tool call) that ended this recently still pauses the recorder: an
+/// agent's next call, sent as soon as it read an answer, finds the cores free; short enough
+/// that calls every half second still leave the recorder most of each gap.
+const QUIET: Duration = Duration::from_millis(250);
 
 /// Waits, before each file, until no search runs and none ended within [`QUIET`]: the
 /// calls of an agent have the cores first, and their answers come at once.

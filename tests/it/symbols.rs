@@ -65,8 +65,8 @@ async fn wait_recorded(srv: &Server, name: &str) -> String {
             t.elapsed() < Duration::from_secs(30),
             "never recorded: {line}"
         );
-        // Apart by more than the recorder's quiet period (a call pauses it for a second).
-        tokio::time::sleep(Duration::from_millis(1_200)).await;
+        // Apart by more than the recorder's quiet period (a call pauses it for 250 ms).
+        tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
 
