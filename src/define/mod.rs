@@ -159,17 +159,19 @@ impl Want {
         package: &[String],
         sym: &code::Symbol,
         all: &[code::Symbol],
+        lang: Option<Lang>,
     ) -> Option<name::Fit> {
         let package: Vec<&str> = package.iter().map(String::as_str).collect();
         let parent = sym
             .parent
             .and_then(|p| all.get(p as usize))
             .map_or("", |p| p.name.as_str());
-        self.fit_parts(&package, &sym.name, sym.kind, &sym.qualified, parent)
+        self.fit_parts(&package, &sym.name, sym.kind, &sym.qualified, parent, lang)
     }
 
-    /// How a symbol named `name` of kind `kind`, qualified `qualified` in a file whose
-    /// package is `package`, inside the symbol named `parent`, answers the name.
+    /// How a symbol named `name` of kind `kind`, qualified `qualified` in a file of
+    /// language `lang` whose package is `package`, inside the symbol named `parent`,
+    /// answers the name.
     fn fit_parts(
         &self,
         package: &[&str],
@@ -177,6 +179,7 @@ impl Want {
         kind: &str,
         qualified: &str,
         parent: &str,
+        lang: Option<Lang>,
     ) -> Option<name::Fit> {
         if name != self.last || self.kind.is_some_and(|k| k != kind) {
             return None;
@@ -189,6 +192,14 @@ impl Want {
         let fit = self.name.fit_in(&full, package.len());
         if fit == Some(name::Fit::Exact) {
             return fit;
+        }
+        // A Kotlin extension (`fun Array<T>.joinToString(…)`, qualified with its receiver
+        // type) is a member of its package: imports name it `kotlin.collections.joinToString`.
+        if lang == Some(Lang::Kotlin) && parent.is_empty() && qualified.contains('.') {
+            let member: Vec<&str> = package.iter().copied().chain([name]).collect();
+            if self.name.fit_in(&member, package.len()) == Some(name::Fit::Exact) {
+                return Some(name::Fit::Exact);
+            }
         }
         match impl_trait(parent) {
             Some(tr) if self.name.fits_trait(tr, package) => Some(name::Fit::Exact),
@@ -549,7 +560,7 @@ fn sites_in(
         .symbols
         .iter()
         .filter(|sym| sym.name == want.last)
-        .filter_map(|sym| Some((sym, want.fit(package, sym, &s.symbols)?)))
+        .filter_map(|sym| Some((sym, want.fit(package, sym, &s.symbols, s.lang)?)))
         .collect();
     if matched.is_empty() {
         // Most candidates only use the name: no line index for them.

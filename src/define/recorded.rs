@@ -57,7 +57,8 @@ pub(super) fn lookup(ws: &Workspace, scope: &GrepQuery, want: &Want) -> Option<R
             continue;
         }
         let package: Vec<&str> = d.package.split('.').filter(|p| !p.is_empty()).collect();
-        let Some(fit) = want.fit_parts(&package, &d.name, d.kind, &d.qualified, &d.parent) else {
+        let Some(fit) = want.fit_parts(&package, &d.name, d.kind, &d.qualified, &d.parent, d.lang)
+        else {
             continue;
         };
         let Some(lang) = d.lang else { continue };

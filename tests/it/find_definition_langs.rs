@@ -420,6 +420,15 @@ fn kotlin() {
                 &["String.slugify"],
                 &["src/inventory.kt:60-61 function com.example.inventory.String.slugify"],
             ),
+            // As an import names an extension: a member of its package, receiver left out.
+            (
+                &["com.example.inventory.slugify"],
+                &[
+                    "src/Stock.kt:13-13 function com.example.inventory.Item.slugify",
+                    "src/inventory.kt:60-61 function com.example.inventory.String.slugify",
+                ],
+            ),
+            (&["org.example.slugify"], &[]),
             // A companion member, qualified as Kotlin calls it (`Item.parse`, as in the
             // other file).
             (
