@@ -53,6 +53,15 @@ impl<'a> Builder<'a> {
                 let (kind, owner) = self.assigned(node, kind, owner);
                 return (kind, name, owner, scope);
             }
+            // `/** @memberOf _ */ function chunk(…)` is `_.chunk` (see `jsdoc.rs`).
+            (
+                Lang::TypeScript | Lang::Tsx | Lang::JavaScript,
+                "function_declaration" | "generator_function_declaration" | "variable_declarator",
+            ) => {
+                if let Some(documented) = self.jsdoc_owner(node, &name) {
+                    owner = Some(documented);
+                }
+            }
             _ => {}
         }
         (kind, name, owner, scope)

@@ -195,3 +195,45 @@ fn csharp_top_level_statements_declare_functions() {
     let s = build("Program.cs", CSHARP_TOP_LEVEL);
     assert_eq!(sites(&s, "Greet"), ["function Greet 5-8"]);
 }
+
+const JSDOC: &str = r#"var baseSlice = require('./_baseSlice');
+
+/**
+ * Splits `array` into groups the length of `size`.
+ *
+ * @static
+ * @memberOf _
+ * @param {Array} array The array to process.
+ * @returns {Array} Returns the new array of chunks.
+ */
+function chunk(array, size) {
+  return baseSlice(array, 0, size);
+}
+
+/**
+ * Removes all entries from the stack.
+ *
+ * @private
+ * @name clear
+ * @memberOf Stack
+ */
+function stackClear() {
+  this.size = 0;
+}
+
+/** Creates a stack. */
+function Stack() {}
+
+module.exports = chunk;
+"#;
+
+#[test]
+fn a_jsdoc_memberof_tag_names_the_owner() {
+    for name in ["chunk.js", "chunk.ts"] {
+        let s = build(name, JSDOC);
+        assert_eq!(sites(&s, "chunk"), ["function _.chunk 11-13"], "{name}");
+        // `@name` names another symbol than the one below: the tags are not its own.
+        assert_eq!(sites(&s, "stackClear"), ["function stackClear 22-24"], "{name}");
+        assert_eq!(sites(&s, "Stack"), ["function Stack 27-27"], "{name}");
+    }
+}
