@@ -18,7 +18,8 @@ impl<'a> Builder<'a> {
             .prev_named(outer)
             .filter(|c| self.lang.is_comment(c.kind()) && self.last(*c) + 1 == self.first(outer))?;
         let text = self.text(comment);
-        if !text.starts_with("/**") {
+        // `@memberOf` or `@memberof`: most blocks have neither.
+        if !text.starts_with("/**") || !text.contains("@member") {
             return None;
         }
         if tag_value(text, "@name").is_some_and(|n| n != name) {

@@ -453,6 +453,24 @@ pub(super) fn finish(lang: Lang, s: &mut FileStructure) {
     }
 }
 
+impl Builder<'_> {
+    /// Whether the walk looks into a container node: always, but C#'s methods,
+    /// constructors and local functions only when their body declares local functions (most
+    /// do not, and the statements of the others are never structure).
+    pub(super) fn opens(&self, node: Node) -> bool {
+        self.lang != Lang::CSharp
+            || !matches!(
+                node.kind(),
+                "method_declaration"
+                    | "constructor_declaration"
+                    | "destructor_declaration"
+                    | "operator_declaration"
+                    | "local_function_statement"
+            )
+            || has_local_functions(node)
+    }
+}
+
 /// C#: whether the body of a method, constructor or local function declares a local
 /// function among its statements (only these make it a container: the query is not run again
 /// in the bodies of the others).

@@ -233,7 +233,11 @@ fn a_jsdoc_memberof_tag_names_the_owner() {
         let s = build(name, JSDOC);
         assert_eq!(sites(&s, "chunk"), ["function _.chunk 11-13"], "{name}");
         // `@name` names another symbol than the one below: the tags are not its own.
-        assert_eq!(sites(&s, "stackClear"), ["function stackClear 22-24"], "{name}");
+        assert_eq!(
+            sites(&s, "stackClear"),
+            ["function stackClear 22-24"],
+            "{name}"
+        );
         assert_eq!(sites(&s, "Stack"), ["function Stack 27-27"], "{name}");
     }
 }
