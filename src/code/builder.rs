@@ -184,7 +184,7 @@ impl<'a> Builder<'a> {
         loop {
             let descend = parents.is_empty()
                 || self.lang.transparent(node.kind())
-                || self.lang.is_container_node(node.kind())
+                || (self.lang.is_container_node(node.kind()) && self.opens(node))
                 || self.wrap.contains(&node.id());
             if descend && cursor.goto_first_child() {
                 parents.push(node);

@@ -184,6 +184,13 @@ impl Lang {
                     // object literals bound to a name.
                     | "assignment_expression"
                     | "object"
+                    // A definition under a top-level `if` or `try` (a fallback, a
+                    // per-environment variant) is the module's.
+                    | "if_statement"
+                    | "else_clause"
+                    | "try_statement"
+                    | "catch_clause"
+                    | "finally_clause"
             ),
             Lang::Rust => matches!(kind, "source_file" | "declaration_list"),
             // Definitions under `if`/`try` (platform and fallback variants) are the module's
@@ -219,7 +226,11 @@ impl Lang {
                     | "enum_body_declarations"
                     | "annotation_type_body"
             ),
-            Lang::CSharp => matches!(kind, "compilation_unit" | "declaration_list"),
+            // A method's body holds its local functions; top-level statements (C# 9) their own.
+            Lang::CSharp => matches!(
+                kind,
+                "compilation_unit" | "declaration_list" | "block" | "global_statement"
+            ),
             Lang::Bash => bash_transparent(kind),
             Lang::Kotlin | Lang::Ruby | Lang::Php | Lang::Swift | Lang::Scala => {
                 super::lang_b::transparent(self, kind)
@@ -228,12 +239,14 @@ impl Lang {
     }
 
     /// Structural node kinds the symbol query starts again below (C/C++ preprocessor
-    /// branches and blocks, Python's `if` and `try`, which nest deeper than the query's start
-    /// depth).
+    /// branches and blocks, the `if` and `try` of Python and JavaScript, which nest deeper
+    /// than the query's start depth).
     pub(crate) fn reopens(self, kind: &str) -> bool {
         match self {
             Lang::C | Lang::Cpp => cfamily::reopens(kind),
-            Lang::Python => matches!(kind, "if_statement" | "try_statement"),
+            Lang::Python | Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+                matches!(kind, "if_statement" | "try_statement")
+            }
             // Shell's control structures nest without bound, and a function defined in any of
             // them is a function: `if …; then f() {…}; fi`, `have x && { f() {…}; }`.
             Lang::Bash => kind != "program" && bash_transparent(kind),
@@ -268,6 +281,8 @@ impl Lang {
                     | "record_declaration"
                     | "annotation_type_declaration"
             ),
+            // Methods, constructors and local functions hold the local functions declared in
+            // their bodies (`bool TryDecode(...) {…}` in a method).
             Lang::CSharp => matches!(
                 kind,
                 "namespace_declaration"
@@ -275,6 +290,11 @@ impl Lang {
                     | "struct_declaration"
                     | "interface_declaration"
                     | "record_declaration"
+                    | "method_declaration"
+                    | "constructor_declaration"
+                    | "destructor_declaration"
+                    | "operator_declaration"
+                    | "local_function_statement"
             ),
             Lang::Kotlin | Lang::Ruby | Lang::Php | Lang::Swift | Lang::Scala => {
                 super::lang_b::is_container_node(self, kind)

@@ -53,6 +53,15 @@ impl<'a> Builder<'a> {
                 let (kind, owner) = self.assigned(node, kind, owner);
                 return (kind, name, owner, scope);
             }
+            // `/** @memberOf _ */ function chunk(…)` is `_.chunk` (see `jsdoc.rs`).
+            (
+                Lang::TypeScript | Lang::Tsx | Lang::JavaScript,
+                "function_declaration" | "generator_function_declaration" | "variable_declarator",
+            ) => {
+                if let Some(documented) = self.jsdoc_owner(node, &name) {
+                    owner = Some(documented);
+                }
+            }
             _ => {}
         }
         (kind, name, owner, scope)
@@ -80,11 +89,13 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Whether the symbol of `kind` at `node` holds member symbols: a container kind, or in
+    /// Whether the symbol of `kind` at `node` holds member symbols: a container kind, in
     /// TypeScript and JavaScript an object literal bound to a name (`const utils = {
-    /// forEach() {} }`, `Foo.prototype = { bar: function () {} }`).
+    /// forEach() {} }`, `Foo.prototype = { bar: function () {} }`), in C# a method whose
+    /// body declares local functions.
     pub(super) fn holds_members(&self, kind: &str, node: Node<'a>) -> bool {
         is_container(self.lang, kind)
+            || (self.lang == Lang::CSharp && has_local_functions(node))
             || (self.is_script()
                 && (self.object_value(node).is_some()
                     || self.wrap.contains(&node.id())
@@ -440,4 +451,37 @@ pub(super) fn finish(lang: Lang, s: &mut FileStructure) {
     for i in rebound {
         s.symbols[i].declaration = true;
     }
+}
+
+impl Builder<'_> {
+    /// Whether the walk looks into a container node: always, but C#'s methods,
+    /// constructors and local functions only when their body declares local functions (most
+    /// do not, and the statements of the others are never structure).
+    pub(super) fn opens(&self, node: Node) -> bool {
+        self.lang != Lang::CSharp
+            || !matches!(
+                node.kind(),
+                "method_declaration"
+                    | "constructor_declaration"
+                    | "destructor_declaration"
+                    | "operator_declaration"
+                    | "local_function_statement"
+            )
+            || has_local_functions(node)
+    }
+}
+
+/// C#: whether the body of a method, constructor or local function declares a local
+/// function among its statements (only these make it a container: the query is not run again
+/// in the bodies of the others).
+fn has_local_functions(node: Node) -> bool {
+    let Some(body) = node
+        .child_by_field_name("body")
+        .filter(|b| b.kind() == "block")
+    else {
+        return false;
+    };
+    let mut walk = body.walk();
+    body.named_children(&mut walk)
+        .any(|s| s.kind() == "local_function_statement")
 }

@@ -34,8 +34,9 @@ pub(crate) fn transparent(lang: Lang, kind: &str) -> bool {
     match lang {
         Lang::Kotlin => matches!(kind, "source_file" | "class_body" | "enum_class_body"),
         // `class << self` holds singleton methods of the class around it; a definition under
-        // `if`/`unless` (`if RUBY_VERSION < "3"`) or in a block (`included do`,
-        // `class_methods do`) is one of the scope around it.
+        // `if`/`unless` (`if RUBY_VERSION < "3"`, `def x … end unless method_defined?(:x)`),
+        // in `begin … rescue … ensure … end` (a fallback when a `require` fails) or in a
+        // block (`included do`, `class_methods do`) is one of the scope around it.
         Lang::Ruby => matches!(
             kind,
             "program"
@@ -46,10 +47,16 @@ pub(crate) fn transparent(lang: Lang, kind: &str) -> bool {
                 | "then"
                 | "else"
                 | "elsif"
+                | "if_modifier"
+                | "unless_modifier"
+                | "begin"
+                | "rescue"
+                | "ensure"
                 | "call"
                 | "do_block"
         ),
-        // `if (!function_exists('dump')) { function dump() {} }`, a class per PHP version.
+        // `if (!function_exists('dump')) { function dump() {} }`, a class per PHP version, a
+        // function declared in a `try` whose `catch` declares a fallback.
         Lang::Php => matches!(
             kind,
             "program"
@@ -60,6 +67,9 @@ pub(crate) fn transparent(lang: Lang, kind: &str) -> bool {
                 | "else_clause"
                 | "else_if_clause"
                 | "colon_block"
+                | "try_statement"
+                | "catch_clause"
+                | "finally_clause"
         ),
         Lang::Swift => matches!(
             kind,
@@ -80,13 +90,14 @@ pub(crate) fn transparent(lang: Lang, kind: &str) -> bool {
 
 /// Structural node kinds the symbol query starts again below, where definitions nest
 /// deeper than the query's start depth: Scala's braced packages (`package a { package b {
-/// ... } }`), Ruby's blocks (`included do`, `class_methods do`, `Struct.new(:x) do`) and
-/// PHP's `if`s (`namespace A { if (...) { } else { class X {} } }`).
+/// ... } }`), Ruby's blocks (`included do`, `class_methods do`, `Struct.new(:x) do`), `if`s
+/// and `begin`s (`begin … rescue LoadError; if … ; class X … end; end; end`), and PHP's
+/// `if`s and `try`s (`namespace A { if (...) { } else { class X {} } }`).
 pub(crate) fn reopens(lang: Lang, kind: &str) -> bool {
     match lang {
         Lang::Scala => kind == "package_clause",
-        Lang::Ruby => kind == "do_block",
-        Lang::Php => kind == "if_statement",
+        Lang::Ruby => matches!(kind, "do_block" | "if" | "unless" | "begin"),
+        Lang::Php => matches!(kind, "if_statement" | "try_statement"),
         _ => false,
     }
 }

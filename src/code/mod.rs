@@ -15,6 +15,7 @@ mod declaration;
 mod describe;
 mod detect;
 mod detect_header;
+mod jsdoc;
 pub mod lang;
 mod lang_a;
 mod lang_b;

@@ -11,6 +11,7 @@ mod lang_b;
 mod lang_b_defs;
 mod lang_b_recall;
 mod limits;
+mod nested_defs;
 
 use super::answer::answer;
 use super::*;

@@ -13,6 +13,7 @@
 (constructor_declaration name: (identifier) @name) @definition.constructor
 (destructor_declaration name: (identifier) @name) @definition.method
 (operator_declaration operator: _ @name) @definition.method
+(local_function_statement name: (identifier) @name) @definition.function
 (property_declaration name: (identifier) @name) @definition.property
 (event_declaration name: (identifier) @name) @definition.property
 (event_field_declaration (variable_declaration (variable_declarator name: (identifier) @name))) @definition.field
