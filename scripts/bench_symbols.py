@@ -11,11 +11,14 @@ spoken to by the Python `mcp` client with its default answer budget.
 3. Greps: `grep_content` of a selective pattern (warm), and of many matches (`TODO:|XXX:`):
    time, matches shown, whether the answer was cut.
 4. With --restart: the server stopped and started again on the same index directory: the
-   time until the first lookup answers from the records, and the first grep.
+   time until the first lookup answers from the records, and the first grep. With
+   --changes N, N C files that use kmalloc_array get a new function appended while no
+   server runs (restored afterwards): from 2 s after the restart, the selective grep and
+   lookups (20 of the added functions, which must be found, and common names), timed.
 
 Usage: python3 scripts/bench_symbols.py [--tree corpora/linux] [--mapgrep target/release/mapgrep]
        [--index-dir DIR (default: a fresh one under target/bench-symbols)] [--runs 3]
-       [--names a,b,c] [--restart] [--json FILE]
+       [--names a,b,c] [--restart [--changes 60]] [--json FILE]
 Needs: a release build, the Linux tree (corpora/fetch_linux.sh), Python `mcp`.
 """
 
@@ -190,9 +193,58 @@ async def greps(sv, out):
     out["greps"] = res
 
 
+def change_files(tree, n):
+    """Appends a new function to `n` C files of `tree` that use kmalloc_array (while no server
+    runs); returns what restores them, and the names added."""
+    out = subprocess.run(["git", "grep", "-l", "--no-index", "kmalloc_array", "--", "*.c"],
+                         cwd=tree, capture_output=True, text=True).stdout.split()
+    if len(out) < n:
+        out = [os.path.relpath(os.path.join(d, f), tree)
+               for d, _, fs in os.walk(os.path.join(tree, "drivers")) for f in sorted(fs)
+               if f.endswith(".c")]
+    picked = sorted(out)[:: max(1, len(out) // n)][:n]
+    saved, names = {}, []
+    for k, rel in enumerate(picked):
+        path = os.path.join(tree, rel)
+        with open(path, "rb") as f:
+            saved[path] = f.read()
+        name = f"mg_restart_added_{k}"
+        names.append(name)
+        with open(path, "ab") as f:
+            f.write(f"\nstatic int {name}(void)\n{{\n\treturn {k};\n}}\n".encode())
+
+    def restore():
+        for path, data in saved.items():
+            with open(path, "wb") as f:
+                f.write(data)
+    return restore, names
+
+
 async def restart(args, index_dir, out):
+    names = []
+    restore = None
+    if args.changes:
+        restore, names = change_files(args.tree, args.changes)
+        print(f"restart: {len(names)} files changed while no server ran", flush=True)
+
     async def body(sv):
         t0 = time.time()
+        if names:
+            # From 2 s after start: greps and lookups, the changed files' definitions found.
+            await asyncio.sleep(max(0.0, 2.0 - (time.time() - t0)))
+            greps = [(await sv.call("grep_content", {"pattern": "kmalloc_array"}))[0]
+                     for _ in range(5)]
+            looks, missing = [], []
+            for name in names[:20] + ["kmalloc_array", "kfree", "current"]:
+                dt, text, _ = await sv.call("find_definition", {"name": name, "code": False})
+                looks.append(dt)
+                if not summary(text).startswith("Found"):
+                    missing.append(name)
+            print(f"restart after {len(names)} changes, from 2 s: grep kmalloc_array "
+                  f"{greps[0]:.1f} ms first, median {statistics.median(greps):.1f} ms, max "
+                  f"{max(greps):.1f} ms; lookups median {statistics.median(looks):.1f} ms, max "
+                  f"{max(looks):.1f} ms; added definitions not found: {missing}", flush=True)
+            out["restart_changes"] = {"grep_ms": greps, "lookup_ms": looks, "missing": missing}
         while True:
             dt, text, _ = await sv.call("find_definition", {"name": "kmalloc_array", "code": False})
             line = summary(text)
@@ -205,7 +257,12 @@ async def restart(args, index_dir, out):
         dt2, _, _ = await sv.call("grep_content", {"pattern": "kmalloc_array"})
         print(f"restart: grep kmalloc_array {dt:.0f} ms, then {dt2:.1f} ms", flush=True)
         out["restart"] = {"records_s": time.time() - t0, "grep_ms": [dt, dt2]}
-    await with_server(args, index_dir, os.path.join(os.path.dirname(index_dir), "log2"), body)
+    try:
+        await with_server(args, index_dir, os.path.join(os.path.dirname(index_dir), "log2"),
+                          body)
+    finally:
+        if restore:
+            restore()
 
 
 def main():
@@ -216,6 +273,8 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--names", default=",".join(NAMES))
     ap.add_argument("--restart", action="store_true")
+    ap.add_argument("--changes", type=int, default=0,
+                    help="with --restart: change this many C files before the restart")
     ap.add_argument("--json")
     args = ap.parse_args()
     args.names = [n for n in args.names.split(",") if n]

@@ -2,7 +2,8 @@
 """Issue 35's acceptance, measured as an agent meets it: `mapgrep serve` over stdio, driven by
 the official MCP Python client (`mcp`) with the default answer budget.
 
-Two roots, one server each (the index in a temporary directory, waited for):
+Two roots, one server each (the index in a temporary directory and every file's symbol
+records, waited for):
 - the Linux tree (`--tree`, default corpora/linux): non-identifiers refused at once; lookups
   of common words (`data`, `int`, ..., `_`) each answered in time, then four at once; a
   cancelled lookup and a search stopped by its deadline (`--search-timeout 2`) leave the
@@ -139,6 +140,16 @@ async def session_on(binary, root, extra, body):
                         if time.time() - t0 > 900:
                             sys.exit("no index in time:\n" + log[-2000:])
                         await anyio.sleep(0.2)
+                    # And every file's symbols recorded (the recorder is background work of
+                    # the index: the idle figures are about the calls' own work).
+                    while True:
+                        r = await session.call_tool("find_definition", {"name": "zz_no_such_name", "code": False})
+                        if "not indexed yet" not in text_of(r):
+                            break
+                        if time.time() - t0 > 900:
+                            sys.exit("symbols not recorded in time")
+                        await anyio.sleep(2)
+                    print(f"  index and symbol records ready after {time.time() - t0:.1f} s", flush=True)
                     await body(session, pid, Sampler(pid))
 
 

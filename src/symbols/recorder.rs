@@ -88,6 +88,7 @@ pub fn wait_recorded(ws: &Workspace, limit: Duration) -> bool {
 /// The recorder of one root (see the module docs).
 fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
     let symbols = ws.state::<Symbols>();
+    let pacer = Pacer::default();
     let mut loaded_refs: Option<Vec<(u64, u64)>> = None;
     while !symbols.stop.load(Ordering::Relaxed) {
         let Some(view) = crate::index::root_view(ws, root, false) else {
@@ -132,7 +133,7 @@ fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
             std::thread::sleep(IDLE);
             continue;
         }
-        let quiet = || wait_for_quiet(ws, &symbols.stop);
+        let quiet = || pacer.wait(ws, &symbols.stop);
         // On a pool of its own, short of one core: searches keep a core and the global pool.
         let (batch, _) = record_batch(
             &view.root,
@@ -162,11 +163,60 @@ fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
 /// that calls every half second still leave the recorder most of each gap.
 const QUIET: Duration = Duration::from_millis(250);
 
-/// Waits, before each file, until no search runs and none ended within [`QUIET`]: the
-/// calls of an agent have the cores first, and their answers come at once.
-fn wait_for_quiet(ws: &Workspace, stop: &AtomicBool) {
-    while crate::index::quiet_for(ws) < QUIET && !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(20));
+/// Paces the recorder around the agent's calls (see [`Pacer::wait`]).
+#[derive(Default)]
+struct Pacer {
+    state: std::sync::Mutex<Pace>,
+}
+
+#[derive(Default)]
+struct Pace {
+    /// Since when the recorder has waited for a quiet moment.
+    waiting_since: Option<Instant>,
+    /// Recording between calls until then (a stream of calls left no quiet moment).
+    burst_until: Option<Instant>,
+}
+
+/// A recorder that waited this long for a quiet moment records anyway, for [`BURST`]:
+/// calls back to back would otherwise keep it from ever recording (and every grep would
+/// parse the same changed files again).
+const MAX_PAUSE: Duration = Duration::from_millis(1_000);
+const BURST: Duration = Duration::from_millis(150);
+
+impl Pacer {
+    /// Waits, before each file, until no search runs and none ended within [`QUIET`] (the
+    /// calls of an agent have the cores first, and their answers come at once); after
+    /// [`MAX_PAUSE`] without such a moment (calls back to back), records for [`BURST`]
+    /// beside them (on its one thread), then waits again.
+    fn wait(&self, ws: &Workspace, stop: &AtomicBool) {
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let now = Instant::now();
+            if crate::index::quiet_for(ws) >= QUIET {
+                self.state.lock().expect("pace").waiting_since = None;
+                return;
+            }
+            {
+                let mut p = self.state.lock().expect("pace");
+                match p.burst_until {
+                    Some(until) if now < until => return,
+                    Some(_) => {
+                        p.burst_until = None;
+                        p.waiting_since = Some(now);
+                    }
+                    None => {}
+                }
+                let since = *p.waiting_since.get_or_insert(now);
+                if now - since >= MAX_PAUSE {
+                    p.burst_until = Some(now + BURST);
+                    p.waiting_since = None;
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 }
 
