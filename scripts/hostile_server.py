@@ -144,7 +144,8 @@ async def session_on(binary, root, extra, body):
                     # the index: the idle figures are about the calls' own work).
                     while True:
                         r = await session.call_tool("find_definition", {"name": "zz_no_such_name", "code": False})
-                        if "not indexed yet" not in text_of(r):
+                        t = text_of(r)
+                        if "symbol index" in t and "not indexed yet" not in t:
                             break
                         if time.time() - t0 > 900:
                             sys.exit("symbols not recorded in time")

@@ -118,58 +118,113 @@ fn collect(
         let Some(hits) = part.named(name) else {
             continue;
         };
-        let mut decoded: Option<(u32, Vec<RawSymbol>)> = None;
+        // The hits come file by file: each file is checked and decoded once (a file may
+        // define one name a hundred thousand times).
+        let mut file: Option<(u32, Option<(FileEntry, PathBuf, Vec<RawSymbol>)>)> = None;
+        // Each string decoded once (a block's strings are decoded up to the one asked for,
+        // and one of them may be a megabyte long).
+        let mut strings = Strings {
+            part,
+            seen: crate::fasthash::FastMap::default(),
+        };
         for (k, si) in hits {
-            let Some(f) = part.file(k) else { continue };
-            let Some(path) = part.string(f.path) else {
+            if file.as_ref().is_none_or(|f| f.0 != k) {
+                file = Some((k, usable(recs, view, part, pi, k, under)));
+            }
+            let Some((_, Some((f, abs, syms)))) = &file else {
                 continue;
             };
-            let path = path.as_str();
-            if !under(path) || recs.newest(path).map(|n| n.0) != Some(pi) {
-                continue;
-            }
-            let abs = view.root.join(path);
-            let live = view
-                .index
-                .find(path.as_bytes())
-                .map(|i| view.index.file(i).id);
-            if live != Some(f.ident) || view.is_dirty(&abs) {
-                continue;
-            }
-            if decoded.as_ref().is_none_or(|d| d.0 != k) {
-                decoded = part.symbols(&f).map(|s| (k, s));
-            }
-            let Some((_, syms)) = &decoded else { continue };
-            if let Some(d) = definition(part, &f, syms, si as usize, abs) {
+            if let Some(d) = definition(&mut strings, f, syms, si as usize, abs.clone()) {
                 out.push(d);
             }
         }
     }
 }
 
-fn definition(
+/// File `k` of part `pi`, its absolute path and symbols, when its record is the newest of
+/// its path, under `under`, of the version the index holds and not dirty.
+fn usable(
+    recs: &Records,
+    view: &RootView,
     part: &Part,
+    pi: usize,
+    k: u32,
+    under: &dyn Fn(&str) -> bool,
+) -> Option<(FileEntry, PathBuf, Vec<RawSymbol>)> {
+    let f = part.file(k)?;
+    let path = part.string(f.path)?;
+    if !under(&path) || recs.newest(&path).map(|n| n.0) != Some(pi) {
+        return None;
+    }
+    let abs = view.root.join(&path);
+    let live = view
+        .index
+        .find(path.as_bytes())
+        .map(|i| view.index.file(i).id);
+    if live != Some(f.ident) || view.is_dirty(&abs) {
+        return None;
+    }
+    let syms = part.symbols(&f)?;
+    Some((f, abs, syms))
+}
+
+/// The strings of a part, each decoded once.
+struct Strings<'p> {
+    part: &'p Part,
+    seen: crate::fasthash::FastMap<u32, Option<String>>,
+}
+
+impl Strings<'_> {
+    fn get(&mut self, id: u32) -> Option<String> {
+        if id == super::format::NONE {
+            return Some(String::new());
+        }
+        let part = self.part;
+        self.seen
+            .entry(id)
+            .or_insert_with(|| part.string(id))
+            .clone()
+    }
+
+    /// Symbol `k`'s qualified name (as [`Part::qualified`]).
+    fn qualified(&mut self, syms: &[RawSymbol], k: usize) -> Option<String> {
+        let s = syms.get(k)?;
+        if let Some(q) = s.qualified {
+            return self.get(q);
+        }
+        let name = self.get(s.name)?;
+        match s.parent {
+            Some(p) if s.under_parent && (p as usize) < k => {
+                Some(format!("{}.{name}", self.qualified(syms, p as usize)?))
+            }
+            _ => Some(name),
+        }
+    }
+}
+
+fn definition(
+    strings: &mut Strings<'_>,
     f: &FileEntry,
     syms: &[RawSymbol],
     k: usize,
     path: PathBuf,
 ) -> Option<Definition> {
     let s = syms.get(k)?;
-    let qualified = part.qualified(syms, k)?;
+    let qualified = strings.qualified(syms, k)?;
     let address = match s.address {
-        Some(a) => part.string(a)?,
+        Some(a) => strings.get(a)?,
         None => qualified.clone(),
     };
     Some(Definition {
         path,
         lang: super::extract::lang_of_byte(f.lang),
-        kind: part.kind(s.kind),
-        name: part.string(s.name)?,
-        package: part.string_or_empty(f.package)?,
+        kind: strings.part.kind(s.kind),
+        name: strings.get(s.name)?,
+        package: strings.get(f.package)?,
         qualified,
         address,
         parent: match s.parent {
-            Some(p) => part.string(syms.get(p as usize)?.name)?,
+            Some(p) => strings.get(syms.get(p as usize)?.name)?,
             None => String::new(),
         },
         start_line: s.start,
