@@ -120,7 +120,7 @@ fn collect(
         };
         // The hits come file by file: each file is checked and decoded once (a file may
         // define one name a hundred thousand times).
-        let mut file: Option<(u32, Option<(FileEntry, PathBuf, Vec<RawSymbol>)>)> = None;
+        let mut file: Option<(u32, Option<Usable>)> = None;
         // Each string decoded once (a block's strings are decoded up to the one asked for,
         // and one of them may be a megabyte long).
         let mut strings = Strings {
@@ -141,6 +141,9 @@ fn collect(
     }
 }
 
+/// A file's entry, absolute path and symbols.
+type Usable = (FileEntry, PathBuf, Vec<RawSymbol>);
+
 /// File `k` of part `pi`, its absolute path and symbols, when its record is the newest of
 /// its path, under `under`, of the version the index holds and not dirty.
 fn usable(
@@ -150,7 +153,7 @@ fn usable(
     pi: usize,
     k: u32,
     under: &dyn Fn(&str) -> bool,
-) -> Option<(FileEntry, PathBuf, Vec<RawSymbol>)> {
+) -> Option<Usable> {
     let f = part.file(k)?;
     let path = part.string(f.path)?;
     if !under(&path) || recs.newest(&path).map(|n| n.0) != Some(pi) {
