@@ -178,3 +178,37 @@ async fn records_damaged_in_place_are_not_trusted() {
     assert!(a.text.contains("Symbol: run (lines 3-6)"), "{}", a.text);
     srv.shutdown().await;
 }
+
+/// A name defined tens of thousands of times, its string in the records beside a string a
+/// megabyte long (decoded with it each time when the lookup decoded per site): answered in
+/// seconds from the records, and the server idle after.
+#[tokio::test]
+async fn a_name_defined_everywhere_beside_a_huge_string_answers_at_once() {
+    let fx = Fixture::new();
+    // The strings of the side file sort as "a.c", "many.py", "yyy…" (a megabyte), "z": one
+    // block, the long one before the name looked up.
+    fx.write("a.c", &format!("int {};\n", "y".repeat(1 << 20)));
+    fx.write("many.py", &"def z():\n    pass\n".repeat(20_000));
+    for p in ["a.c", "many.py"] {
+        let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+        let f = std::fs::File::options()
+            .write(true)
+            .open(fx.root.join(p))
+            .unwrap();
+        f.set_modified(old).unwrap();
+    }
+    let (srv, _log) = fx.serve_indexed().await;
+    wait_recorded(&srv, "z").await;
+    let t = Instant::now();
+    let (text, line) = summary(&srv, "z").await;
+    let took = t.elapsed();
+    assert!(line.contains("Found 20000 definitions"), "{line}");
+    assert!(line.contains("from the symbol index"), "{line}");
+    assert!(
+        text.contains("many.py:1-2: function many.z"),
+        "{}",
+        &text[..text.len().min(600)]
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    srv.shutdown().await;
+}
