@@ -187,8 +187,8 @@ async fn a_name_defined_everywhere_beside_a_huge_string_answers_at_once() {
     let fx = Fixture::new();
     // The strings of the side file sort as "a.c", "many.py", "yyy…" (a megabyte), "z": one
     // block, the long one before the name looked up.
-    fx.write("a.c", &format!("int {};\n", "y".repeat(1 << 20)));
-    fx.write("many.py", &"def z():\n    pass\n".repeat(20_000));
+    fx.write("a.c", format!("int {};\n", "y".repeat(1 << 20)));
+    fx.write("many.py", "def z():\n    pass\n".repeat(20_000));
     for p in ["a.c", "many.py"] {
         let old = std::time::SystemTime::now() - Duration::from_secs(3600);
         let f = std::fs::File::options()
