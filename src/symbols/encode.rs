@@ -103,6 +103,34 @@ fn strings_of(files: &[FileRecord]) -> Strings<'_> {
 /// same text at two addresses only makes two shapes of one meaning) and flags.
 type ShapeKey = (usize, u8);
 
+/// The shapes of `files`' symbols (each symbol's flags in `all_flags`), most used first, and
+/// each one's number.
+fn shapes_of<'f>(
+    files: &'f [FileRecord],
+    all_flags: &[u8],
+) -> (Vec<(&'f str, u8)>, Fast<ShapeKey, u32>) {
+    let mut counts: Fast<ShapeKey, (usize, &'static str)> = Fast::default();
+    let mut flags_at = all_flags.iter();
+    for f in files {
+        for s in &f.symbols {
+            let flags = *flags_at.next().expect("one a symbol");
+            let k = (s.kind.as_ptr() as usize, flags);
+            counts.entry(k).or_insert((0, s.kind)).0 += 1;
+        }
+    }
+    let mut shapes: Vec<((&str, u8), usize, ShapeKey)> = counts
+        .into_iter()
+        .map(|(k, (n, kind))| ((kind, k.1), n, k))
+        .collect();
+    shapes.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)).then(a.2.cmp(&b.2)));
+    let ids = shapes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.2, i as u32))
+        .collect();
+    (shapes.into_iter().map(|s| s.0).collect(), ids)
+}
+
 /// The payload of a side file recording `files` (sorted by path, one record a path).
 pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
     let Strings {
@@ -111,25 +139,7 @@ pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
         flags: all_flags,
     } = strings_of(files);
     let key = |kind: &'static str, flags: u8| (kind.as_ptr() as usize, flags);
-    // Shapes, most used first.
-    let mut counts: Fast<ShapeKey, (usize, &'static str)> = Fast::default();
-    let mut flags_at = all_flags.iter();
-    for f in files {
-        for s in &f.symbols {
-            let flags = *flags_at.next().expect("one a symbol");
-            counts.entry(key(s.kind, flags)).or_insert((0, s.kind)).0 += 1;
-        }
-    }
-    let mut shapes: Vec<((&str, u8), usize, ShapeKey)> = counts
-        .into_iter()
-        .map(|(k, (n, kind))| ((kind, k.1), n, k))
-        .collect();
-    shapes.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)).then(a.2.cmp(&b.2)));
-    let shape_id: Fast<ShapeKey, u32> = shapes
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.2, i as u32))
-        .collect();
+    let (shapes, shape_id) = shapes_of(files, &all_flags);
     let mut blob: Vec<u8> = Vec::new();
     let mut table: Vec<[u32; 5]> = Vec::with_capacity(files.len());
     // (name, file, symbol), in file and symbol order.
@@ -190,7 +200,6 @@ pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
             f.symbols.len() as u32,
         ]);
     }
-    let shapes: Vec<(&str, u8)> = shapes.into_iter().map(|s| s.0).collect();
     // By name, each name's in file and symbol order (the triples are distinct).
     postings.sort_unstable();
     write_payload(files, &list, &shapes, &table, &blob, &postings)
