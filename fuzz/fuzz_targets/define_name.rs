@@ -24,8 +24,15 @@ fuzz_target!(|data: &[u8]| {
     let Ok(name) = parsed else {
         return;
     };
-    assert!(text.len() <= MAX_NAME_BYTES, "{} bytes accepted", text.len());
-    assert!(!text.chars().any(char::is_control), "a control character accepted");
+    assert!(
+        text.len() <= MAX_NAME_BYTES,
+        "{} bytes accepted",
+        text.len()
+    );
+    assert!(
+        !text.chars().any(char::is_control),
+        "a control character accepted"
+    );
     assert!(!name.last.is_empty(), "an empty own name from {text:?}");
     for part in &name.qualifier {
         assert!(!part.is_empty(), "an empty component from {text:?}");
