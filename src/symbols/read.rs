@@ -155,16 +155,26 @@ impl Part {
 
     /// The qualified name of symbol `k` of `syms`: its own, or its parent's and its name.
     pub(super) fn qualified(&self, syms: &[RawSymbol], k: usize) -> Option<String> {
-        let s = syms.get(k)?;
-        if let Some(q) = s.qualified {
-            return self.string(q);
+        qualified_by(syms, k, &mut |id| self.string(id))
+    }
+}
+
+/// Symbol `k`'s qualified name, its strings read by `get`: stored, or its parent's and its
+/// own name joined by `.`, or its name.
+pub(super) fn qualified_by(
+    syms: &[RawSymbol],
+    k: usize,
+    get: &mut dyn FnMut(u32) -> Option<String>,
+) -> Option<String> {
+    let s = syms.get(k)?;
+    if let Some(q) = s.qualified {
+        return get(q);
+    }
+    let name = get(s.name)?;
+    match s.parent {
+        Some(p) if s.under_parent && (p as usize) < k => {
+            Some(format!("{}.{name}", qualified_by(syms, p as usize, get)?))
         }
-        let name = self.string(s.name)?;
-        match s.parent {
-            Some(p) if s.under_parent && (p as usize) < k => {
-                Some(format!("{}.{name}", self.qualified(syms, p as usize)?))
-            }
-            _ => Some(name),
-        }
+        _ => Some(name),
     }
 }

@@ -191,17 +191,7 @@ impl Strings<'_> {
 
     /// Symbol `k`'s qualified name (as [`Part::qualified`]).
     fn qualified(&mut self, syms: &[RawSymbol], k: usize) -> Option<String> {
-        let s = syms.get(k)?;
-        if let Some(q) = s.qualified {
-            return self.get(q);
-        }
-        let name = self.get(s.name)?;
-        match s.parent {
-            Some(p) if s.under_parent && (p as usize) < k => {
-                Some(format!("{}.{name}", self.qualified(syms, p as usize)?))
-            }
-            _ => Some(name),
-        }
+        super::read::qualified_by(syms, k, &mut |id| self.get(id))
     }
 }
 

@@ -291,12 +291,7 @@ fn grep_uses_a_persisted_index_and_says_so() {
     std::fs::write(root.join("src/b.c"), "nothing\n").unwrap();
     // Files written within two seconds of the build are never trusted: date them back.
     for f in ["src/a.c", "src/b.c"] {
-        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        let h = std::fs::File::options()
-            .write(true)
-            .open(root.join(f))
-            .unwrap();
-        h.set_modified(old).unwrap();
+        crate::common::date_back(&root.join(f));
     }
     let run = |args: &[&str]| {
         Command::new(BIN)
@@ -348,12 +343,7 @@ fn index_records_the_symbols_once() {
     .unwrap();
     std::fs::write(root.join("src/b.txt"), "nothing\n").unwrap();
     for f in ["src/a.c", "src/b.txt"] {
-        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        let h = std::fs::File::options()
-            .write(true)
-            .open(root.join(f))
-            .unwrap();
-        h.set_modified(old).unwrap();
+        crate::common::date_back(&root.join(f));
     }
     let run = |args: &[&str]| {
         Command::new(BIN)

@@ -90,6 +90,14 @@ impl Fixture {
     }
 }
 
+/// Dates the file at `path` back an hour: files written within two seconds of an index
+/// build are not trusted by it (tests about the trusted case date their fixtures back).
+pub fn date_back(path: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(old).unwrap();
+}
+
 fn write_file(path: &Path, contents: &[u8]) -> PathBuf {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).expect("create parent");

@@ -4,7 +4,6 @@
 
 use mapgrep::platform::test_support as sys;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use crate::common::{Fixture, Server, files_with, wait_for_log};
 
@@ -25,25 +24,17 @@ fn listing(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Dates `path` back an hour: files written within two seconds of an index build are not
-/// trusted by it, and this test is about the trusted case.
-fn age(path: &Path) {
-    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
-    let f = std::fs::File::options().write(true).open(path).unwrap();
-    f.set_modified(old).unwrap();
-}
-
 #[tokio::test]
 async fn a_restarted_server_uses_its_persisted_index() {
     let fx = Fixture::new();
     std::fs::create_dir(fx.root.join(".git")).unwrap();
     for i in 0..60 {
-        age(&fx.write(
+        crate::common::date_back(&fx.write(
             &format!("src/m{i}.c"),
             format!("int f{i}(void);\nPM_SUSPEND {i}\n"),
         ));
     }
-    age(&fx.write("src/hit.c", "x\nPM_RESUME here\n"));
+    crate::common::date_back(&fx.write("src/hit.c", "x\nPM_RESUME here\n"));
     let before = listing(&fx.root);
     let idx = fx.base().join("cache").join("index");
     let args = ["--index-dir", idx.to_str().unwrap()];

@@ -29,12 +29,7 @@ fn fixture() -> Fixture {
     // Dated back an hour: files written within two seconds of an index build are dirty to a
     // second server until the first stores them again; these tests are about the records.
     for p in ["src/store.rs", "lib/util.c", "app/main.py", "README.md"] {
-        let old = std::time::SystemTime::now() - Duration::from_secs(3600);
-        let f = std::fs::File::options()
-            .write(true)
-            .open(fx.root.join(p))
-            .unwrap();
-        f.set_modified(old).unwrap();
+        crate::common::date_back(&fx.root.join(p));
     }
     fx
 }
@@ -190,12 +185,7 @@ async fn a_name_defined_everywhere_beside_a_huge_string_answers_at_once() {
     fx.write("a.c", format!("int {};\n", "y".repeat(1 << 20)));
     fx.write("many.py", "def z():\n    pass\n".repeat(20_000));
     for p in ["a.c", "many.py"] {
-        let old = std::time::SystemTime::now() - Duration::from_secs(3600);
-        let f = std::fs::File::options()
-            .write(true)
-            .open(fx.root.join(p))
-            .unwrap();
-        f.set_modified(old).unwrap();
+        crate::common::date_back(&fx.root.join(p));
     }
     let (srv, _log) = fx.serve_indexed().await;
     wait_recorded(&srv, "z").await;
