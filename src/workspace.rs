@@ -263,11 +263,7 @@ impl Workspace {
     /// Resolves and opens `path` and gives its line index (cached). Binary files are refused.
     pub fn open(&self, path: &str) -> Result<OpenFile> {
         let source = self.open_source(path)?;
-        if source.is_binary() {
-            return Err(Error::Binary {
-                path: PathBuf::from(path),
-            });
-        }
+        source.refuse_binary(path)?;
         let index = self.index(&source);
         Ok(OpenFile {
             source,

@@ -134,9 +134,7 @@ impl CodeFile {
     /// [`CodeFile::open`], its parse stopped by `stop` (the file is then read as text).
     pub fn open_with(ws: &Workspace, path: &str, stop: &Stop) -> Result<CodeFile, Error> {
         let source = ws.open_source(path)?;
-        if source.is_binary() {
-            return Err(Error::Binary { path: path.into() });
-        }
+        source.refuse_binary(path)?;
         let parsed = match Lang::of_file(source.path(), source.bytes()) {
             Some(lang) => Some(parse_of(ws, &source, lang, stop)?),
             None => None,

@@ -40,9 +40,7 @@ impl Document {
         resolved: &Path,
     ) -> Result<Document, Error> {
         let source = ws.open_resolved(resolved)?;
-        if source.is_binary() {
-            return Err(Error::Binary { path: path.into() });
-        }
+        source.refuse_binary(path)?;
         let outline = super::outline_of(ws, &source)?;
         source.check_intact()?;
         Ok(Document { source, outline })

@@ -153,11 +153,7 @@ pub const LAZY_INDEX_BYTES: u64 = 64 * 1024 * 1024;
 /// one (`false`: the total is then a lower bound).
 fn open_for(ws: &Workspace, path: &str, mode: &ReadMode) -> Result<(OpenFile, u64, bool), Error> {
     let source = ws.open_source(path)?;
-    if source.is_binary() {
-        return Err(Error::Binary {
-            path: std::path::PathBuf::from(path),
-        });
-    }
+    source.refuse_binary(path)?;
     let last_needed = match *mode {
         ReadMode::Head(n) => Some(n),
         ReadMode::Range { end: Some(e), .. } => Some(e),

@@ -184,6 +184,17 @@ impl Source {
         self.encoding == Encoding::Binary
     }
 
+    /// `Err` if the file is binary (shown as `path`): `Changed` when it only looked binary
+    /// because it shrank under its mapping while it was sniffed (the pages past the new end
+    /// read as zeros), else `Binary`.
+    pub fn refuse_binary(&self, path: impl Into<PathBuf>) -> Result<()> {
+        if !self.is_binary() {
+            return Ok(());
+        }
+        self.check_intact()?;
+        Err(Error::Binary { path: path.into() })
+    }
+
     pub fn is_mapped(&self) -> bool {
         matches!(self.bytes, Bytes::Mapped(_))
     }
