@@ -73,3 +73,6 @@ mod tests {
         assert_ne!(h1.finish(), h2.finish());
     }
 }
+
+/// A set with the fast hash.
+pub type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<WordHasher>>;

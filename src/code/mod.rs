@@ -15,6 +15,8 @@ mod declaration;
 mod describe;
 mod detect;
 mod detect_header;
+pub mod idents;
+mod idents_words;
 mod jsdoc;
 pub mod lang;
 mod lang_a;

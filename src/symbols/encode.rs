@@ -43,7 +43,7 @@ fn flags_of(syms: &[SymbolRecord], s: &SymbolRecord) -> u8 {
 /// The strings of a side file: every one `files` use, sorted and without repeats (a
 /// string's id is its rank), and the id of each use in the order [`encode`] writes them
 /// (per file: its path, its package if any, then per symbol its name, its qualified name
-/// and address where stored); and each symbol's flags. Repeats are dropped by hash before
+/// and address where stored, then the names it uses); and each symbol's flags. Repeats are dropped by hash before
 /// the sort (sorting every use compared long shared prefixes millions of times), and each
 /// use is hashed once.
 struct Strings<'f> {
@@ -80,6 +80,9 @@ fn strings_of(files: &[FileRecord]) -> Strings<'_> {
             if flags & ADDRESS_IS_QUALIFIED == 0 {
                 add(s.address.as_str());
             }
+        }
+        for (name, _) in f.uses.iter() {
+            add(name);
         }
     }
     let mut order: Vec<u32> = (0..list.len() as u32).collect();
@@ -192,6 +195,7 @@ pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
                 );
             }
         }
+        write_uses(&mut blob, &f.uses, &mut next_id);
         table.push([
             path,
             package,
@@ -203,6 +207,22 @@ pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
     // By name, each name's in file and symbol order (the triples are distinct).
     postings.sort_unstable();
     write_payload(files, &list, &shapes, &table, &blob, &postings)
+}
+
+/// A file's uses after its symbols: their count, then each one's id as a delta from the
+/// one before (ids are ranks of the sorted strings, and the uses are sorted) with its class.
+fn write_uses(blob: &mut Vec<u8>, uses: &super::Uses, next_id: &mut dyn FnMut() -> u32) {
+    varint(blob, uses.len() as u64);
+    let mut last = 0u32;
+    for (_, n) in uses.iter() {
+        let id = next_id();
+        debug_assert!(id >= last);
+        varint(
+            blob,
+            (u64::from(id - last) << 2) | u64::from(super::format::uses_class(n)),
+        );
+        last = id;
+    }
 }
 
 fn write_payload(
@@ -247,25 +267,41 @@ fn write_payload(
     out
 }
 
-/// The strings, front-coded in blocks of [`BLOCK`]: each block's offset (and the end), and
-/// the coded bytes.
+/// The strings, front-coded in blocks of [`BLOCK`] (all but each block's first deflated):
+/// each block's offset (and the end), and the coded bytes.
 fn front_coded(list: &[&str]) -> (Vec<u32>, Vec<u8>) {
+    let flags = miniz_oxide::deflate::core::create_comp_flags_from_zip_params(1, 0, 0);
+    let mut packer = Box::new(miniz_oxide::deflate::core::CompressorOxide::new(flags));
     let mut coded = Vec::new();
     let mut blocks = Vec::new();
-    let mut prev: &[u8] = &[];
-    for (i, s) in list.iter().enumerate() {
-        let s = s.as_bytes();
-        if (i as u32).is_multiple_of(BLOCK) {
-            blocks.push(coded.len() as u32);
-            varint(&mut coded, s.len() as u64);
-            coded.extend_from_slice(s);
-        } else {
-            let shared = s.iter().zip(prev).take_while(|(a, b)| a == b).count();
-            varint(&mut coded, shared as u64);
-            varint(&mut coded, (s.len() - shared) as u64);
-            coded.extend_from_slice(&s[shared..]);
+    let mut rest = Vec::new();
+    for block in list.chunks(BLOCK as usize) {
+        blocks.push(coded.len() as u32);
+        let head = block[0].as_bytes();
+        varint(&mut coded, head.len() as u64);
+        coded.extend_from_slice(head);
+        if block.len() == 1 {
+            continue;
         }
-        prev = s;
+        rest.clear();
+        let mut prev = head;
+        for s in &block[1..] {
+            let s = s.as_bytes();
+            let shared = s.iter().zip(prev).take_while(|(a, b)| a == b).count();
+            varint(&mut rest, shared as u64);
+            varint(&mut rest, (s.len() - shared) as u64);
+            rest.extend_from_slice(&s[shared..]);
+            prev = s;
+        }
+        let packed = super::format::deflate(&mut packer, &rest);
+        let stored: &[u8] = if packed.len() < rest.len() {
+            &packed
+        } else {
+            &rest
+        };
+        varint(&mut coded, rest.len() as u64);
+        varint(&mut coded, stored.len() as u64);
+        coded.extend_from_slice(stored);
     }
     blocks.push(coded.len() as u32);
     (blocks, coded)

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::code::{self, FileStructure, Lang, Stop};
 use crate::index::Ident;
 
-use super::{FileRecord, SymbolRecord, status_of};
+use super::{FileRecord, SymbolRecord, Uses, status_of};
 
 /// The checksum of a file's bytes as its record holds it.
 pub fn content_hash(bytes: &[u8]) -> u64 {
@@ -40,6 +40,7 @@ pub fn record(
         status: 0,
         package: String::new(),
         symbols: Vec::new(),
+        uses: Uses::default(),
     };
     let Some(lang) = lang else {
         rec.status = status_of(code::Unparsed::NoGrammar);
@@ -69,7 +70,29 @@ pub fn record(
         }
         Err(why) => rec.status = status_of(why),
     }
+    rec.uses = uses_of(lang, bytes, &rec.symbols);
     rec
+}
+
+/// A file's uses kept at most: its most used names (a generated file of a million distinct
+/// names is not a million references worth keeping).
+const MAX_USES: usize = 8192;
+
+/// The names `bytes` uses and does not define among `symbols`, sorted, with their counts.
+fn uses_of(lang: Lang, bytes: &[u8], symbols: &[SymbolRecord]) -> Uses {
+    let defined: crate::fasthash::FastSet<&[u8]> =
+        symbols.iter().map(|s| s.name.as_bytes()).collect();
+    let mut uses: Vec<(&str, u32)> = code::idents::identifiers(lang, bytes)
+        .into_iter()
+        .filter(|(name, _)| !defined.contains(name))
+        .filter_map(|(name, n)| Some((std::str::from_utf8(name).ok()?, n)))
+        .collect();
+    if uses.len() > MAX_USES {
+        uses.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        uses.truncate(MAX_USES);
+        uses.sort_unstable();
+    }
+    uses.into_iter().collect()
 }
 
 /// Files of preprocessor lines only are read for their `#define`s up to this size.

@@ -6,13 +6,16 @@
 //! Layout of the payload, little-endian:
 //!
 //! ```text
-//! header   "MGSYMB04", then u32 counts: strings, files, shapes; then u64 offsets of the
+//! header   "MGSYMB05", then u32 counts: strings, files, shapes; then u64 offsets of the
 //!          string blocks, string bytes, file table, symbol bytes, postings index, postings
 //! shapes   each shape (a kind and the flags of a symbol, most used first): the kind's name
 //!          (u8 length, bytes), the flags u8
-//! strings  sorted, front-coded in blocks of 16: u32 offset of each block into the string
-//!          bytes (and the end); in a block, the first string whole (varint length, bytes),
-//!          each next one as the length it shares with the one before, and the rest
+//! strings  sorted, front-coded in blocks of 256: u32 offset of each block into the string
+//!          bytes (and the end); in a block, the first string whole (varint length, bytes:
+//!          what a binary search reads), then, if the block has more, varint lengths of the
+//!          rest as coded and as stored, and the rest (stored raw-deflated unless that is no
+//!          smaller): each next string as the length it shares with the one before, and the
+//!          rest
 //! files    FILE_ENTRY bytes each, sorted by path: path (string id u32), identity (dev,
 //!          ino, len u64; mtime, ctime as i64 seconds + u32 nanoseconds), content checksum
 //!          u64, language u8, status u8 (0: parsed; else why it is read as text), 2 spare,
@@ -21,8 +24,10 @@
 //! symbols  per file, per symbol in document order, varints: shape, name (zigzag delta from
 //!          the previous symbol's name id), [its index - its parent's], [qualified id],
 //!          [address id], start line (zigzag delta from the previous symbol's), and unless
-//!          the symbol is on one line: def line - start, end line - def (zigzag)
-//! postings per block of 16 strings, u32 offset of its postings (and the end); there, per
+//!          the symbol is on one line: def line - start, end line - def (zigzag); then
+//!          the names its code uses and does not define: varint count, then per name (in
+//!          string order) varint (string id delta << 2 | uses class: 1, 2-3, 4-7, 8 or more)
+//! postings per block of 256 strings, u32 offset of its postings (and the end); there, per
 //!          string of the block: varint count, then (file index, symbol index) varint pairs,
 //!          file indexes as deltas
 //! ```
@@ -33,10 +38,10 @@
 
 use crate::index::Ident;
 
-pub(super) const MAGIC: &[u8; 8] = b"MGSYMB04";
+pub(super) const MAGIC: &[u8; 8] = b"MGSYMB05";
 pub(super) const HEADER: usize = 8 + 3 * 4 + 6 * 8;
 /// Strings per front-coded block (and per block of postings).
-pub(super) const BLOCK: u32 = 16;
+pub(super) const BLOCK: u32 = 256;
 pub(super) const FILE_ENTRY: usize = 4 + 8 * 3 + 12 * 2 + 8 + 4 + 4 + 4 * 3;
 pub(super) const NONE: u32 = u32::MAX;
 
@@ -182,25 +187,72 @@ impl Layout {
 /// `upto`-th (0-based) inclusive; `None` if not well formed.
 pub(super) fn block_strings(bytes: &[u8], upto: u32) -> Option<Vec<Vec<u8>>> {
     let mut c = Cursor::new(bytes);
+    let n = usize::try_from(c.varint()?).ok()?;
+    let head = c.b.get(c.at..c.at.checked_add(n)?)?.to_vec();
+    c.at += n;
     let mut out: Vec<Vec<u8>> = Vec::with_capacity(upto as usize + 1);
-    for i in 0..=upto {
-        let s = if i == 0 {
-            let n = usize::try_from(c.varint()?).ok()?;
-            let s = c.b.get(c.at..c.at.checked_add(n)?)?.to_vec();
-            c.at += n;
-            s
-        } else {
-            let shared = usize::try_from(c.varint()?).ok()?;
-            let n = usize::try_from(c.varint()?).ok()?;
-            let prev = out.last()?;
-            let mut s = prev.get(..shared)?.to_vec();
-            s.extend_from_slice(c.b.get(c.at..c.at.checked_add(n)?)?);
-            c.at += n;
-            s
-        };
+    out.push(head);
+    if upto == 0 {
+        return Some(out);
+    }
+    let raw_len = usize::try_from(c.varint()?).ok()?;
+    let stored = usize::try_from(c.varint()?).ok()?;
+    let packed = c.b.get(c.at..c.at.checked_add(stored)?)?;
+    // Deflate packs at most 1,032 to 1: a larger claim is not a block this wrote.
+    if raw_len > stored.saturating_mul(1032).max(64) {
+        return None;
+    }
+    let rest = if stored == raw_len {
+        std::borrow::Cow::Borrowed(packed)
+    } else {
+        std::borrow::Cow::Owned(inflate(packed, raw_len)?)
+    };
+    let mut c = Cursor::new(&rest);
+    for _ in 1..=upto {
+        let shared = usize::try_from(c.varint()?).ok()?;
+        let n = usize::try_from(c.varint()?).ok()?;
+        let prev = out.last()?;
+        let mut s = prev.get(..shared)?.to_vec();
+        s.extend_from_slice(c.b.get(c.at..c.at.checked_add(n)?)?);
+        c.at += n;
         out.push(s);
     }
     Some(out)
+}
+
+/// The `len` bytes raw-deflated into `packed`; `None` unless they are exactly that many.
+fn inflate(packed: &[u8], len: usize) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; len];
+    let n = miniz_oxide::inflate::decompress_slice_iter_to_slice(
+        &mut out,
+        std::iter::once(packed),
+        false,
+        true,
+    )
+    .ok()?;
+    (n == len).then_some(out)
+}
+
+/// Raw-deflates `data` (level 1: a block is small and read often) with `c`.
+pub(super) fn deflate(c: &mut miniz_oxide::deflate::core::CompressorOxide, data: &[u8]) -> Vec<u8> {
+    use miniz_oxide::deflate::core::{TDEFLFlush, TDEFLStatus, compress};
+    c.reset();
+    let mut out = vec![0u8; data.len() + data.len() / 8 + 64];
+    let (mut pos, mut input) = (0, data);
+    loop {
+        let (status, read, wrote) = compress(c, input, &mut out[pos..], TDEFLFlush::Finish);
+        pos += wrote;
+        input = &input[read..];
+        match status {
+            TDEFLStatus::Done => break,
+            TDEFLStatus::Okay if pos == out.len() => out.resize(out.len() * 2, 0),
+            TDEFLStatus::Okay => {}
+            // Cannot happen with a buffer given; a block left raw is still read.
+            _ => return data.to_vec(),
+        }
+    }
+    out.truncate(pos);
+    out
 }
 
 /// One file's entry as the table holds it.
@@ -264,9 +316,9 @@ pub(super) struct RawSymbol {
     pub end: u32,
 }
 
-/// Decodes `count` symbols from a file's symbol bytes, given each shape's flags; `None` if
-/// they are not well formed.
-pub(super) fn symbols(bytes: &[u8], count: u32, shapes: &[u8]) -> Option<Vec<RawSymbol>> {
+/// Decodes `count` symbols from a file's symbol bytes, given each shape's flags, and where
+/// they end (its uses follow); `None` if they are not well formed.
+pub(super) fn symbols(bytes: &[u8], count: u32, shapes: &[u8]) -> Option<(Vec<RawSymbol>, usize)> {
     let mut c = Cursor::new(bytes);
     let mut out = Vec::with_capacity(count.min(1 << 20) as usize);
     let (mut prev, mut prev_name) = (0i64, 0i64);
@@ -316,7 +368,37 @@ pub(super) fn symbols(bytes: &[u8], count: u32, shapes: &[u8]) -> Option<Vec<Raw
             end: u32::try_from(end).ok()?,
         });
     }
+    Some((out, c.at))
+}
+
+/// The names a file's code uses (string id, uses class 0-3), from the bytes after its
+/// symbols; `None` if not well formed.
+pub(super) fn uses(bytes: &[u8]) -> Option<Vec<(u32, u8)>> {
+    let mut c = Cursor::new(bytes);
+    let n = c.varint()?;
+    let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
+    let mut id = 0u64;
+    for _ in 0..n {
+        let v = c.varint()?;
+        id = id.checked_add(v >> 2)?;
+        out.push((u32::try_from(id).ok()?, (v & 3) as u8));
+    }
     c.done().then_some(out)
+}
+
+/// A count of uses as its class (what the records keep of it): 1, 2-3, 4-7, 8 or more.
+pub(super) fn uses_class(n: u32) -> u8 {
+    match n {
+        0 | 1 => 0,
+        2 | 3 => 1,
+        4..=7 => 2,
+        _ => 3,
+    }
+}
+
+/// The count of uses a class stands for (its least).
+pub(super) fn class_uses(class: u8) -> u32 {
+    1 << class.min(3)
 }
 
 /// The postings of the `k`-th string of a block, from the block's postings (`bytes`):

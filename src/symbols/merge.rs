@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::format::RawSymbol;
-use super::read::Part;
+use super::read::{BlockCache, Part};
 use super::state::Records;
 use super::{FileRecord, SymbolRecord};
 
@@ -16,41 +16,56 @@ pub(super) fn records_of(recs: &Records, range: std::ops::Range<usize>) -> Vec<F
             newest.insert(path, (i, k));
         }
     }
+    // One cache of decoded string blocks a side file (merged side files are small).
+    let mut caches: Vec<Option<BlockCache<'_>>> = recs.parts.iter().map(|_| None).collect();
     newest
         .into_iter()
-        .filter_map(|(_, (i, k))| record(&recs.parts[i].0, k))
+        .filter_map(|(_, (i, k))| {
+            let part = &recs.parts[i].0;
+            record(
+                part,
+                k,
+                caches[i].get_or_insert_with(|| BlockCache::new(part)),
+            )
+        })
         .collect()
 }
 
-/// File `k` of `part` as a record.
-fn record(part: &Part, k: u32) -> Option<FileRecord> {
+/// File `k` of `part` as a record, its strings read through `strings`.
+fn record(part: &Part, k: u32, strings: &mut BlockCache<'_>) -> Option<FileRecord> {
     let f = part.file(k)?;
     let syms = part.symbols(&f)?;
     let symbols = (0..syms.len())
-        .map(|i| symbol(part, &syms, i))
+        .map(|i| symbol(strings, &syms, i))
         .collect::<Option<Vec<SymbolRecord>>>()?;
+    let uses = part
+        .uses(&f)?
+        .into_iter()
+        .map(|(id, class)| Some((strings.get(id)?, super::format::class_uses(class))))
+        .collect::<Option<super::Uses>>()?;
     Some(FileRecord {
-        path: part.string(f.path)?,
+        path: strings.get(f.path)?,
         ident: f.ident,
         hash: f.hash,
         lang: f.lang,
         status: f.status,
-        package: part.string_or_empty(f.package)?,
+        package: strings.get(f.package)?,
         symbols,
+        uses,
     })
 }
 
-fn symbol(part: &Part, syms: &[RawSymbol], i: usize) -> Option<SymbolRecord> {
+fn symbol(strings: &mut BlockCache<'_>, syms: &[RawSymbol], i: usize) -> Option<SymbolRecord> {
     let s = &syms[i];
-    let qualified = part.qualified(syms, i)?;
+    let qualified = strings.qualified(syms, i)?;
     Some(SymbolRecord {
-        name: part.string(s.name)?,
+        name: strings.get(s.name)?,
         address: match s.address {
-            Some(a) => part.string(a)?,
+            Some(a) => strings.get(a)?,
             None => qualified.clone(),
         },
         qualified,
-        kind: part.kind(s.kind),
+        kind: strings.part.kind(s.kind),
         declaration: s.declaration,
         parent: s.parent,
         start_line: s.start,

@@ -52,6 +52,53 @@ pub struct FileRecord {
     pub package: String,
     /// In document order (parents before their children).
     pub symbols: Vec<SymbolRecord>,
+    /// The names its code uses and does not define (outside comments and strings), sorted,
+    /// each with its number of uses (kept as a class: 1, 2-3, 4-7, 8 or more).
+    pub uses: Uses,
+}
+
+/// Names with their counts, in one buffer (a file uses hundreds of names: one allocation,
+/// not hundreds).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Uses {
+    text: String,
+    /// Each name's end in `text`, and its count.
+    ends: Vec<(u32, u32)>,
+}
+
+impl Uses {
+    pub fn push(&mut self, name: &str, n: u32) {
+        self.text.push_str(name);
+        self.ends.push((self.text.len() as u32, n));
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Each name and its count, in the order pushed.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, u32)> + '_ {
+        let mut start = 0usize;
+        self.ends.iter().map(move |&(end, n)| {
+            let name = &self.text[start..end as usize];
+            start = end as usize;
+            (name, n)
+        })
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<(S, u32)> for Uses {
+    fn from_iter<I: IntoIterator<Item = (S, u32)>>(it: I) -> Uses {
+        let mut u = Uses::default();
+        for (name, n) in it {
+            u.push(name.as_ref(), n);
+        }
+        u
+    }
 }
 
 /// One definition (or declaration) as recorded.

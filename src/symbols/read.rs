@@ -59,21 +59,14 @@ impl Part {
         format::block_strings(self.block(b)?, n.checked_sub(1)?)
     }
 
-    /// String `id`.
+    /// String `id` (the queries read through a [`BlockCache`]).
+    #[cfg(test)]
     pub(super) fn string(&self, id: u32) -> Option<String> {
         if id >= self.layout.strings {
             return None;
         }
         let mut all = format::block_strings(self.block(id / BLOCK)?, id % BLOCK)?;
         String::from_utf8(all.pop()?).ok()
-    }
-
-    /// The optional string `id` (`NONE`: empty).
-    pub(super) fn string_or_empty(&self, id: u32) -> Option<String> {
-        if id == NONE {
-            return Some(String::new());
-        }
-        self.string(id)
     }
 
     /// The id of the string `s`: `Some(None)` when the side file does not hold it, `None`
@@ -140,22 +133,67 @@ impl Part {
         )
     }
 
-    /// The symbols of a file's entry, decoded.
-    pub(super) fn symbols(&self, f: &FileEntry) -> Option<Vec<RawSymbol>> {
+    /// The bytes of a file's symbols and uses.
+    fn body(&self, f: &FileEntry) -> Option<&[u8]> {
         let at = self.layout.symbol_bytes + f.symbols_at as usize;
         if at + f.symbols_len as usize > self.layout.postings_index {
             return None;
         }
-        format::symbols(
-            self.bytes(at, f.symbols_len as usize)?,
-            f.count,
-            &self.layout.flags,
-        )
+        self.bytes(at, f.symbols_len as usize)
+    }
+
+    /// The symbols of a file's entry, decoded.
+    pub(super) fn symbols(&self, f: &FileEntry) -> Option<Vec<RawSymbol>> {
+        format::symbols(self.body(f)?, f.count, &self.layout.flags).map(|(s, _)| s)
+    }
+
+    /// The names a file's code uses and does not define (string id, uses class), in string
+    /// order.
+    pub(super) fn uses(&self, f: &FileEntry) -> Option<Vec<(u32, u8)>> {
+        let body = self.body(f)?;
+        let (_, end) = format::symbols(body, f.count, &self.layout.flags)?;
+        format::uses(body.get(end..)?)
     }
 
     /// The qualified name of symbol `k` of `syms`: its own, or its parent's and its name.
+    #[cfg(test)]
     pub(super) fn qualified(&self, syms: &[RawSymbol], k: usize) -> Option<String> {
         qualified_by(syms, k, &mut |id| self.string(id))
+    }
+}
+
+/// The strings of a part read through their blocks, each block decoded once (a block is
+/// inflated to read any string of it but its first).
+pub(super) struct BlockCache<'p> {
+    pub(super) part: &'p Part,
+    blocks: crate::fasthash::FastMap<u32, Option<Vec<Vec<u8>>>>,
+}
+
+impl<'p> BlockCache<'p> {
+    pub(super) fn new(part: &'p Part) -> BlockCache<'p> {
+        BlockCache {
+            part,
+            blocks: crate::fasthash::FastMap::default(),
+        }
+    }
+
+    /// String `id` (`NONE`: empty).
+    pub(super) fn get(&mut self, id: u32) -> Option<String> {
+        if id == NONE {
+            return Some(String::new());
+        }
+        let part = self.part;
+        let all = self
+            .blocks
+            .entry(id / BLOCK)
+            .or_insert_with(|| part.block_all(id / BLOCK))
+            .as_ref()?;
+        String::from_utf8(all.get((id % BLOCK) as usize)?.clone()).ok()
+    }
+
+    /// Symbol `k`'s qualified name (as [`Part::qualified`]).
+    pub(super) fn qualified(&mut self, syms: &[RawSymbol], k: usize) -> Option<String> {
+        qualified_by(syms, k, &mut |id| self.get(id))
     }
 }
 

@@ -44,6 +44,9 @@ fn files() -> Vec<FileRecord> {
                     ..sym("stop", "App.stop", Some(0), (14, 14, 19))
                 },
             ],
+            uses: [("HashMap", 1), ("println", 2), ("start", 8), ("z", 4)]
+                .into_iter()
+                .collect(),
         },
         FileRecord {
             path: "b/lib.c".into(),
@@ -56,6 +59,7 @@ fn files() -> Vec<FileRecord> {
                 sym("start", "start", None, (3, 3, 8)),
                 sym("z", "z", None, (1, 1, 1)),
             ],
+            uses: [("App", 1), ("malloc", 4)].into_iter().collect(),
         },
         FileRecord {
             path: "c/big.c".into(),
@@ -65,6 +69,7 @@ fn files() -> Vec<FileRecord> {
             status: 2,
             package: String::new(),
             symbols: Vec::new(),
+            uses: Default::default(),
         },
     ]
 }
@@ -95,6 +100,24 @@ fn records_read_back_whole() {
             );
             assert_eq!(syms[i].parent, s.parent);
         }
+        // The uses come back as their classes: 1, 2-3, 4-7, 8 or more.
+        let uses: Vec<(String, u32)> = part
+            .uses(&f)
+            .unwrap()
+            .into_iter()
+            .map(|(id, class)| (part.string(id).unwrap(), super::format::class_uses(class)))
+            .collect();
+        let classed: Vec<(String, u32)> = want
+            .uses
+            .iter()
+            .map(|(n, c)| {
+                (
+                    n.to_string(),
+                    super::format::class_uses(super::format::uses_class(c)),
+                )
+            })
+            .collect();
+        assert_eq!(uses, classed);
     }
     assert_eq!(part.find_file("b/lib.c"), Some(1));
     assert_eq!(part.find_file("b/lib.h"), None);
@@ -151,6 +174,9 @@ fn many_files_and_names_are_all_found() {
             status: 0,
             package: String::new(),
             symbols,
+            uses: [(format!("used_{}", f % 300), 2), ("zz_last".into(), 1)]
+                .into_iter()
+                .collect(),
         });
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -263,6 +289,16 @@ fn symbols_cost() {
         recs.push(r);
     }
     let record = t.elapsed();
+    let t = Instant::now();
+    for (r, (_, b)) in recs.iter().zip(&files) {
+        if let Some(l) = super::extract::lang_of_byte(r.lang) {
+            std::hint::black_box(crate::code::idents::identifiers(l, b));
+        }
+    }
+    println!(
+        "the identifier scan alone: {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
     let t = Instant::now();
     let mut bytes = 0;
     for chunk in recs.chunks(8192) {

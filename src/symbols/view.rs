@@ -8,7 +8,7 @@ use crate::index::RootView;
 use crate::workspace::Workspace;
 
 use super::format::{FileEntry, RawSymbol};
-use super::read::Part;
+use super::read::BlockCache;
 use super::state::Records;
 
 /// A definition as the records hold it.
@@ -121,15 +121,11 @@ fn collect(
         // The hits come file by file: each file is checked and decoded once (a file may
         // define one name a hundred thousand times).
         let mut file: Option<(u32, Option<Usable>)> = None;
-        // Each string decoded once (a block's strings are decoded up to the one asked for,
-        // and one of them may be a megabyte long).
-        let mut strings = Strings {
-            part,
-            seen: crate::fasthash::FastMap::default(),
-        };
+        // Each block of strings decoded once (one of them may be a megabyte long).
+        let mut strings = BlockCache::new(part);
         for (k, si) in hits {
             if file.as_ref().is_none_or(|f| f.0 != k) {
-                file = Some((k, usable(recs, view, part, pi, k, under)));
+                file = Some((k, usable(recs, view, &mut strings, pi, k, under)));
             }
             let Some((_, Some((f, abs, syms)))) = &file else {
                 continue;
@@ -149,13 +145,14 @@ type Usable = (FileEntry, PathBuf, Vec<RawSymbol>);
 fn usable(
     recs: &Records,
     view: &RootView,
-    part: &Part,
+    strings: &mut BlockCache<'_>,
     pi: usize,
     k: u32,
     under: &dyn Fn(&str) -> bool,
 ) -> Option<Usable> {
+    let part = strings.part;
     let f = part.file(k)?;
-    let path = part.string(f.path)?;
+    let path = strings.get(f.path)?;
     if !under(&path) || recs.newest(&path).map(|n| n.0) != Some(pi) {
         return None;
     }
@@ -171,32 +168,8 @@ fn usable(
     Some((f, abs, syms))
 }
 
-/// The strings of a part, each decoded once.
-struct Strings<'p> {
-    part: &'p Part,
-    seen: crate::fasthash::FastMap<u32, Option<String>>,
-}
-
-impl Strings<'_> {
-    fn get(&mut self, id: u32) -> Option<String> {
-        if id == super::format::NONE {
-            return Some(String::new());
-        }
-        let part = self.part;
-        self.seen
-            .entry(id)
-            .or_insert_with(|| part.string(id))
-            .clone()
-    }
-
-    /// Symbol `k`'s qualified name (as [`Part::qualified`]).
-    fn qualified(&mut self, syms: &[RawSymbol], k: usize) -> Option<String> {
-        super::read::qualified_by(syms, k, &mut |id| self.get(id))
-    }
-}
-
 fn definition(
-    strings: &mut Strings<'_>,
+    strings: &mut BlockCache<'_>,
     f: &FileEntry,
     syms: &[RawSymbol],
     k: usize,
@@ -262,13 +235,17 @@ pub fn enclosing(
         return None;
     }
     let syms = part.symbols(&f)?;
-    let found = lines.iter().map(|&l| innermost(part, &syms, l)).collect();
+    let mut strings = BlockCache::new(part);
+    let found = lines
+        .iter()
+        .map(|&l| innermost(&mut strings, &syms, l))
+        .collect();
     (!part.side.is_damaged()).then_some(found)
 }
 
 /// The innermost symbol whose lines hold `line`, as a structure finds it: the first top-level
 /// symbol that holds it, then the first of its members that does, and so on.
-fn innermost(part: &Part, syms: &[RawSymbol], line: u64) -> Option<Enclosing> {
+fn innermost(strings: &mut BlockCache<'_>, syms: &[RawSymbol], line: u64) -> Option<Enclosing> {
     let line = u32::try_from(line).ok()?;
     // Symbols are in document order: only those starting at or before the line can hold it.
     let upto = syms.partition_point(|s| s.start <= line);
@@ -288,12 +265,12 @@ fn innermost(part: &Part, syms: &[RawSymbol], line: u64) -> Option<Enclosing> {
     let k = found?;
     let s = &syms[k];
     let address = match s.address {
-        Some(a) => part.string(a)?,
-        None => part.qualified(syms, k)?,
+        Some(a) => strings.get(a)?,
+        None => strings.qualified(syms, k)?,
     };
     Some(Enclosing {
         address,
-        kind: part.kind(s.kind),
+        kind: strings.part.kind(s.kind),
         start_line: s.start,
         end_line: s.end,
     })

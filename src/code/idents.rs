@@ -1,0 +1,367 @@
+//! The names a file's code uses: every identifier written outside its comments and string
+//! literals, with how often, found by a lexical scan (no parse: the scan sees function
+//! bodies a skimmed C file's parse leaves out, and costs a pass over the bytes). What the
+//! records keep of a file for references and the repo map (`crate::symbols`).
+//!
+//! The scan knows each language's comments (`//`, `/* */`, `#`, Ruby's `=begin`), strings
+//! (quotes, triple quotes, raw and template strings, C# verbatim strings, string prefixes)
+//! and character literals (told from Rust lifetimes and Scala symbols by their closing
+//! quote), and leaves out each language's keywords, names of one character, numbers, PHP
+//! variables (`$x`) and the path of a C `#include`. It is a lexer's approximation, not a
+//! parse: heredocs and C++ raw strings are read as code.
+
+use super::idents_words::keywords;
+use super::lang_id::Lang;
+
+/// How a language writes comments and strings.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Family {
+    /// `//` and `/* */` comments; `#` starts a C preprocessor line.
+    CLike,
+    Python,
+    Ruby,
+    Shell,
+    Php,
+}
+
+fn family(lang: Lang) -> Family {
+    match lang {
+        Lang::Python => Family::Python,
+        Lang::Ruby => Family::Ruby,
+        Lang::Bash => Family::Shell,
+        Lang::Php => Family::Php,
+        _ => Family::CLike,
+    }
+}
+
+/// Whether a string in double quotes may run over several lines.
+fn multiline_strings(lang: Lang) -> bool {
+    matches!(lang, Lang::Rust | Lang::Php | Lang::Ruby | Lang::Bash)
+}
+
+/// Byte classes: a name's first byte, a name's byte, `$` (a name's byte in JavaScript).
+const START: u8 = 1;
+const NAME: u8 = 2;
+const DOLLAR: u8 = 4;
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 {
+            t[b] = START | NAME;
+        } else if c.is_ascii_digit() {
+            t[b] = NAME;
+        } else if c == b'$' {
+            t[b] = DOLLAR;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// The length of the run of name bytes at the start of `b` (`$` among them when `dollar`).
+fn name_len(b: &[u8], dollar: bool) -> usize {
+    let mask = if dollar { NAME | DOLLAR } else { NAME };
+    b.iter()
+        .position(|&c| CLASS[usize::from(c)] & mask == 0)
+        .unwrap_or(b.len())
+}
+
+/// The identifiers `bytes` (a file in `lang`) uses outside comments and strings, each with
+/// its number of uses, sorted by name; keywords and one-character names left out.
+pub fn identifiers(lang: Lang, bytes: &[u8]) -> Vec<(&[u8], u32)> {
+    let mut counts: crate::fasthash::FastMap<&[u8], u32> = crate::fasthash::FastMap::default();
+    Scan::new(lang, bytes).run(|name| {
+        *counts.entry(name).or_insert(0) += 1;
+    });
+    let keywords = keywords(lang);
+    let mut out: Vec<(&[u8], u32)> = counts
+        .into_iter()
+        .filter(|(n, _)| keywords.binary_search(n).is_err())
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+struct Scan<'b> {
+    b: &'b [u8],
+    i: usize,
+    lang: Lang,
+    fam: Family,
+    multiline: bool,
+    /// `$` is part of a name (JavaScript, TypeScript).
+    dollar: bool,
+}
+
+impl<'b> Scan<'b> {
+    fn new(lang: Lang, b: &'b [u8]) -> Scan<'b> {
+        Scan {
+            b,
+            i: 0,
+            lang,
+            fam: family(lang),
+            multiline: multiline_strings(lang),
+            dollar: matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx),
+        }
+    }
+
+    fn at(&self, k: usize) -> u8 {
+        self.b.get(self.i + k).copied().unwrap_or(0)
+    }
+
+    fn starts(&self, s: &[u8]) -> bool {
+        self.b[self.i..].starts_with(s)
+    }
+
+    /// Moves past the next `end` (or to the end of the bytes).
+    fn skip_past(&mut self, end: &[u8]) {
+        self.i = match memchr::memmem::find(&self.b[self.i..], end) {
+            Some(k) => self.i + k + end.len(),
+            None => self.b.len(),
+        };
+    }
+
+    fn skip_line(&mut self) {
+        self.i = memchr::memchr(b'\n', &self.b[self.i..]).map_or(self.b.len(), |k| self.i + k);
+    }
+
+    /// Moves past a string opened by `q` at `self.i - 1`: to its unescaped closing quote,
+    /// or (a one-line string) to the end of the line.
+    fn skip_string(&mut self, q: u8, escapes: bool, multiline: bool) {
+        while self.i < self.b.len() {
+            let c = self.b[self.i];
+            self.i += 1;
+            if c == b'\\' && escapes {
+                self.i += 1;
+            } else if c == q {
+                // C#'s verbatim strings and others write a quote twice.
+                if !escapes && self.at(0) == q {
+                    self.i += 1;
+                    continue;
+                }
+                return;
+            } else if c == b'\n' && !multiline {
+                return;
+            }
+        }
+    }
+
+    /// Whether a `#` here starts a comment in a shell (a word's first byte).
+    fn shell_comment(&self) -> bool {
+        self.i == 0
+            || matches!(
+                self.b[self.i - 1],
+                b' ' | b'\t' | b'\n' | b';' | b'(' | b'|' | b'&'
+            )
+    }
+
+    fn run(&mut self, mut found: impl FnMut(&'b [u8])) {
+        let n = self.b.len();
+        let start = if self.dollar { START | DOLLAR } else { START };
+        while self.i < n {
+            let c = self.b[self.i];
+            if CLASS[usize::from(c)] & start != 0 {
+                self.ident(&mut found);
+                continue;
+            }
+            match c {
+                b'0'..=b'9' => {
+                    // A number, with its dots and suffixes.
+                    while self.i < n
+                        && (CLASS[usize::from(self.b[self.i])] & NAME != 0
+                            || self.b[self.i] == b'.')
+                    {
+                        self.i += 1;
+                    }
+                }
+                b'/' if matches!(self.fam, Family::CLike | Family::Php) && self.at(1) == b'/' => {
+                    self.skip_line();
+                }
+                b'/' if matches!(self.fam, Family::CLike | Family::Php) && self.at(1) == b'*' => {
+                    self.i += 2;
+                    self.skip_past(b"*/");
+                }
+                b'#' => self.hash(),
+                b'=' if self.fam == Family::Ruby
+                    && (self.i == 0 || self.b[self.i - 1] == b'\n')
+                    && self.starts(b"=begin") =>
+                {
+                    self.skip_past(b"\n=end");
+                }
+                b'"' | b'\'' if self.starts(if c == b'"' { b"\"\"\"" } else { b"'''" }) => {
+                    self.i += 3;
+                    self.skip_past(if c == b'"' { b"\"\"\"" } else { b"'''" });
+                }
+                b'"' => {
+                    let verbatim =
+                        self.lang == Lang::CSharp && self.i > 0 && self.b[self.i - 1] == b'@';
+                    self.i += 1;
+                    self.skip_string(b'"', !verbatim, self.multiline || verbatim);
+                }
+                b'\'' => self.quote(),
+                b'`' if matches!(
+                    self.lang,
+                    Lang::JavaScript | Lang::TypeScript | Lang::Tsx | Lang::Go
+                ) =>
+                {
+                    self.i += 1;
+                    self.skip_string(b'`', self.lang != Lang::Go, true);
+                }
+                b'$' if self.fam == Family::Php => {
+                    // A variable: its name is not a definition's.
+                    self.i += 1;
+                    self.i += name_len(&self.b[self.i..], false);
+                }
+                _ => self.i += 1,
+            }
+        }
+    }
+
+    fn ident(&mut self, found: &mut impl FnMut(&'b [u8])) {
+        let start = self.i;
+        self.i += name_len(&self.b[start..], self.dollar);
+        let name = &self.b[start..self.i];
+        // A string's prefix (`r"`, `b'`, `f"`, `rb"`): the string follows.
+        if matches!(self.at(0), b'"' | b'\'')
+            && name.len() <= 2
+            && name.iter().all(|c| b"rRbBfFuUL".contains(c))
+        {
+            return;
+        }
+        if name.len() > 1 {
+            found(name);
+        }
+    }
+
+    fn hash(&mut self) {
+        match self.fam {
+            Family::Python | Family::Ruby | Family::Php => self.skip_line(),
+            Family::Shell if self.shell_comment() => self.skip_line(),
+            Family::Shell => self.i += 1,
+            Family::CLike if matches!(self.lang, Lang::C | Lang::Cpp) => {
+                // A preprocessor line: `#include <a/b.h>` names a path, not code.
+                let mut k = self.i + 1;
+                while k < self.b.len() && matches!(self.b[k], b' ' | b'\t') {
+                    k += 1;
+                }
+                if self.b[k..].starts_with(b"include") || self.b[k..].starts_with(b"import") {
+                    self.skip_line();
+                } else {
+                    self.i += 1;
+                }
+            }
+            Family::CLike => self.i += 1,
+        }
+    }
+
+    /// A single quote: a string where quotes make strings, else a character literal when it
+    /// closes as one (`'a'`, `'\n'`), else a Rust lifetime or a Scala symbol (read on).
+    fn quote(&mut self) {
+        let strings = matches!(
+            self.lang,
+            Lang::Python
+                | Lang::Ruby
+                | Lang::Bash
+                | Lang::Php
+                | Lang::JavaScript
+                | Lang::TypeScript
+                | Lang::Tsx
+        );
+        self.i += 1;
+        if strings {
+            let escapes = self.lang != Lang::Bash;
+            self.skip_string(b'\'', escapes, self.multiline);
+        } else if self.at(0) == b'\\' {
+            self.skip_string(b'\'', true, false);
+        } else if self.at(1) == b'\'' {
+            self.i += 2;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(lang: Lang, src: &str) -> Vec<String> {
+        identifiers(lang, src.as_bytes())
+            .into_iter()
+            .map(|(n, c)| format!("{}:{c}", String::from_utf8_lossy(n)))
+            .collect()
+    }
+
+    #[test]
+    fn keyword_lists_are_sorted() {
+        for l in crate::code::lang::ALL {
+            let k = keywords(l);
+            assert!(k.windows(2).all(|w| w[0] < w[1]), "{l:?}");
+        }
+    }
+
+    #[test]
+    fn c_code_without_comments_strings_or_include_paths() {
+        let src = "#include <linux/slab.h>\n/* kmalloc_array in a comment */\n\
+                   static int grow(struct pool *p) {\n  // kfree here too\n  \
+                   p->items = kmalloc_array(p->n, sizeof(*p->items), GFP_KERNEL);\n  \
+                   pr_info(\"kzalloc %d\\n\", 'x');\n  return p->items ? 0 : -ENOMEM;\n}\n";
+        assert_eq!(
+            names(Lang::C, src),
+            [
+                "ENOMEM:1",
+                "GFP_KERNEL:1",
+                "grow:1",
+                "items:3",
+                "kmalloc_array:1",
+                "pool:1",
+                "pr_info:1"
+            ]
+        );
+    }
+
+    #[test]
+    fn rust_lifetimes_chars_and_raw_strings() {
+        let src = "fn view<'a>(s: &'a str) -> Vec<&'a str> { let c = '\\''; let r = r\"x y\"; \
+                   s.split(c).collect() }";
+        assert_eq!(
+            names(Lang::Rust, src),
+            ["Vec:1", "collect:1", "split:1", "str:2", "view:1"]
+        );
+    }
+
+    #[test]
+    fn python_ruby_shell_and_php_comments_and_strings() {
+        let py = "def load(path):\n    \"\"\"Reads json_text.\"\"\"\n    # parse_later\n    \
+                  return json.loads(open(path).read(), f\"{x}\")\n";
+        assert_eq!(
+            names(Lang::Python, py),
+            ["json:1", "load:1", "loads:1", "open:1", "path:2", "read:1"]
+        );
+        let rb = "=begin\nhidden_word\n=end\nclass Inflector < Base # note\n  \
+                  before_action :camelize\nend\n";
+        assert_eq!(
+            names(Lang::Ruby, rb),
+            ["Base:1", "Inflector:1", "before_action:1", "camelize:1"]
+        );
+        let sh = "# comment_word\nlog() { echo \"$msg\" ${#args}; }\nlog 'quoted_word' $HOME\n";
+        assert_eq!(
+            names(Lang::Bash, sh),
+            ["HOME:1", "args:1", "echo:1", "log:2"]
+        );
+        let php = "<?php\n$req = Request::create($uri); # why\n$req->send();\n";
+        assert_eq!(names(Lang::Php, php), ["Request:1", "create:1", "send:1"]);
+    }
+
+    #[test]
+    fn javascript_templates_and_names_with_dollars() {
+        let src = "const $el = `hidden ${word}`; $el.on('click', handler); // off\n";
+        assert_eq!(names(Lang::JavaScript, src), ["$el:2", "handler:1", "on:1"]);
+    }
+
+    #[test]
+    fn an_unclosed_string_ends_with_its_line() {
+        let src = "char *s = \"open;\nint next_line(void);\n";
+        assert_eq!(names(Lang::C, src), ["next_line:1"]);
+    }
+}
