@@ -12,6 +12,7 @@ mod json;
 mod output;
 mod printer;
 mod read;
+mod refs;
 mod select;
 mod zip;
 
@@ -56,6 +57,11 @@ pub enum Command {
     /// ("Parser.parse", "Foo::new").
     #[command(alias = "definition")]
     Def(define::DefArgs),
+    /// Print every use of a name in code across a tree (calls, types, macros, imports, member
+    /// accesses; not comments, strings or its definitions), grouped by file and by the
+    /// symbol each use sits in. By name, not by type.
+    #[command(alias = "references")]
+    Refs(refs::RefsArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard
     /// output, e.g. `mapgrep completions bash > ~/.local/share/bash-completion/completions/mapgrep`.
     Completions {
@@ -130,6 +136,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Outline(args) => code::outline(args),
         Command::Symbol(args) => code::symbol(args),
         Command::Def(args) => define::run(args),
+        Command::Refs(args) => refs::run(args),
         Command::BenchDef(args) => define::bench(args),
         Command::Index(args) => index::run(args),
         Command::BenchGrep(args) => bench::run(args),

@@ -74,7 +74,9 @@ fn name_len(b: &[u8], dollar: bool) -> usize {
 pub fn identifiers(lang: Lang, bytes: &[u8]) -> Vec<(&[u8], u32)> {
     let mut counts: crate::fasthash::FastMap<&[u8], u32> = crate::fasthash::FastMap::default();
     Scan::new(lang, bytes).run(|name| {
-        *counts.entry(name).or_insert(0) += 1;
+        if name.len() > 1 {
+            *counts.entry(name).or_insert(0) += 1;
+        }
     });
     let keywords = keywords(lang);
     let mut out: Vec<(&[u8], u32)> = counts
@@ -83,6 +85,19 @@ pub fn identifiers(lang: Lang, bytes: &[u8]) -> Vec<(&[u8], u32)> {
         .collect();
     out.sort_unstable();
     out
+}
+
+/// Where `name` is written in the code of `bytes` (a file in `lang`) as a whole identifier,
+/// outside comments and strings: the byte offset of each occurrence, in order.
+pub fn occurrences(lang: Lang, bytes: &[u8], name: &[u8]) -> Vec<usize> {
+    let mut at = Vec::new();
+    let base = bytes.as_ptr() as usize;
+    Scan::new(lang, bytes).run(|found| {
+        if found == name {
+            at.push(found.as_ptr() as usize - base);
+        }
+    });
+    at
 }
 
 struct Scan<'b> {
@@ -230,9 +245,7 @@ impl<'b> Scan<'b> {
         {
             return;
         }
-        if name.len() > 1 {
-            found(name);
-        }
+        found(name);
     }
 
     fn hash(&mut self) {
@@ -357,6 +370,15 @@ mod tests {
     fn javascript_templates_and_names_with_dollars() {
         let src = "const $el = `hidden ${word}`; $el.on('click', handler); // off\n";
         assert_eq!(names(Lang::JavaScript, src), ["$el:2", "handler:1", "on:1"]);
+    }
+
+    #[test]
+    fn occurrences_are_the_code_ones() {
+        let src = "// grow here\nint grow(int n) { return grow(n - 1) + regrow(\"grow\"); }\n";
+        let at = occurrences(Lang::C, src.as_bytes(), b"grow");
+        assert_eq!(at, [17, 38]);
+        assert!(at.iter().all(|&k| &src[k..k + 4] == "grow"));
+        assert_eq!(occurrences(Lang::C, b"x = y;", b"x"), [0]);
     }
 
     #[test]

@@ -33,6 +33,7 @@ use crate::grep::{GrepQuery, Progress};
 use crate::words::{Term, Words};
 use crate::workspace::Workspace;
 use candidates::Candidate;
+pub use shape::could_define;
 pub use text::MAX_SIGNED;
 use text::{MAX_CODE_BYTES, MAX_CODE_SITES, code_of, sign, signature};
 

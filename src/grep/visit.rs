@@ -68,6 +68,11 @@ impl VisitedFile<'_> {
     pub fn name(&self) -> String {
         self.entry.name()
     }
+
+    /// Where it is (as the walk reached it: absolute under an absolute root).
+    pub fn path(&self) -> &Path {
+        self.entry.path()
+    }
 }
 
 /// A file as a worker gets it: where it is, where it came from, and its display name on

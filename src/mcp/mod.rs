@@ -11,6 +11,7 @@ mod doc;
 mod grep;
 mod params;
 mod read;
+mod refs;
 pub mod schema;
 pub mod transport;
 pub mod words;
@@ -82,7 +83,8 @@ impl MapgrepServer {
             + MapgrepServer::grep_router()
             + MapgrepServer::doc_router()
             + MapgrepServer::code_router()
-            + MapgrepServer::define_router();
+            + MapgrepServer::define_router()
+            + MapgrepServer::refs_router();
         for route in tool_router.map.values_mut() {
             let tool = &mut route.attr;
             tool.input_schema = schema::portable_object(&tool.input_schema);

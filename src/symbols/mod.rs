@@ -31,7 +31,10 @@ mod view;
 
 pub use extract::{content_hash, record};
 pub use recorder::{record_index, start, wait_recorded};
-pub use view::{Definition, Enclosing, Lookup, definitions, enclosing, unrecorded_count};
+pub use view::{
+    Definition, Enclosing, Lookup, NameInFile, definitions, enclosing, name_in_file,
+    unrecorded_count,
+};
 
 use crate::index::Ident;
 

@@ -71,7 +71,7 @@ impl Part {
 
     /// The id of the string `s`: `Some(None)` when the side file does not hold it, `None`
     /// when the bytes read are damaged.
-    fn find_string(&self, s: &str) -> Option<Option<u32>> {
+    pub(super) fn find_string(&self, s: &str) -> Option<Option<u32>> {
         let blocks = self.layout.strings.div_ceil(BLOCK);
         // The last block whose first string is at most `s`.
         let (mut lo, mut hi) = (0u32, blocks);

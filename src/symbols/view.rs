@@ -218,6 +218,63 @@ pub fn enclosing(
     hash: impl FnOnce() -> u64,
     lines: &[u64],
 ) -> Option<Vec<Option<Enclosing>>> {
+    let (held, f) = file_record(ws, abs, hash)?;
+    let part = &held.0;
+    let syms = part.symbols(&f)?;
+    let mut strings = BlockCache::new(part);
+    let found = lines
+        .iter()
+        .map(|&l| innermost(&mut strings, &syms, l))
+        .collect();
+    (!part.side.is_damaged()).then_some(found)
+}
+
+/// What the records hold of one file for the uses of a name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameInFile {
+    /// The lines (from its own first line to its last) of each symbol of that name.
+    pub definitions: Vec<(u32, u32)>,
+    /// The innermost symbol around each line asked about.
+    pub enclosing: Vec<Option<Enclosing>>,
+}
+
+/// For the file at `abs` whose bytes have the checksum `hash()`: the symbols named `name`
+/// and the innermost symbol around each of `lines`; `None` when no record of that version
+/// exists (the caller parses). Only the strings shown are decoded.
+pub fn name_in_file(
+    ws: &Workspace,
+    abs: &Path,
+    hash: impl FnOnce() -> u64,
+    name: &str,
+    lines: &[u64],
+) -> Option<NameInFile> {
+    let (held, f) = file_record(ws, abs, hash)?;
+    let part = &held.0;
+    let syms = part.symbols(&f)?;
+    let id = part.find_string(name)?;
+    let definitions = syms
+        .iter()
+        .filter(|s| Some(s.name) == id)
+        .map(|s| (s.def, s.end))
+        .collect();
+    let mut strings = BlockCache::new(part);
+    let enclosing = lines
+        .iter()
+        .map(|&l| innermost(&mut strings, &syms, l))
+        .collect();
+    (!part.side.is_damaged()).then_some(NameInFile {
+        definitions,
+        enclosing,
+    })
+}
+
+/// The newest record of the file at `abs` and its part, when it records the version whose
+/// bytes have the checksum `hash()` and was parsed.
+fn file_record(
+    ws: &Workspace,
+    abs: &Path,
+    hash: impl FnOnce() -> u64,
+) -> Option<(std::sync::Arc<super::state::PartPaths>, FileEntry)> {
     let root = crate::index::indexed_roots(ws)
         .into_iter()
         .find(|r| abs.starts_with(r))?;
@@ -229,18 +286,9 @@ pub fn enclosing(
         .to_str()?
         .replace(std::path::MAIN_SEPARATOR, "/");
     let (i, k) = recs.newest(&rel)?;
-    let part = &recs.parts[i].0;
-    let f = part.file(k)?;
-    if f.status != 0 || f.hash != hash() {
-        return None;
-    }
-    let syms = part.symbols(&f)?;
-    let mut strings = BlockCache::new(part);
-    let found = lines
-        .iter()
-        .map(|&l| innermost(&mut strings, &syms, l))
-        .collect();
-    (!part.side.is_damaged()).then_some(found)
+    let part = std::sync::Arc::clone(&recs.parts[i]);
+    let f = part.0.file(k)?;
+    (f.status == 0 && f.hash == hash()).then_some((part, f))
 }
 
 /// The innermost symbol whose lines hold `line`, as a structure finds it: the first top-level

@@ -858,6 +858,7 @@ fn required_args(fx: &Fixture, tool: &str) -> Value {
         }
         "file_read" => json!({"file": "a.ts"}),
         "find_definition" => json!({"name": "f"}),
+        "find_references" => json!({"name": "f"}),
         other => panic!("a new tool, {other}: give it its required arguments here"),
     }
 }

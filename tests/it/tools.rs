@@ -149,7 +149,8 @@ async fn schemas_are_portable_and_the_list_is_lean() {
             }
         );
         if !writing {
-            assert!(bytes <= 14_000, "tools/list is {bytes} bytes");
+            // 10 tools.
+            assert!(bytes <= 15_500, "tools/list is {bytes} bytes");
             for t in &tools {
                 let d = t.description.as_deref().unwrap_or_default();
                 assert!(
@@ -229,6 +230,7 @@ async fn both_views_carry_the_answer_at_about_the_same_size() {
         ),
         ("doc_toc", serde_json::json!({"path": "HANDBOOK.md"})),
         ("find_definition", serde_json::json!({"name": "handle7"})),
+        ("find_references", serde_json::json!({"name": "handle7"})),
         (
             "doc_find",
             serde_json::json!({"path": "HANDBOOK.md", "pattern": "*Part*"}),

@@ -1,0 +1,427 @@
+//! Who uses a name: every use of it in code (a call, a type, a macro, an import, a member
+//! access by that name) outside comments and string literals, with the symbol each use sits
+//! in, definitions of that name set aside (they are `find_definition`'s).
+//!
+//! The files are grep's (its paths, sandbox, ignore rules, globs, and the trigram index when
+//! it is ready): those that hold the name as a whole word. Each is scanned lexically
+//! (`code::idents`: the language's comments and strings left out) with its bytes in hand;
+//! the definitions of the name and the symbol around each use come from the index's symbol
+//! records of that version, else from a parse within the search's parse budget, else (past
+//! it) the lines shaped like a definition are set aside and the uses go without their symbol,
+//! and the answer says how many. The match is by name, not by type: every symbol of that name
+//! is counted; a qualified name narrows nothing yet, and the answer says so.
+
+mod render;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::code::{Lang, Stop};
+use crate::error::{ParamError, RequestError};
+use crate::grep::{self, EnclosingSymbol, Flow, GrepQuery, Progress, Sink, VisitedFile};
+use crate::words::{Term, Words};
+use crate::workspace::Workspace;
+
+pub use render::{RefCursor, Rendered, render};
+
+/// A search for the uses of a name.
+#[derive(Clone, Debug, Default)]
+pub struct RefsQuery {
+    /// As `find_definition` takes it: `kmalloc_array`, `Parser.parse`, `std::vector`.
+    pub name: String,
+    /// Only files of this language (`rust`, `py`...).
+    pub lang: Option<String>,
+    /// Where to look: its paths, globs and walk options (its pattern is ignored).
+    pub scope: GrepQuery,
+}
+
+/// One use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reference {
+    /// As a search displays it.
+    pub path: String,
+    pub line: u64,
+    /// 1-based byte column of the name.
+    pub column: u32,
+    /// The line, trimmed, at most [`MAX_TEXT`] bytes.
+    pub text: String,
+    pub enclosing: Option<EnclosingSymbol>,
+}
+
+/// Bytes of a line shown with its use.
+pub const MAX_TEXT: usize = 240;
+
+/// Every use found.
+#[derive(Clone, Debug, Default)]
+pub struct References {
+    /// The name searched for: the last part of the name given.
+    pub word: String,
+    /// The qualifier given (`std` of `std::vector`), which narrows nothing.
+    pub qualifier: Option<String>,
+    /// In the visit's order: by path, then line and column.
+    pub refs: Vec<Reference>,
+    /// Files with a use.
+    pub files: usize,
+    /// Uses on the definition lines of that name, set aside.
+    pub set_aside: usize,
+    /// Files whose symbols came from the records, from a parse, and (past the parse budget)
+    /// from neither.
+    pub from_records: usize,
+    pub parsed: usize,
+    pub unparsed: usize,
+    pub searched: u64,
+    pub errors: Vec<String>,
+    /// The search stopped at its deadline: the uses of the files after are missing.
+    pub timed_out: bool,
+}
+
+/// How long one search may spend parsing files whose records are not there yet.
+pub const PARSE_BUDGET: Duration = Duration::from_millis(2_000);
+
+/// What one file gave.
+struct FileRefs {
+    refs: Vec<Reference>,
+    set_aside: usize,
+    how: How,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum How {
+    Records,
+    Parsed,
+    Unparsed,
+}
+
+struct Collect<'a> {
+    out: &'a mut References,
+}
+
+impl Sink<Option<FileRefs>> for Collect<'_> {
+    fn file(&mut self, result: Option<FileRefs>) -> Flow {
+        let Some(f) = result else {
+            return Flow::Continue;
+        };
+        let out = &mut self.out;
+        out.set_aside += f.set_aside;
+        match f.how {
+            How::Records => out.from_records += 1,
+            How::Parsed => out.parsed += 1,
+            How::Unparsed => out.unparsed += 1,
+        }
+        if !f.refs.is_empty() {
+            out.files += 1;
+            out.refs.extend(f.refs);
+        }
+        Flow::Continue
+    }
+}
+
+impl RefsQuery {
+    /// The parameters as an error echoes them.
+    pub fn provided(&self, w: &dyn Words) -> String {
+        let mut parts = vec![w.given(Term::DefName, &format!("{:?}", self.name))];
+        if let Some(l) = &self.lang {
+            parts.push(w.given(Term::Lang, &format!("{l:?}")));
+        }
+        if !self.scope.search_paths.is_empty() {
+            let paths = self.scope.search_paths.join(", ");
+            parts.push(w.given(Term::SearchPath, &format!("{paths:?}")));
+        }
+        if !self.scope.globs.is_empty() {
+            parts.push(w.given(Term::Glob, &format!("{:?}", self.scope.globs)));
+        }
+        parts.join(", ")
+    }
+
+    /// The name's last part and its qualifier, or the error for a name that is not one.
+    fn word(&self, w: &dyn Words) -> Result<(String, Option<String>), ParamError> {
+        let given = self.name.trim();
+        let term = w.name(Term::DefName);
+        let parsed = crate::define::name::parse(given).map_err(|why| {
+            ParamError::new(
+                &format!("Invalid {term}"),
+                self.provided(w),
+                format!("{:?} is not a symbol name: {}.", clip(given), why.0),
+                "Give one name (\"kmalloc_array\") or a qualified one as the language writes it (\"Parser.parse\", \"std::vector\"); to search text, use a search.",
+            )
+        })?;
+        if !parsed
+            .last
+            .bytes()
+            .any(|b| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80)
+        {
+            return Err(ParamError::new(
+                &format!("Invalid {term}"),
+                self.provided(w),
+                format!(
+                    "{:?} is an operator: its uses are not names in code.",
+                    clip(given)
+                ),
+                "Give a name made of letters, digits and underscores.",
+            ));
+        }
+        let qualifier = (!parsed.qualifier.is_empty()).then(|| parsed.qualifier.join("."));
+        Ok((parsed.last, qualifier))
+    }
+
+    fn lang(&self, w: &dyn Words) -> Result<Option<Lang>, ParamError> {
+        let Some(given) = &self.lang else {
+            return Ok(None);
+        };
+        let want = given.trim().to_ascii_lowercase();
+        let by_name = crate::code::lang::ALL
+            .iter()
+            .find(|l| l.name() == want && l.enabled())
+            .copied();
+        by_name
+            .or_else(|| Lang::from_path(Path::new(&format!("x.{want}"))))
+            .map(Some)
+            .ok_or_else(|| {
+                ParamError::new(
+                    &format!("Unknown {}", w.name(Term::Lang)),
+                    self.provided(w),
+                    format!("'{given}' is not a language this build parses."),
+                    "Use a language name (\"c\", \"rust\", \"python\") or a file extension; or leave it out.",
+                )
+            })
+    }
+}
+
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// Every use of `q.name` in the files `q.scope` covers, within the caller's cancellation
+/// (`progress`, which a deadline sets too).
+pub fn find(
+    ws: &Workspace,
+    q: &RefsQuery,
+    progress: &Progress,
+) -> Result<References, RequestError> {
+    let w = ws.words();
+    let (word, qualifier) = q.word(w).map_err(RequestError::Param)?;
+    let lang = q.lang(w).map_err(RequestError::Param)?;
+    let search = GrepQuery {
+        pattern: word.clone(),
+        fixed_strings: true,
+        word: true,
+        case_insensitive: false,
+        before_context: 0,
+        after_context: 0,
+        section_patterns: Some(Vec::new()),
+        max_results: usize::MAX,
+        cursor: None,
+        ..q.scope.clone()
+    };
+    let parse_spent = AtomicU64::new(0);
+    let finder = memchr::memmem::Finder::new(word.as_bytes());
+    let visit = Progress::default();
+    let work = |f: VisitedFile<'_>| -> Option<FileRefs> {
+        progress.files_searched.fetch_add(1, Ordering::Relaxed);
+        if progress.cancelled.load(Ordering::Relaxed) {
+            visit.cancel();
+            return None;
+        }
+        finder.find(f.bytes)?;
+        let name = f.name();
+        let file_lang = Lang::of_file(Path::new(&name), f.bytes)?;
+        if lang.is_some_and(|l| l != file_lang) {
+            return None;
+        }
+        let ctx = FileCtx {
+            ws,
+            word: &word,
+            lang: file_lang,
+            bytes: f.bytes,
+            path: f.path(),
+            parse_spent: &parse_spent,
+        };
+        Some(ctx.uses(name))
+    };
+    let mut out = References {
+        word: word.clone(),
+        qualifier,
+        ..References::default()
+    };
+    let visited = grep::visit_in_order(
+        ws,
+        &search,
+        &visit,
+        false,
+        &work,
+        &mut Collect { out: &mut out },
+    )
+    .map_err(|e| match e {
+        RequestError::Param(p) => RequestError::Param(ParamError {
+            provided: q.provided(w),
+            ..p
+        }),
+        other => other,
+    })?;
+    out.searched = visited.files;
+    out.errors = visited.errors;
+    out.timed_out = visit.cancelled.load(Ordering::Relaxed);
+    Ok(out)
+}
+
+/// One file being read for the uses of a name.
+struct FileCtx<'a> {
+    ws: &'a Workspace,
+    word: &'a str,
+    lang: Lang,
+    bytes: &'a [u8],
+    path: &'a Path,
+    parse_spent: &'a AtomicU64,
+}
+
+impl FileCtx<'_> {
+    /// The uses in this file (shown as `name`).
+    fn uses(&self, name: String) -> FileRefs {
+        let offsets = crate::code::idents::occurrences(self.lang, self.bytes, self.word.as_bytes());
+        let at = lines_of(self.bytes, &offsets);
+        let lines: Vec<u64> = at.iter().map(|a| a.0).collect();
+        let (definitions, enclosing, how) = self.symbols(&lines);
+        // Each definition of the name sets aside the first line at or after its own first
+        // line that holds the name (its name's line).
+        let mut aside: Vec<u64> = definitions
+            .iter()
+            .filter_map(|&(from, to)| {
+                lines
+                    .iter()
+                    .copied()
+                    .find(|&l| l >= u64::from(from) && l <= u64::from(to))
+            })
+            .collect();
+        if how == How::Unparsed {
+            aside.extend(
+                at.iter()
+                    .filter(|a| {
+                        crate::define::could_define(
+                            &line_text(self.bytes, a.2),
+                            self.word,
+                            self.lang,
+                        )
+                    })
+                    .map(|a| a.0),
+            );
+        }
+        let mut refs = Vec::with_capacity(at.len());
+        let mut set_aside = 0;
+        for (k, &(line, column, start)) in at.iter().enumerate() {
+            if aside.contains(&line) {
+                set_aside += 1;
+                continue;
+            }
+            refs.push(Reference {
+                path: name.clone(),
+                line,
+                column,
+                text: line_text(self.bytes, start),
+                enclosing: enclosing.get(k).cloned().flatten(),
+            });
+        }
+        FileRefs {
+            refs,
+            set_aside,
+            how,
+        }
+    }
+
+    /// The lines of the definitions of the name, and the symbol around each of `lines`:
+    /// from the records, else a parse within the budget, else nothing.
+    fn symbols(&self, lines: &[u64]) -> (Vec<(u32, u32)>, Vec<Option<EnclosingSymbol>>, How) {
+        let abs = if self.path.is_absolute() {
+            self.path.to_path_buf()
+        } else {
+            std::env::current_dir().unwrap_or_default().join(self.path)
+        };
+        let hash = || crate::symbols::content_hash(self.bytes);
+        if let Some(n) = crate::symbols::name_in_file(self.ws, &abs, hash, self.word, lines) {
+            let enclosing = n
+                .enclosing
+                .into_iter()
+                .map(|e| {
+                    e.map(|e| EnclosingSymbol {
+                        name: e.address,
+                        kind: e.kind.to_string(),
+                        start_line: e.start_line.into(),
+                        end_line: e.end_line.into(),
+                    })
+                })
+                .collect();
+            return (n.definitions, enclosing, How::Records);
+        }
+        let spent = Duration::from_nanos(self.parse_spent.load(Ordering::Relaxed));
+        if spent >= PARSE_BUDGET {
+            return (Vec::new(), Vec::new(), How::Unparsed);
+        }
+        let started = Instant::now();
+        let stop = Stop::new(None, Some(started + (PARSE_BUDGET - spent)));
+        let parsed = crate::code::FileStructure::build_with(self.lang, self.bytes, &stop);
+        let took = started.elapsed().as_nanos() as u64;
+        self.parse_spent.fetch_add(took, Ordering::Relaxed);
+        let Ok(s) = parsed else {
+            return (Vec::new(), Vec::new(), How::Unparsed);
+        };
+        let definitions = s
+            .symbols
+            .iter()
+            .filter(|sym| sym.name == self.word)
+            .map(|sym| (sym.def_line, sym.end_line))
+            .collect();
+        let enclosing = lines
+            .iter()
+            .map(|&l| {
+                let k = s.innermost_at(u32::try_from(l).ok()?)?;
+                let sym = s.symbols.get(k as usize)?;
+                Some(EnclosingSymbol {
+                    name: sym.address.clone(),
+                    kind: sym.kind.to_string(),
+                    start_line: sym.start_line.into(),
+                    end_line: sym.end_line.into(),
+                })
+            })
+            .collect();
+        (definitions, enclosing, How::Parsed)
+    }
+}
+
+/// For each offset (ascending) into `bytes`: its 1-based line, 1-based byte column, and the
+/// offset of its line's start.
+fn lines_of(bytes: &[u8], offsets: &[usize]) -> Vec<(u64, u32, usize)> {
+    let mut out = Vec::with_capacity(offsets.len());
+    let (mut line, mut line_start, mut counted) = (1u64, 0usize, 0usize);
+    for &at in offsets {
+        for nl in memchr::memchr_iter(b'\n', &bytes[counted..at]) {
+            line += 1;
+            line_start = counted + nl + 1;
+        }
+        counted = at;
+        let column = u32::try_from(at - line_start + 1).unwrap_or(u32::MAX);
+        out.push((line, column, line_start));
+    }
+    out
+}
+
+/// The line starting at `start`, trimmed, at most [`MAX_TEXT`] bytes (on a character edge).
+fn line_text(bytes: &[u8], start: usize) -> String {
+    let rest = &bytes[start..];
+    let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+    let line = String::from_utf8_lossy(&rest[..end]);
+    let line = line.trim();
+    if line.len() <= MAX_TEXT {
+        return line.to_string();
+    }
+    let mut cut = MAX_TEXT;
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…", &line[..cut])
+}
+
+#[cfg(test)]
+mod tests;

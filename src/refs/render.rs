@@ -1,0 +1,176 @@
+//! The text of a references answer, the same for every front-end: a summary line, then the
+//! uses grouped by file and by the symbol they sit in, fitted to the room the caller has
+//! (a page), with a cursor to the first use not shown.
+
+use std::fmt::Write as _;
+
+use super::{Reference, References};
+use crate::words::{Term, Words};
+
+/// Where a cut answer continues: the first use not shown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefCursor {
+    pub path: String,
+    pub line: u64,
+    pub column: u32,
+}
+
+impl RefCursor {
+    /// `LINE:COLUMN:PATH` (the numbers first, so paths with colons survive).
+    pub fn encode(&self) -> String {
+        format!("{}:{}:{}", self.line, self.column, self.path)
+    }
+
+    pub fn decode(s: &str) -> Option<RefCursor> {
+        let mut parts = s.splitn(3, ':');
+        let line = parts.next()?.parse().ok()?;
+        let column = parts.next()?.parse().ok()?;
+        let path = parts.next()?.to_string();
+        (!path.is_empty()).then_some(RefCursor { path, line, column })
+    }
+
+    fn of(r: &Reference) -> RefCursor {
+        RefCursor {
+            path: r.path.clone(),
+            line: r.line,
+            column: r.column,
+        }
+    }
+}
+
+/// A rendered page.
+#[derive(Clone, Debug, Default)]
+pub struct Rendered {
+    pub text: String,
+    /// Uses after the last shown were left out for room.
+    pub truncated: bool,
+    pub next_cursor: Option<String>,
+    /// The uses shown: from the `first`-th (0-based) of the answer, `shown` of them.
+    pub first: usize,
+    pub shown: usize,
+}
+
+/// Where the page from `cursor` starts: the cursor's use, or the first after it (by path,
+/// then line and column) when that one is gone.
+fn start(refs: &[Reference], cursor: Option<&RefCursor>) -> usize {
+    let Some(c) = cursor else {
+        return 0;
+    };
+    refs.iter()
+        .position(|r| r.path == c.path && (r.line, r.column) >= (c.line, c.column))
+        .or_else(|| refs.iter().position(|r| r.path > c.path))
+        .unwrap_or(refs.len())
+}
+
+/// The summary line of `r`.
+fn summary(r: &References) -> String {
+    let mut s = format!(
+        "{} uses of `{}` in {} files (matched by name, not by type; comments and strings left out; {} on definition lines set aside)",
+        r.refs.len(),
+        r.word,
+        r.files,
+        r.set_aside
+    );
+    if let Some(q) = &r.qualifier {
+        let _ = write!(
+            s,
+            "; the qualifier `{q}` is not checked: every use of `{}` is listed",
+            r.word
+        );
+    }
+    if r.unparsed > 0 {
+        let _ = write!(
+            s,
+            "; {} files not yet in the symbol index and past the parse budget: their uses have no enclosing symbol and lines shaped like a definition were set aside",
+            r.unparsed
+        );
+    }
+    if r.timed_out {
+        s.push_str("; STOPPED at the time limit: files after the last one shown were not searched, narrow the search");
+    }
+    s.push('.');
+    s
+}
+
+/// The page of `r` from `cursor` that fits in `room` bytes (at least one line of uses is
+/// shown; the uses on one line are shown together).
+pub fn render(r: &References, cursor: Option<&RefCursor>, room: usize, w: &dyn Words) -> Rendered {
+    let first = start(&r.refs, cursor);
+    let mut text = summary(r);
+    text.push('\n');
+    if r.refs.is_empty() {
+        text.push_str("No uses found.\n");
+        return Rendered {
+            text,
+            ..Rendered::default()
+        };
+    }
+    // Room kept for the closing line of a cut page.
+    let closing = 160 + r.refs.last().map_or(0, |l| l.path.len());
+    let mut shown = 0;
+    let mut file: Option<&str> = None;
+    let mut symbol: Option<Option<&str>> = None;
+    let rest = &r.refs[first..];
+    while shown < rest.len() {
+        let u = &rest[shown];
+        // The uses on one line are shown as that line once.
+        let same = rest[shown..]
+            .iter()
+            .take_while(|v| v.path == u.path && v.line == u.line)
+            .count();
+        let mut chunk = String::new();
+        if file != Some(u.path.as_str()) {
+            let _ = writeln!(chunk, "\n{}", u.path);
+            symbol = None;
+        }
+        let sym = u.enclosing.as_ref().map(|e| e.name.as_str());
+        if symbol != Some(sym) {
+            match &u.enclosing {
+                Some(e) => {
+                    let _ = writeln!(
+                        chunk,
+                        "  in {} {} ({}-{}):",
+                        e.kind, e.name, e.start_line, e.end_line
+                    );
+                }
+                None => chunk.push_str("  (top level):\n"),
+            }
+        }
+        let _ = writeln!(chunk, "    {}: {}", u.line, u.text);
+        if shown > 0 && text.len() + chunk.len() + closing > room {
+            break;
+        }
+        text.push_str(&chunk);
+        file = Some(u.path.as_str());
+        symbol = Some(sym);
+        shown += same;
+    }
+    let next = first + shown;
+    let truncated = next < r.refs.len();
+    let next_cursor = truncated.then(|| RefCursor::of(&r.refs[next]).encode());
+    if let Some(c) = &next_cursor {
+        let _ = write!(
+            text,
+            "\n[uses {}-{} of {} shown; pass {} \"{c}\" for the next]\n",
+            first + 1,
+            next,
+            r.refs.len(),
+            w.name(Term::Cursor)
+        );
+    } else if first > 0 {
+        let _ = write!(
+            text,
+            "\n[uses {}-{} of {} shown: the last page]\n",
+            first + 1,
+            next,
+            r.refs.len()
+        );
+    }
+    Rendered {
+        text,
+        truncated,
+        next_cursor,
+        first,
+        shown,
+    }
+}

@@ -1,0 +1,172 @@
+//! `find_references` through the real server: the uses of a name in several languages
+//! (comments, strings and definitions left out) with their enclosing symbols, both views,
+//! pages within a small budget that together are the whole answer, an edit seen by the next
+//! call, the parameter errors, and `mapgrep refs` on the command line.
+
+use serde_json::json;
+
+use crate::common::{BIN, Fixture};
+
+const LIB_RS: &str = "\
+/// Doubles a value: double_it is documented here.
+pub fn double_it(x: u64) -> u64 {
+    x * 2
+}
+
+pub fn quad(x: u64) -> u64 {
+    double_it(double_it(x))
+}
+";
+
+const MAIN_GO: &str = "\
+package main
+
+// double_it is called below
+func main() {
+\tprintln(lib.double_it(3), \"double_it\")
+}
+";
+
+fn fixture() -> Fixture {
+    let fx = Fixture::new();
+    fx.write("src/lib.rs", LIB_RS);
+    fx.write("cmd/main.go", MAIN_GO);
+    for k in 0..30 {
+        fx.write(
+            &format!("many/m{k:02}.py"),
+            format!("from lib import double_it\n\n\ndef use{k}(v):\n    return double_it(v)\n"),
+        );
+    }
+    fx
+}
+
+/// The `N: text` lines of an answer, with the file above each.
+fn uses(text: &str) -> Vec<String> {
+    let mut file = String::new();
+    let mut out = Vec::new();
+    for l in text.lines() {
+        if !l.starts_with(' ') && l.contains('.') && !l.contains(' ') {
+            file = l.to_string();
+        } else if let Some(rest) = l.strip_prefix("    ")
+            && rest
+                .split(':')
+                .next()
+                .is_some_and(|n| n.parse::<u32>().is_ok())
+        {
+            out.push(format!("{file}:{rest}"));
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn uses_with_callers_both_views_and_pages_that_make_the_whole() {
+    let fx = fixture();
+    let srv = fx.serve().await;
+    let a = srv
+        .ok("find_references", json!({"name": "double_it"}))
+        .await;
+    assert!(
+        a.text
+            .starts_with("## find_references: double_it\n\n63 uses of `double_it` in 32 files"),
+        "{}",
+        a.text
+    );
+    assert!(
+        a.text.contains("1 on definition lines set aside"),
+        "{}",
+        a.text
+    );
+    assert!(
+        a.text
+            .contains("  in function quad (6-8):\n    7: double_it(double_it(x))"),
+        "{}",
+        a.text
+    );
+    assert!(
+        a.text
+            .contains("  in function main (3-6):\n    5: println(lib.double_it(3), \"double_it\")"),
+        "{}",
+        a.text
+    );
+    assert!(!a.text.contains("documented here"), "{}", a.text);
+    assert_eq!(a.structured["content"], a.text.as_str());
+    assert!(a.structured.get("next_cursor").is_none());
+    let whole = uses(&a.text);
+    // 63 uses on 62 lines: two on one line are shown as that line once.
+    assert_eq!(whole.len(), 62, "{whole:?}");
+    // Small pages, followed by their cursors.
+    let mut paged = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..100 {
+        let mut args = json!({"name": "double_it", "max_output_bytes": 1200});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let p = srv.ok("find_references", args).await;
+        assert!(p.text.len() <= 1200, "{}", p.text.len());
+        assert_eq!(p.structured["content"], p.text.as_str());
+        paged.extend(uses(&p.text));
+        match p.structured.get("next_cursor").and_then(|c| c.as_str()) {
+            Some(c) => {
+                assert!(
+                    p.text.contains(&format!("pass cursor \"{c}\"")),
+                    "{}",
+                    p.text
+                );
+                cursor = Some(c.to_string());
+            }
+            None => break,
+        }
+    }
+    assert_eq!(paged, whole);
+    // An edit is seen by the next call.
+    fx.write(
+        "cmd/extra.go",
+        "package main\n\nfunc extra() int { return double_it(1) }\n",
+    );
+    let b = srv
+        .ok(
+            "find_references",
+            json!({"name": "double_it", "lang": "go"}),
+        )
+        .await;
+    assert_eq!(uses(&b.text).len(), 2, "{}", b.text);
+    let e = srv
+        .layout_err("find_references", json!({"name": "a b"}))
+        .await;
+    assert_eq!(e.short, "Invalid name");
+    let e = srv
+        .layout_err("find_references", json!({"name": "x", "cursor": "nope"}))
+        .await;
+    assert_eq!(e.short, "Invalid cursor");
+}
+
+#[test]
+fn the_command_line_prints_the_same_uses() {
+    let fx = fixture();
+    let out = std::process::Command::new(BIN)
+        .args(["refs", "double_it", "src", "cmd"])
+        .current_dir(&fx.root)
+        .env("XDG_CACHE_HOME", fx.base().join("cache"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("3 uses of `double_it` in 2 files"),
+        "{text}"
+    );
+    assert!(text.contains("    7: double_it(double_it(x))"), "{text}");
+    let none = std::process::Command::new(BIN)
+        .args(["refs", "no_such_name_here", "src"])
+        .current_dir(&fx.root)
+        .env("XDG_CACHE_HOME", fx.base().join("cache"))
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(1));
+}
