@@ -296,6 +296,14 @@ impl FileCtx<'_> {
                     .find(|&l| l >= u64::from(from) && l <= u64::from(to))
             })
             .collect();
+        // A C or C++ forward declaration (`struct task_struct;`) declares the name.
+        if matches!(self.lang, Lang::C | Lang::Cpp) {
+            aside.extend(
+                at.iter()
+                    .filter(|a| forward_declares(&line_text(self.bytes, a.2), self.word))
+                    .map(|a| a.0),
+            );
+        }
         if how == How::Unparsed {
             aside.extend(
                 at.iter()
@@ -388,6 +396,18 @@ impl FileCtx<'_> {
             .collect();
         (definitions, enclosing, How::Parsed)
     }
+}
+
+/// Whether `line` is a forward declaration of `word` (`struct NAME;`, `class NAME;`).
+fn forward_declares(line: &str, word: &str) -> bool {
+    let Some(body) = line.trim().strip_suffix(';') else {
+        return false;
+    };
+    let mut parts = body.split_whitespace();
+    matches!(
+        (parts.next(), parts.next(), parts.next()),
+        (Some("struct" | "union" | "enum" | "class"), Some(n), None) if n == word
+    )
 }
 
 /// For each offset (ascending) into `bytes`: its 1-based line, 1-based byte column, and the

@@ -12,6 +12,7 @@ use crate::words::NEUTRAL as CLI_WORDS;
 const C: &str = "\
 #include <stdlib.h>
 /* grow_pool doubles a pool; see grow_pool() below */
+struct grow_pool;
 static int grow_pool(struct pool *p);
 
 static int grow_pool(struct pool *p)
@@ -111,14 +112,14 @@ fn code_uses_with_their_symbols_and_no_comment_string_or_definition() {
             "filler.py:9:40 Filler.fill",
             "keeper.rs:1:18 -",
             "keeper.rs:8:9 Keeper.keep",
-            "pool.c:13:6 fill",
-            "pool.c:15:9 fill",
+            "pool.c:14:6 fill",
+            "pool.c:16:9 fill",
             "start.ts:1:10 -",
             "start.ts:6:10 start",
         ]
     );
-    // The C prototype and the definition: their name lines set aside.
-    assert_eq!(r.set_aside, 2);
+    // The forward declaration, the C prototype and the definition: their lines set aside.
+    assert_eq!(r.set_aside, 3);
     assert_eq!(r.files, 4);
     assert_eq!(r.parsed, 4);
     assert_eq!(r.refs[5].text, "if (grow_pool(p))");
