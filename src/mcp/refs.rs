@@ -15,7 +15,7 @@ use super::words::MCP_WORDS;
 use super::{MapgrepServer, with_progress};
 use crate::grep::{GrepQuery, Progress};
 use crate::read::ParamError;
-use crate::refs::{RefCursor, References, RefsQuery, find, render};
+use crate::refs::{RefCursor, References, RefsQuery, find_kept, render};
 
 const FIND_REFERENCES_DESCRIPTION: &str = r###"Who uses NAME? Every use in code (calls, types, macros, imports, member accesses), not comments, strings or its definitions, grouped by file and enclosing symbol (the caller):
   mm/slab.c
@@ -65,7 +65,8 @@ impl MapgrepServer {
         let progress = Arc::new(Progress::default());
         let worker = Arc::clone(&progress);
         let work = self.blocking(move |ws| {
-            find(ws, &q, &worker).map_err(|e| e.to_param_error(&q.provided(&MCP_WORDS), &MCP_WORDS))
+            find_kept(ws, &q, &worker)
+                .map_err(|e| e.to_param_error(&q.provided(&MCP_WORDS), &MCP_WORDS))
         });
         let timeout = self.workspace().limits().search_timeout;
         let outcome = with_progress(&context, progress, timeout, work).await;
@@ -103,7 +104,7 @@ fn query(p: FindReferencesParams) -> Result<(RefsQuery, Option<RefCursor>), Para
 /// The answer to a search that ended with `outcome` (`None`: still running past its
 /// deadline).
 fn answer(
-    outcome: Option<Result<References, ParamError>>,
+    outcome: Option<Result<Arc<References>, ParamError>>,
     cursor: Option<RefCursor>,
     provided: &str,
     budget: Budget,

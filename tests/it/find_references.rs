@@ -170,3 +170,34 @@ fn the_command_line_prints_the_same_uses() {
         .unwrap();
     assert_eq!(none.status.code(), Some(1));
 }
+
+#[tokio::test]
+async fn a_kept_answer_gives_way_to_an_edit_with_the_index() {
+    let fx = fixture();
+    let (srv, _log) = fx.serve_indexed().await;
+    let count = |t: &str| t.lines().nth(2).unwrap_or("").to_string();
+    let a = srv
+        .ok("find_references", json!({"name": "double_it"}))
+        .await;
+    assert!(count(&a.text).starts_with("63 uses"), "{}", a.text);
+    // The same search again: the kept answer, the same text.
+    let again = srv
+        .ok("find_references", json!({"name": "double_it"}))
+        .await;
+    assert_eq!(again.text, a.text);
+    // An edit adds a use, another removes two: each next call sees it.
+    fx.write(
+        "cmd/extra.go",
+        "package main\n\nfunc extra() int { return double_it(1) }\n",
+    );
+    let b = srv
+        .ok("find_references", json!({"name": "double_it"}))
+        .await;
+    assert!(count(&b.text).starts_with("64 uses"), "{}", b.text);
+    std::fs::remove_file(fx.root.join("many/m00.py")).unwrap();
+    let c = srv
+        .ok("find_references", json!({"name": "double_it"}))
+        .await;
+    assert!(count(&c.text).starts_with("62 uses"), "{}", c.text);
+    srv.shutdown().await;
+}
