@@ -3,8 +3,8 @@
 the Python `mcp` client with its default answer budget, on a tree whose index and symbol
 records are complete.
 
-For each name: the first page's time (median and worst of --runs warm calls), the count of
-uses the answer gives; for the names with more than one page, every page followed by its
+For each name: the first call's time (a new search), then the same call again (median and
+worst of --runs calls: the answer the server keeps), the count of uses the answer gives; for the names with more than one page, every page followed by its
 cursor, timed in all, and the pages' uses checked against the first answer's count. Then
 the lines of the answer against `rg -n -w NAME` on the same files: lines the answer has and
 rg has not (must be none), and rg's lines the answer left out, sorted into comment or
@@ -115,8 +115,9 @@ async def main():
             firsts.extend(warm)
             n = summary_count(text)
             line = text.splitlines()[2] if len(text.splitlines()) > 2 else text
-            print(f"  {name:20} first page median {statistics.median(warm):7.1f} ms max "
-                  f"{max(warm):7.1f} ms  {n} uses; {line[:150]}", flush=True)
+            print(f"  {name:20} first call {times[0]:7.1f} ms; again: median "
+                  f"{statistics.median(warm):7.1f} ms max {max(warm):7.1f} ms  {n} uses; "
+                  f"{line[:150]}", flush=True)
             ms, pages, seen = await all_pages(sv, name)
             print(f"  {'':20} all {pages} pages {ms:.0f} ms, {len(seen)} lines", flush=True)
             truth = rg_lines(args.rg, args.tree, name)
