@@ -230,7 +230,7 @@ async fn both_views_carry_the_answer_at_about_the_same_size() {
         ),
         ("doc_toc", serde_json::json!({"path": "HANDBOOK.md"})),
         ("find_definition", serde_json::json!({"name": "handle7"})),
-        ("find_references", serde_json::json!({"name": "handle7"})),
+        ("find_references", serde_json::json!({"name": "res"})),
         (
             "doc_find",
             serde_json::json!({"path": "HANDBOOK.md", "pattern": "*Part*"}),
