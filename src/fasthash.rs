@@ -52,6 +52,9 @@ impl Hasher for WordHasher {
 /// A `HashMap` with [`WordHasher`].
 pub type FastMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<WordHasher>>;
 
+/// A set with the fast hash.
+pub type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<WordHasher>>;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,6 +76,3 @@ mod tests {
         assert_ne!(h1.finish(), h2.finish());
     }
 }
-
-/// A set with the fast hash.
-pub type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<WordHasher>>;

@@ -34,6 +34,7 @@ pub mod mcp;
 pub mod platform;
 pub mod quote;
 pub mod read;
+pub mod repomap;
 pub mod roots;
 pub mod source;
 pub mod symbols;
