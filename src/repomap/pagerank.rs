@@ -40,7 +40,7 @@ pub(super) struct Walk {
     mul: Vec<f64>,
     user_start: Vec<usize>,
     users: Vec<u32>,
-    /// Per ident: its slot, or `u32::MAX`.
+    /// Per ident: its slot, or `u32::MAX` (no user, or no definer).
     slot_of: Vec<u32>,
     /// Per file: the weight of its edges, the slots it defines, and its uses of names it
     /// defines itself (slot, `mul * sqrt(n)`).
@@ -74,7 +74,7 @@ impl Walk {
             mul: Vec::new(),
             user_start: Vec::new(),
             users: Vec::new(),
-            slot_of: vec![u32::MAX; t.idents()],
+            slot_of: Vec::new(),
             out: vec![0.0; files],
             def_start: Vec::with_capacity(files + 1),
             def_slots: Vec::new(),
@@ -82,33 +82,33 @@ impl Walk {
             self_uses: Vec::new(),
             p: personalization(files, &focus.files),
         };
-        let muls = idents_mul(t, focus);
-        let counts = w.count_users(t, &muls);
-        w.number_slots(t, &counts, &muls);
-        w.fill_users(t, &counts);
+        let mut rows = ident_rows(t, focus);
+        w.count_users(t, &mut rows);
+        let counts = w.number_slots(t, &mut rows);
+        w.fill_users(t, &mut rows, &counts);
+        w.slot_of = rows.iter().map(|r| r.slot).collect();
         w
     }
 
-    /// Per ident: its users (the files whose edges it carries); and each file's out weight
+    /// Counts each ident's users (the files whose edges it carries); each file's out weight
     /// and self uses.
-    fn count_users(&mut self, t: &Tables, muls: &[f64]) -> Vec<u32> {
-        let mut users = vec![0u32; t.idents()];
-        let mut mine = vec![u32::MAX; t.idents()];
+    fn count_users(&mut self, t: &Tables, rows: &mut [Row]) {
         self.self_start.push(0);
         for f in 0..t.files() {
             for &id in t.def_set(f) {
-                mine[id as usize] = f as u32;
+                rows[id as usize].mine = f as u32;
             }
             let mut out = 0.0;
             for &(id, n) in t.uses(f) {
-                let own = mine[id as usize] == f as u32;
-                let others = t.def_count(id) - u32::from(own);
+                let r = &mut rows[id as usize];
+                let own = r.mine == f as u32;
+                let others = r.defs - u32::from(own);
                 if others == 0 {
                     continue;
                 }
-                let w = muls[id as usize] * self.sqrt[self.capped(n) as usize];
+                let w = r.mul * self.sqrt[self.capped(n) as usize];
                 out += w * f64::from(others);
-                users[id as usize] += 1;
+                r.users += 1;
                 if own {
                     self.self_uses.push((id, w));
                 }
@@ -116,59 +116,63 @@ impl Walk {
             self.out[f] = out;
             self.self_start.push(self.self_uses.len());
         }
-        users
     }
 
     /// Slots for the names with users, numbered in the order of their first definer (so the
-    /// rank pass reads the inflows nearly in order); each file's defined slots.
-    fn number_slots(&mut self, t: &Tables, users: &[u32], muls: &[f64]) {
+    /// rank pass reads the inflows nearly in order); each file's defined slots. The users of
+    /// each slot.
+    fn number_slots(&mut self, t: &Tables, rows: &mut [Row]) -> Vec<u32> {
+        let mut counts = Vec::new();
         self.def_start.push(0);
         for f in 0..t.files() {
             for &id in t.def_set(f) {
-                if users[id as usize] == 0 {
+                let r = &mut rows[id as usize];
+                if r.users == 0 {
                     continue;
                 }
-                if self.slot_of[id as usize] == u32::MAX {
-                    self.slot_of[id as usize] = self.mul.len() as u32;
-                    self.mul.push(muls[id as usize]);
+                if r.slot == u32::MAX {
+                    r.slot = self.mul.len() as u32;
+                    self.mul.push(r.mul);
+                    counts.push(r.users);
                 }
-                self.def_slots.push(self.slot_of[id as usize]);
+                self.def_slots.push(r.slot);
             }
             self.def_start.push(self.def_slots.len());
         }
         for s in &mut self.self_uses {
-            s.0 = self.slot_of[s.0 as usize];
+            s.0 = rows[s.0 as usize].slot;
         }
+        counts
     }
 
-    /// The users of each slot, packed (file, count).
-    fn fill_users(&mut self, t: &Tables, users: &[u32]) {
-        let slots = self.mul.len();
-        let mut start = vec![0usize; slots + 1];
-        for (id, &slot) in self.slot_of.iter().enumerate() {
-            if slot != u32::MAX {
-                start[slot as usize + 1] = users[id] as usize;
-            }
+    /// The users of each slot, packed (file, count); each ident's `users` becomes the cursor
+    /// of its slot's range while it fills.
+    fn fill_users(&mut self, t: &Tables, rows: &mut [Row], counts: &[u32]) {
+        let mut start = Vec::with_capacity(counts.len() + 1);
+        start.push(0usize);
+        for &c in counts {
+            start.push(start[start.len() - 1] + c as usize);
         }
-        for s in 0..slots {
-            start[s + 1] += start[s];
+        assert!(
+            start[counts.len()] <= u32::MAX as usize,
+            "fewer than 2^32 uses"
+        );
+        for r in rows.iter_mut().filter(|r| r.slot != u32::MAX) {
+            r.users = start[r.slot as usize] as u32;
         }
-        let mut next = start.clone();
-        self.users = vec![0; start[slots]];
-        let mut mine = vec![u32::MAX; t.idents()];
+        self.users = vec![0; start[counts.len()]];
         for f in 0..t.files() {
             for &id in t.def_set(f) {
-                mine[id as usize] = f as u32;
+                rows[id as usize].mine = f as u32;
             }
             for &(id, n) in t.uses(f) {
-                let slot = self.slot_of[id as usize];
-                let own = mine[id as usize] == f as u32;
-                if slot == u32::MAX || t.def_count(id) == u32::from(own) {
+                let r = &mut rows[id as usize];
+                let own = r.mine == f as u32;
+                if r.slot == u32::MAX || r.defs == u32::from(own) {
                     continue;
                 }
-                let at = &mut next[slot as usize];
-                self.users[*at] = f as u32 | self.capped(n) << self.shift;
-                *at += 1;
+                self.users[r.users as usize] = f as u32 | self.capped(n) << self.shift;
+                r.users += 1;
             }
         }
         self.user_start = start;
@@ -280,24 +284,38 @@ fn personalization(files: usize, focus: &[usize]) -> Vec<f64> {
     p
 }
 
-/// Each ident's multiplier: its name's, x10 when it is a focus name, x0.1 when more than
-/// [`COMMON_DEFINERS`] files define it.
-fn idents_mul(t: &Tables, focus: &Focus) -> Vec<f64> {
-    let mut muls: Vec<f64> = (0..t.idents() as u32)
+/// What building a walk keeps per ident, in one place (one cache miss a use).
+struct Row {
+    /// Its multiplier: its name's, x10 when it is a focus name, x0.1 when more than
+    /// [`COMMON_DEFINERS`] files define it.
+    mul: f64,
+    /// The files that define it, the last file that marked it as its own, its users (then
+    /// its slot's fill cursor), and its slot.
+    defs: u32,
+    mine: u32,
+    users: u32,
+    slot: u32,
+}
+
+fn ident_rows(t: &Tables, focus: &Focus) -> Vec<Row> {
+    let mut rows: Vec<Row> = (0..t.idents() as u32)
         .map(|id| {
-            let common = if t.def_count(id) > COMMON_DEFINERS {
-                0.1
-            } else {
-                1.0
-            };
-            t.name_mul(id) * common
+            let defs = t.def_count(id);
+            let common = if defs > COMMON_DEFINERS { 0.1 } else { 1.0 };
+            Row {
+                mul: t.name_mul(id) * common,
+                defs,
+                mine: u32::MAX,
+                users: 0,
+                slot: u32::MAX,
+            }
         })
         .collect();
     let mut named: Vec<u32> = focus.names.iter().filter_map(|n| t.id(n)).collect();
     named.sort_unstable();
     named.dedup();
     for id in named {
-        muls[id as usize] *= 10.0;
+        rows[id as usize].mul *= 10.0;
     }
-    muls
+    rows
 }
