@@ -35,6 +35,7 @@ pub mod platform;
 pub mod quote;
 pub mod read;
 pub mod refs;
+pub mod repomap;
 pub mod roots;
 pub mod source;
 pub mod symbols;
