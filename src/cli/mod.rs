@@ -9,6 +9,7 @@ mod errors;
 mod grep;
 mod index;
 mod json;
+mod map;
 mod output;
 mod printer;
 mod read;
@@ -62,6 +63,9 @@ pub enum Command {
     /// symbol each use sits in. By name, not by type.
     #[command(alias = "references")]
     Refs(refs::RefsArgs),
+    /// Print the most important definitions of a tree (a repo map): ranked by how the rest
+    /// of the code uses them, one signature line each under its file, within a size.
+    Map(map::MapArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard
     /// output, e.g. `mapgrep completions bash > ~/.local/share/bash-completion/completions/mapgrep`.
     Completions {
@@ -137,6 +141,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Symbol(args) => code::symbol(args),
         Command::Def(args) => define::run(args),
         Command::Refs(args) => refs::run(args),
+        Command::Map(args) => map::run(args),
         Command::BenchDef(args) => define::bench(args),
         Command::Index(args) => index::run(args),
         Command::BenchGrep(args) => bench::run(args),

@@ -9,6 +9,7 @@ mod code;
 mod define;
 mod doc;
 mod grep;
+mod map;
 mod params;
 mod read;
 mod refs;
@@ -84,7 +85,8 @@ impl MapgrepServer {
             + MapgrepServer::doc_router()
             + MapgrepServer::code_router()
             + MapgrepServer::define_router()
-            + MapgrepServer::refs_router();
+            + MapgrepServer::refs_router()
+            + MapgrepServer::map_router();
         for route in tool_router.map.values_mut() {
             let tool = &mut route.attr;
             tool.input_schema = schema::portable_object(&tool.input_schema);

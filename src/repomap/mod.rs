@@ -1,8 +1,8 @@
 //! The repo map: a repository's definitions ranked by how the rest of its code uses them, and
 //! the best of them rendered within a byte and line budget (Aider's repo map, computed
-//! without materialising its graph). Pure computation: the caller hands in each file's facts
-//! as the symbol records hold them (its definitions, and the names its code uses with their
-//! counts) and a way to read a definition's signature; nothing here reads a file.
+//! without materialising its graph). The ranking and rendering are pure computation over
+//! each file's facts as the symbol records hold them (its definitions, and the names its
+//! code uses with their counts) and a way to read a definition's signature.
 //!
 //! The ranking ([`rank`]): a file that uses a name another file defines points at it, with a
 //! weight that grows with the square root of the uses and with how telling the name is (long
@@ -17,16 +17,20 @@
 //! ranking ([`Tables::rank`]) walks the tables as they are; [`rank`] builds them from scratch.
 //!
 //! Layout: `tables.rs` the interned names and each file's rows; `pagerank.rs` the walk over
-//! them and the definitions' scores; `render.rs` the text within the budget.
+//! them and the definitions' scores; `render.rs` the text within the budget; `tree.rs` the
+//! map of a path inside the roots: its facts from the symbol records, and the signatures of
+//! the definitions shown read from their files (the one part that reads files).
 
 mod pagerank;
 mod render;
 mod tables;
 #[cfg(test)]
 mod tests;
+mod tree;
 
 pub use render::{MapBudget, RepoMap, render};
 pub use tables::Tables;
+pub use tree::{MapQuery, Prepared, TreeMap, map_tree, prepare};
 
 /// One file's facts, as the symbol records hold them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -20,6 +20,7 @@
 
 mod encode;
 mod extract;
+mod facts;
 mod format;
 mod merge;
 mod read;
@@ -30,6 +31,7 @@ mod tests;
 mod view;
 
 pub use extract::{content_hash, record};
+pub use facts::{FileFacts, facts};
 pub use recorder::{record_index, start, wait_recorded};
 pub use view::{
     Definition, Enclosing, Lookup, NameInFile, definitions, enclosing, name_in_file,

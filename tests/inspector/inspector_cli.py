@@ -108,7 +108,7 @@ def main():
         check("tools/list: the read-only tools, no doc_replace",
               names == ["doc_find", "doc_read", "doc_read_many", "doc_toc", "file_read",
                         "find_definition", "find_references", "grep_content", "read_files",
-                        "read_text_file"], names)
+                        "read_text_file", "repo_map"], names)
 
         # read_files: an array of objects, a bare path list, a boolean.
         call(ins, "read_files section read", "read_files", "Lines: 8-11 of 22",

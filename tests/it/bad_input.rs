@@ -859,6 +859,7 @@ fn required_args(fx: &Fixture, tool: &str) -> Value {
         "file_read" => json!({"file": "a.ts"}),
         "find_definition" => json!({"name": "f"}),
         "find_references" => json!({"name": "f"}),
+        "repo_map" => json!({}),
         other => panic!("a new tool, {other}: give it its required arguments here"),
     }
 }

@@ -201,3 +201,37 @@ async fn a_kept_answer_gives_way_to_an_edit_with_the_index() {
     assert!(count(&c.text).starts_with("62 uses"), "{}", c.text);
     srv.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_repo_map_ranks_the_used_definition_first_within_the_budget() {
+    let fx = fixture();
+    let (srv, _log) = fx.serve_indexed().await;
+    // The records are made after the index: wait for them.
+    let mut text = String::new();
+    for _ in 0..100 {
+        let a = srv.ok("repo_map", json!({})).await;
+        text = a.text;
+        if text.contains("double_it") {
+            assert_eq!(a.structured["content"], text.as_str());
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(text.starts_with("## repo_map: .\n\n"), "{text}");
+    // Used from 31 files: the first definition of the map.
+    let first = text.lines().nth(2).unwrap_or("");
+    assert_eq!(first, "src/lib.rs:", "{text}");
+    assert!(
+        text.contains("  2: pub fn double_it(x: u64) -> u64 {"),
+        "{text}"
+    );
+    let small = srv.ok("repo_map", json!({"max_output_bytes": 1000})).await;
+    assert!(small.text.len() <= 1000, "{}", small.text);
+    assert!(small.text.contains("[map: "), "{}", small.text);
+    assert_eq!(small.structured["truncated"], true);
+    let e = srv
+        .layout_err("repo_map", json!({"path": "../outside"}))
+        .await;
+    assert!(!e.short.is_empty());
+    srv.shutdown().await;
+}

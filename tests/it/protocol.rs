@@ -250,7 +250,8 @@ async fn the_handshake_by_hand_and_a_good_call() {
             "find_references",
             "grep_content",
             "read_files",
-            "read_text_file"
+            "read_text_file",
+            "repo_map"
         ]
     );
     raw.shutdown().await;
