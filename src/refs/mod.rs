@@ -276,12 +276,29 @@ static KEPT: std::sync::Mutex<Vec<(Key, std::sync::Arc<References>)>> =
 const KEPT_ANSWERS: usize = 4;
 
 /// A search and the state it was made in: the workspace, the query, and per indexed root
-/// its index (by identity) and the paths changed since it.
-#[derive(Clone, PartialEq, Eq)]
+/// its index (by identity: a weak reference keeps its address from being reused) and the
+/// paths changed since it.
+#[derive(Clone)]
 struct Key {
     ws: usize,
     query: (String, Option<String>, Vec<String>, Vec<String>, bool, bool),
-    state: Vec<(usize, Vec<std::path::PathBuf>)>,
+    state: Vec<(
+        std::sync::Weak<crate::index::TrigramIndex>,
+        Vec<std::path::PathBuf>,
+    )>,
+}
+
+impl PartialEq for Key {
+    fn eq(&self, o: &Key) -> bool {
+        self.ws == o.ws
+            && self.query == o.query
+            && self.state.len() == o.state.len()
+            && self
+                .state
+                .iter()
+                .zip(&o.state)
+                .all(|(a, b)| std::sync::Weak::ptr_eq(&a.0, &b.0) && a.1 == b.1)
+    }
 }
 
 /// [`find`], or its answer kept from a search of the same query when nothing changed since
@@ -318,7 +335,7 @@ fn key_of(ws: &Workspace, q: &RefsQuery) -> Option<Key> {
         if !view.trusted {
             return None;
         }
-        state.push((std::sync::Arc::as_ptr(&view.index) as usize, view.dirty));
+        state.push((std::sync::Arc::downgrade(&view.index), view.dirty));
     }
     let s = &q.scope;
     Some(Key {
