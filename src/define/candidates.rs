@@ -116,8 +116,9 @@ pub(super) fn find(
     Ok(found)
 }
 
-/// The search for the files that hold `name`.
-fn search(scope: &GrepQuery, name: &str) -> GrepQuery {
+/// The search for the files that hold `name` (as a whole word where it starts and ends with
+/// a word character), over `scope`'s paths and walk.
+pub(crate) fn search(scope: &GrepQuery, name: &str) -> GrepQuery {
     let edge = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
     GrepQuery {
         pattern: name.to_string(),

@@ -33,6 +33,7 @@ use crate::grep::{GrepQuery, Progress};
 use crate::words::{Term, Words};
 use crate::workspace::Workspace;
 use candidates::Candidate;
+pub(crate) use candidates::search as word_search;
 pub use shape::could_define;
 pub use text::MAX_SIGNED;
 use text::{MAX_CODE_BYTES, MAX_CODE_SITES, code_of, sign, signature};
@@ -136,7 +137,7 @@ pub struct Definitions {
 pub type DefineError = crate::error::RequestError;
 
 /// `text` cut to 80 characters (with `…`), for echoing what a caller gave.
-fn clip(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn clip(text: &str) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(80) {
         Some((at, _)) => format!("{}…", &text[..at]).into(),
         None => text.into(),
@@ -234,28 +235,38 @@ impl DefineQuery {
     }
 
     fn lang_of(&self, w: &dyn Words, given: &str) -> Result<Lang, ParamError> {
-        let want = given.trim().to_ascii_lowercase();
-        let by_name = code::lang::ALL
-            .iter()
-            .find(|l| l.name() == want && l.enabled());
-        let by_ext = || Lang::from_path(Path::new(&format!("x.{want}")));
-        by_name.copied().or_else(by_ext).ok_or_else(|| {
-            let known: Vec<&str> = code::lang::ALL
-                .iter()
-                .filter(|l| l.enabled())
-                .map(|l| l.name())
-                .collect();
+        lang_named(given).ok_or_else(|| {
             self.error(
                 w,
                 &format!("Unknown {}", w.name(Term::Lang)),
                 format!("'{given}' is not a language this build parses."),
                 &format!(
                     "Use one of: {} (or a file extension such as \"rs\"); or leave it out.",
-                    known.join(", ")
+                    known_langs().join(", ")
                 ),
             )
         })
     }
+}
+
+/// The language `given` names: its name as `file_read` lists it, or a file extension.
+pub(crate) fn lang_named(given: &str) -> Option<Lang> {
+    let want = given.trim().to_ascii_lowercase();
+    let by_name = code::lang::ALL
+        .iter()
+        .find(|l| l.name() == want && l.enabled());
+    by_name
+        .copied()
+        .or_else(|| Lang::from_path(Path::new(&format!("x.{want}"))))
+}
+
+/// The names of the languages this build parses.
+pub(crate) fn known_langs() -> Vec<&'static str> {
+    code::lang::ALL
+        .iter()
+        .filter(|l| l.enabled())
+        .map(|l| l.name())
+        .collect()
 }
 
 /// How long a lookup may search and parse before it answers with what it found: the

@@ -142,7 +142,7 @@ impl RefsQuery {
             ParamError::new(
                 &format!("Invalid {term}"),
                 self.provided(w),
-                format!("{:?} is not a symbol name: {}.", clip(given), why.0),
+                format!("{:?} is not a symbol name: {}.", crate::define::clip(given), why.0),
                 "Give one name (\"kmalloc_array\") or a qualified one as the language writes it (\"Parser.parse\", \"std::vector\"); to search text, use a search.",
             )
         })?;
@@ -156,7 +156,7 @@ impl RefsQuery {
                 self.provided(w),
                 format!(
                     "{:?} is an operator: its uses are not names in code.",
-                    clip(given)
+                    crate::define::clip(given)
                 ),
                 "Give a name made of letters, digits and underscores.",
             ));
@@ -169,29 +169,17 @@ impl RefsQuery {
         let Some(given) = &self.lang else {
             return Ok(None);
         };
-        let want = given.trim().to_ascii_lowercase();
-        let by_name = crate::code::lang::ALL
-            .iter()
-            .find(|l| l.name() == want && l.enabled())
-            .copied();
-        by_name
-            .or_else(|| Lang::from_path(Path::new(&format!("x.{want}"))))
-            .map(Some)
-            .ok_or_else(|| {
-                ParamError::new(
-                    &format!("Unknown {}", w.name(Term::Lang)),
-                    self.provided(w),
-                    format!("'{given}' is not a language this build parses."),
-                    "Use a language name (\"c\", \"rust\", \"python\") or a file extension; or leave it out.",
-                )
-            })
-    }
-}
-
-fn clip(text: &str) -> String {
-    match text.char_indices().nth(80) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
+        crate::define::lang_named(given).map(Some).ok_or_else(|| {
+            ParamError::new(
+                &format!("Unknown {}", w.name(Term::Lang)),
+                self.provided(w),
+                format!("'{given}' is not a language this build parses."),
+                &format!(
+                    "Use one of: {} (or a file extension such as \"rs\"); or leave it out.",
+                    crate::define::known_langs().join(", ")
+                ),
+            )
+        })
     }
 }
 
@@ -205,18 +193,7 @@ pub fn find(
     let w = ws.words();
     let (word, qualifier) = q.word(w).map_err(RequestError::Param)?;
     let lang = q.lang(w).map_err(RequestError::Param)?;
-    let search = GrepQuery {
-        pattern: word.clone(),
-        fixed_strings: true,
-        word: true,
-        case_insensitive: false,
-        before_context: 0,
-        after_context: 0,
-        section_patterns: Some(Vec::new()),
-        max_results: usize::MAX,
-        cursor: None,
-        ..q.scope.clone()
-    };
+    let search = crate::define::word_search(&q.scope, &word);
     let parse_spent = AtomicU64::new(0);
     let finder = memchr::memmem::Finder::new(word.as_bytes());
     let visit = Progress::default();
