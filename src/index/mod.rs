@@ -202,6 +202,9 @@ pub struct TrigramIndex {
     /// Paths its walks could not read (a loaded index's come from the walk that validates
     /// it).
     pub(crate) unreadable: Vec<PathBuf>,
+    /// The view ids of its binary and unread files, in order (a search reads or lists them
+    /// whatever it looks for).
+    special: Vec<u32>,
 }
 
 impl std::fmt::Debug for TrigramIndex {
@@ -362,6 +365,14 @@ impl TrigramIndex {
         if let Some(seg) = segs.get(big) {
             take_big(seg.files.len(), &mut order, &mut view_of);
         }
+        let special = order
+            .iter()
+            .enumerate()
+            .filter(|(_, (s, k))| {
+                segs[*s as usize].files[*k as usize].flags & (FLAG_BINARY | FLAG_UNREAD) != 0
+            })
+            .map(|(i, _)| i as u32)
+            .collect();
         TrigramIndex {
             root: root.to_path_buf(),
             segs,
@@ -370,6 +381,7 @@ impl TrigramIndex {
             generation,
             store,
             unreadable: Vec::new(),
+            special,
         }
     }
 
@@ -397,6 +409,15 @@ impl TrigramIndex {
     pub fn file(&self, i: usize) -> &FileEntry {
         let (s, k) = self.order[i];
         &self.segs[s as usize].files[k as usize]
+    }
+
+    /// The view ids of its binary and unread files within `range`, in order.
+    pub(crate) fn special_in(&self, range: std::ops::Range<usize>) -> &[u32] {
+        let lo = self
+            .special
+            .partition_point(|&i| (i as usize) < range.start);
+        let hi = self.special.partition_point(|&i| (i as usize) < range.end);
+        &self.special[lo..hi]
     }
 
     /// Its files in path order.

@@ -113,29 +113,56 @@ fn watched(
     let (skip, relevant) = dirty_in_scope(st, ix, dir, range.clone(), dirty);
     let mut picked = Picked::default();
     let lo = ids.partition_point(|c| (c.0 as usize) < range.start);
-    let mut cand = ids[lo..]
+    let cand = ids[lo..]
         .iter()
         .take_while(|c| (c.0 as usize) < range.end)
-        .peekable();
+        .map(|c| (c.0 as usize, Some(&c.1)));
     let path = |i: usize| st.root.join(os_str(&ix.file(i).path));
-    for i in range.clone() {
-        let spans = cand.next_if(|c| c.0 as usize == i).map(|c| c.1.clone());
-        let f = ix.file(i);
-        if skip[i - range.start] || too_big(q, f.id.len) {
+    // Only the candidates and the binary or unread files are looked at (not every file of
+    // the scope): the rest are ruled out, counted from the scope's size.
+    let special = ix
+        .special_in(range.clone())
+        .iter()
+        .map(|&i| (i as usize, None));
+    let mut looked = 0u64;
+    let skipped = skip.iter().filter(|s| **s).count() as u64;
+    let mut last = None;
+    for (i, spans) in merge_ids(cand, special) {
+        if last == Some(i) {
             continue;
         }
-        if f.flags & FLAG_UNREAD != 0 {
+        last = Some(i);
+        let f = ix.file(i);
+        if skip[i - range.start] {
+            continue;
+        }
+        looked += 1;
+        if too_big(q, f.id.len) {
+            picked.too_big += 1;
+        } else if f.flags & FLAG_UNREAD != 0 {
             picked.search.push((path(i), None));
         } else if let Some(spans) = spans {
             // Not dirty: the watcher vouches that the file is still the version indexed.
-            let k = Known { id: f.id, spans };
+            let k = Known {
+                id: f.id,
+                spans: spans.clone(),
+            };
             picked.bytes += f.id.len;
             picked.search.push((path(i), Some(k)));
         } else if f.flags & FLAG_BINARY != 0 {
             picked.binary.push(path(i));
         } else {
-            picked.ruled_out += 1;
+            looked -= 1;
         }
+    }
+    picked.ruled_out = range.len() as u64 - skipped - looked;
+    if q.max_filesize.is_some() {
+        // The files too big to search are not ruled out by the index: count them apart.
+        let big = range
+            .clone()
+            .filter(|&i| !skip[i - range.start] && too_big(q, ix.file(i).id.len))
+            .count() as u64;
+        picked.ruled_out -= big - picked.too_big;
     }
     let mut errors = Vec::new();
     if !relevant.is_empty() {
@@ -157,6 +184,24 @@ fn watched(
     }
 }
 
+/// A candidate's parts that can match (`None`: all of it).
+type Spans = Option<Box<[Span]>>;
+
+/// The ids of two ascending sequences, merged in order (an id in both comes twice, the
+/// first sequence's first).
+fn merge_ids<'s, A, B>(a: A, b: B) -> impl Iterator<Item = (usize, Option<&'s Spans>)>
+where
+    A: Iterator<Item = (usize, Option<&'s Spans>)>,
+    B: Iterator<Item = (usize, Option<&'s Spans>)>,
+{
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if y.0 < x.0 => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
+}
+
 /// What [`watched`] takes from the index.
 #[derive(Default)]
 struct Picked {
@@ -164,6 +209,8 @@ struct Picked {
     search: Vec<(PathBuf, Option<Known>)>,
     binary: Vec<PathBuf>,
     ruled_out: u64,
+    /// Candidates, binary or unread files over the size limit.
+    too_big: u64,
     /// Bytes of the trusted candidates.
     bytes: u64,
 }

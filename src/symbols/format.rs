@@ -220,6 +220,70 @@ pub(super) fn block_strings(bytes: &[u8], upto: u32) -> Option<Vec<Vec<u8>>> {
     Some(out)
 }
 
+/// Every string of one block, decoded: their bytes end to end and where each ends.
+#[derive(Debug, Default)]
+pub(super) struct Block {
+    text: Vec<u8>,
+    ends: Vec<u32>,
+}
+
+impl Block {
+    /// String `k` of the block.
+    pub(super) fn get(&self, k: u32) -> Option<&[u8]> {
+        let k = k as usize;
+        let end = *self.ends.get(k)? as usize;
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        self.text.get(start..end)
+    }
+
+    /// The bytes the block holds (what keeping it costs).
+    pub(super) fn size(&self) -> usize {
+        self.text.len() + self.ends.len() * 4
+    }
+}
+
+/// The `n` strings of one front-coded block (`bytes`: the block), decoded in two
+/// allocations; `None` if not well formed.
+pub(super) fn block_decode(bytes: &[u8], n: u32) -> Option<Block> {
+    let mut c = Cursor::new(bytes);
+    let len = usize::try_from(c.varint()?).ok()?;
+    let mut text = c.b.get(c.at..c.at.checked_add(len)?)?.to_vec();
+    c.at += len;
+    let mut ends = Vec::with_capacity(n as usize);
+    ends.push(u32::try_from(text.len()).ok()?);
+    if n <= 1 {
+        return Some(Block { text, ends });
+    }
+    let raw_len = usize::try_from(c.varint()?).ok()?;
+    let stored = usize::try_from(c.varint()?).ok()?;
+    let packed = c.b.get(c.at..c.at.checked_add(stored)?)?;
+    // Deflate packs at most 1,032 to 1: a larger claim is not a block this wrote.
+    if raw_len > stored.saturating_mul(1032).max(64) {
+        return None;
+    }
+    let rest = if stored == raw_len {
+        std::borrow::Cow::Borrowed(packed)
+    } else {
+        std::borrow::Cow::Owned(inflate(packed, raw_len)?)
+    };
+    let mut c = Cursor::new(&rest);
+    let mut prev = 0usize;
+    for _ in 1..n {
+        let shared = usize::try_from(c.varint()?).ok()?;
+        let len = usize::try_from(c.varint()?).ok()?;
+        let start = text.len();
+        if shared > start - prev {
+            return None;
+        }
+        text.extend_from_within(prev..prev + shared);
+        text.extend_from_slice(c.b.get(c.at..c.at.checked_add(len)?)?);
+        c.at += len;
+        prev = start;
+        ends.push(u32::try_from(text.len()).ok()?);
+    }
+    Some(Block { text, ends })
+}
+
 /// The `len` bytes raw-deflated into `packed`; `None` unless they are exactly that many.
 fn inflate(packed: &[u8], len: usize) -> Option<Vec<u8>> {
     let mut out = vec![0u8; len];

@@ -2,16 +2,41 @@
 //! symbols decoded; every byte checked against the side file's page sums before it is
 //! trusted (a damaged part reads as absent, and the side file is marked damaged).
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
+use crate::fasthash::FastMap;
 use crate::index::SideFile;
 
-use super::format::{self, BLOCK, FILE_ENTRY, FileEntry, Layout, NONE, RawSymbol};
+use super::format::{self, BLOCK, Block, FILE_ENTRY, FileEntry, Layout, NONE, RawSymbol};
 
 /// One side file and its layout.
 pub(super) struct Part {
     pub(super) side: Arc<SideFile>,
     layout: Layout,
+    /// Blocks of strings decoded by earlier queries (a grep's enclosing symbols read the
+    /// same few hundred blocks call after call), within [`DECODED_BUDGET`] for all parts.
+    decoded: Mutex<Decoded>,
+}
+
+/// The decoded blocks of one part, and their bytes.
+#[derive(Default)]
+struct Decoded {
+    blocks: FastMap<u32, Arc<Block>>,
+    bytes: usize,
+}
+
+/// Bytes of decoded strings kept for later queries, all parts together.
+const DECODED_BUDGET: usize = 24 << 20;
+
+/// Bytes of decoded strings kept now, all parts together.
+static DECODED: AtomicUsize = AtomicUsize::new(0);
+
+impl Drop for Part {
+    fn drop(&mut self) {
+        let d = self.decoded.get_mut().map(|d| d.bytes).unwrap_or(0);
+        DECODED.fetch_sub(d, Ordering::Relaxed);
+    }
 }
 
 impl Part {
@@ -23,7 +48,11 @@ impl Part {
             return None;
         }
         let layout = Layout::read(payload)?;
-        Some(Part { side, layout })
+        Some(Part {
+            side,
+            layout,
+            decoded: Mutex::default(),
+        })
     }
 
     /// `len` bytes at `at` of the payload, checked.
@@ -54,9 +83,37 @@ impl Part {
     }
 
     /// Every string of block `b`.
-    pub(super) fn block_all(&self, b: u32) -> Option<Vec<Vec<u8>>> {
-        let n = self.layout.strings.checked_sub(b * BLOCK)?.min(BLOCK);
-        format::block_strings(self.block(b)?, n.checked_sub(1)?)
+    pub(super) fn block_all(&self, b: u32) -> Option<Block> {
+        let n = self
+            .layout
+            .strings
+            .checked_sub(b.checked_mul(BLOCK)?)?
+            .min(BLOCK);
+        if n == 0 {
+            return None;
+        }
+        format::block_decode(self.block(b)?, n)
+    }
+
+    /// Block `b` decoded, from the blocks earlier queries decoded or kept for later ones.
+    fn block_kept(&self, b: u32) -> Option<Arc<Block>> {
+        if let Some(k) = self.decoded.lock().expect("decoded").blocks.get(&b) {
+            return Some(Arc::clone(k));
+        }
+        let block = Arc::new(self.block_all(b)?);
+        let size = block.size() + 64;
+        let mut d = self.decoded.lock().expect("decoded");
+        if DECODED.load(Ordering::Relaxed) + size > DECODED_BUDGET {
+            // Full: this part's blocks go (the parts in use fill it again).
+            DECODED.fetch_sub(d.bytes, Ordering::Relaxed);
+            d.blocks.clear();
+            d.bytes = 0;
+        }
+        if size <= DECODED_BUDGET / 8 && d.blocks.insert(b, Arc::clone(&block)).is_none() {
+            d.bytes += size;
+            DECODED.fetch_add(size, Ordering::Relaxed);
+        }
+        Some(block)
     }
 
     /// String `id` (the queries read through a [`BlockCache`]).
@@ -166,14 +223,27 @@ impl Part {
 /// inflated to read any string of it but its first).
 pub(super) struct BlockCache<'p> {
     pub(super) part: &'p Part,
-    blocks: crate::fasthash::FastMap<u32, Option<Vec<Vec<u8>>>>,
+    blocks: FastMap<u32, Option<Arc<Block>>>,
+    /// Whether the blocks come from (and go to) the part's blocks kept across queries.
+    kept: bool,
 }
 
 impl<'p> BlockCache<'p> {
+    /// A cache of its own (a merge or a map reads every block once).
     pub(super) fn new(part: &'p Part) -> BlockCache<'p> {
         BlockCache {
             part,
-            blocks: crate::fasthash::FastMap::default(),
+            blocks: FastMap::default(),
+            kept: false,
+        }
+    }
+
+    /// A cache that reads through the part's blocks kept across queries (a lookup, a
+    /// grep's enclosing symbols).
+    pub(super) fn kept(part: &'p Part) -> BlockCache<'p> {
+        BlockCache {
+            kept: true,
+            ..BlockCache::new(part)
         }
     }
 
@@ -182,13 +252,19 @@ impl<'p> BlockCache<'p> {
         if id == NONE {
             return Some(String::new());
         }
-        let part = self.part;
+        let (part, kept) = (self.part, self.kept);
         let all = self
             .blocks
             .entry(id / BLOCK)
-            .or_insert_with(|| part.block_all(id / BLOCK))
+            .or_insert_with(|| {
+                if kept {
+                    part.block_kept(id / BLOCK)
+                } else {
+                    part.block_all(id / BLOCK).map(Arc::new)
+                }
+            })
             .as_ref()?;
-        String::from_utf8(all.get((id % BLOCK) as usize)?.clone()).ok()
+        String::from_utf8(all.get(id % BLOCK)?.to_vec()).ok()
     }
 
     /// Symbol `k`'s qualified name (as [`Part::qualified`]).

@@ -70,7 +70,7 @@ impl Records {
 /// strings: each block of strings is decoded once).
 fn paths_of(p: &Part) -> HashMap<Box<str>, u32> {
     let mut m = HashMap::with_capacity(p.files() as usize);
-    let mut block: Option<(u32, Vec<Vec<u8>>)> = None;
+    let mut block: Option<(u32, super::format::Block)> = None;
     for k in 0..p.files() {
         let Some(f) = p.file(k) else { continue };
         let b = f.path / super::format::BLOCK;
@@ -78,7 +78,7 @@ fn paths_of(p: &Part) -> HashMap<Box<str>, u32> {
             block = p.block_all(b).map(|all| (b, all));
         }
         let Some((_, all)) = &block else { continue };
-        let s = all.get((f.path % super::format::BLOCK) as usize);
+        let s = all.get(f.path % super::format::BLOCK);
         if let Some(path) = s.and_then(|s| std::str::from_utf8(s).ok()) {
             m.insert(path.into(), k);
         }

@@ -2,7 +2,7 @@
 //! found; damage read as absent.
 
 use super::format;
-use super::read::Part;
+use super::read::{BlockCache, Part};
 use super::{FileRecord, SymbolRecord};
 use crate::index::{Ident, SideFile};
 
@@ -198,6 +198,51 @@ fn many_files_and_names_are_all_found() {
                 Some(name.as_str())
             );
         }
+    }
+}
+
+#[test]
+fn strings_read_through_kept_blocks_equal_those_read_one_by_one() {
+    // Names with long shared prefixes, a long one, and more than a few blocks of them.
+    let mut files = Vec::new();
+    for f in 0..700u32 {
+        let mut symbols = vec![sym(
+            &format!("a_common_prefix_of_every_name_{f:04}"),
+            "",
+            None,
+            (1, 1, 2),
+        )];
+        if f == 350 {
+            symbols.push(sym(&"x".repeat(100_000), "", None, (3, 3, 4)));
+        }
+        files.push(FileRecord {
+            path: format!("src/f{f:04}.c"),
+            ident: Ident::default(),
+            hash: u64::from(f),
+            lang: 6,
+            status: 0,
+            package: String::new(),
+            symbols,
+            uses: [(format!("used_{}", f % 9), 1)].into_iter().collect(),
+        });
+    }
+    let payload = super::encode::encode(&files);
+    let part = Part::open(std::sync::Arc::new(SideFile::in_memory(&payload))).expect("read");
+    let mut own = BlockCache::new(&part);
+    for round in 0..2 {
+        // The second round reads the blocks the first one kept.
+        let mut kept = BlockCache::kept(&part);
+        let mut id = 0;
+        while let Some(want) = part.string(id) {
+            assert_eq!(
+                kept.get(id),
+                Some(want.clone()),
+                "string {id}, round {round}"
+            );
+            assert_eq!(own.get(id), Some(want), "string {id}");
+            id += 1;
+        }
+        assert!(id > 3 * super::format::BLOCK, "{id} strings");
     }
 }
 

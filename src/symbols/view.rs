@@ -122,7 +122,7 @@ fn collect(
         // define one name a hundred thousand times).
         let mut file: Option<(u32, Option<Usable>)> = None;
         // Each block of strings decoded once (one of them may be a megabyte long).
-        let mut strings = BlockCache::new(part);
+        let mut strings = BlockCache::kept(part);
         for (k, si) in hits {
             if file.as_ref().is_none_or(|f| f.0 != k) {
                 file = Some((k, usable(recs, view, &mut strings, pi, k, under)));
@@ -221,7 +221,7 @@ pub fn enclosing(
     let (held, f) = file_record(ws, abs, hash)?;
     let part = &held.0;
     let syms = part.symbols(&f)?;
-    let mut strings = BlockCache::new(part);
+    let mut strings = BlockCache::kept(part);
     let found = lines
         .iter()
         .map(|&l| innermost(&mut strings, &syms, l))
@@ -257,7 +257,7 @@ pub fn name_in_file(
         .filter(|s| Some(s.name) == id)
         .map(|s| (s.def, s.end))
         .collect();
-    let mut strings = BlockCache::new(part);
+    let mut strings = BlockCache::kept(part);
     let enclosing = lines
         .iter()
         .map(|&l| innermost(&mut strings, &syms, l))
