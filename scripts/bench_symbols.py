@@ -18,7 +18,7 @@ spoken to by the Python `mcp` client with its default answer budget.
 
 Usage: python3 scripts/bench_symbols.py [--tree corpora/linux] [--mapgrep target/release/mapgrep]
        [--index-dir DIR (default: a fresh one under target/bench-symbols)] [--runs 3]
-       [--names a,b,c] [--restart [--changes 60]] [--json FILE]
+       [--names a,b,c] [--restart [--changes 60 [--changed-ago S]]] [--json FILE]
 Needs: a release build, the Linux tree (corpora/fetch_linux.sh), Python `mcp`.
 """
 
@@ -114,13 +114,15 @@ class Session:
 
     def log_has(self, *words):
         with open(self.log, errors="replace") as f:
-            return any(w in f.read() for w in words)
+            text = f.read()
+        return any(w in text for w in words)
 
 
 async def with_server(args, index_dir, log, body):
     params = StdioServerParameters(
         command=args.mapgrep, args=["serve", "--index-dir", index_dir, args.tree])
-    with open(log, "w") as err:
+    # Line-buffered: the client copies the server's log into it, and the script reads it.
+    with open(log, "w", buffering=1) as err:
         async with stdio_client(params, errlog=err) as (r, w):
             async with ClientSession(r, w) as s:
                 await s.initialize()
@@ -225,7 +227,9 @@ async def restart(args, index_dir, out):
     restore = None
     if args.changes:
         restore, names = change_files(args.tree, args.changes)
-        print(f"restart: {len(names)} files changed while no server ran", flush=True)
+        print(f"restart: {len(names)} files changed while no server ran, "
+              f"{args.changed_ago:g} s before it starts", flush=True)
+        time.sleep(args.changed_ago)
 
     async def body(sv):
         t0 = time.time()
@@ -275,6 +279,9 @@ def main():
     ap.add_argument("--restart", action="store_true")
     ap.add_argument("--changes", type=int, default=0,
                     help="with --restart: change this many C files before the restart")
+    ap.add_argument("--changed-ago", type=float, default=0.0,
+                    help="with --changes: seconds between the changes and the restart (a "
+                         "file changed less than 2 s before it is read waits for the upkeep)")
     ap.add_argument("--json")
     args = ap.parse_args()
     args.names = [n for n in args.names.split(",") if n]

@@ -127,7 +127,7 @@ async def session_on(binary, root, extra, body):
     with tempfile.TemporaryDirectory() as ix:
         log_path = os.path.join(ix, "stderr.log")
         params = StdioServerParameters(command=binary, args=["serve", "--index-dir", os.path.join(ix, "index")] + extra + [root])
-        with open(log_path, "w") as errlog:
+        with open(log_path, "w", buffering=1) as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()

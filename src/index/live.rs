@@ -177,6 +177,9 @@ pub(super) struct RootState {
     pub(super) outside: Mutex<Option<Stamps>>,
     /// The watcher, kept alive while the state lives.
     pub(super) _watcher: Mutex<Option<notify::RecommendedWatcher>>,
+    /// The last walk of dirty paths a search made, for the next search of the same dirty
+    /// set (what it found changes only with a new mark).
+    pub(super) walked: Mutex<Option<super::select::DirtyWalk>>,
 }
 
 impl Indexes {
@@ -214,6 +217,7 @@ pub(super) fn new_state(ws: &Workspace, root: &Path, store: Option<Arc<Store>>) 
         advertised: Mutex::new(None),
         outside: Mutex::new(Some(outside_ignores(root))),
         _watcher: Mutex::new(None),
+        walked: Mutex::new(None),
     }
 }
 

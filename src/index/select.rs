@@ -3,7 +3,7 @@
 //! walked and read directly), or checked by metadata when nothing vouches.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::build::rel_bytes;
 use super::live::{IndexStatus, IndexUse, Indexes, RootState, outside_ignores};
@@ -79,13 +79,14 @@ pub fn select(
     }
     let synced = q.default_walk && st.dirty.sync();
     // The index and the dirty paths that go with it, read together.
-    let (ix, dirty) = {
+    let (ix, dirty, seq) = {
         let d = st.dirty.inner.lock().expect("dirty");
         let ix = st.current()?;
-        (ix, d.paths.keys().cloned().collect::<Vec<PathBuf>>())
+        (ix, d.paths.keys().cloned().collect::<Vec<PathBuf>>(), d.seq)
     };
     let ids = ix.candidate_spans(&tq)?;
     if synced && ix.walked_dir(rel) && dirty.len() <= MAX_DIRTY {
+        let dirty = (dirty, seq);
         return Some(watched(&st, &ix, dir, rel, &ids, dirty, q, wb));
     }
     Some(validated(&ix, &ids, &st.root, wb))
@@ -105,7 +106,7 @@ fn watched(
     dir: &Path,
     rel: &[u8],
     ids: &[Candidate],
-    dirty: Vec<PathBuf>,
+    (dirty, seq): (Vec<PathBuf>, u64),
     q: &SelectQuery<'_>,
     wb: &ignore::WalkBuilder,
 ) -> Selection {
@@ -166,7 +167,36 @@ fn watched(
     }
     let mut errors = Vec::new();
     if !relevant.is_empty() {
-        walk_relevant(wb, relevant, &mut picked.search, &mut errors);
+        let key = WalkKey {
+            seq,
+            dir: dir.to_path_buf(),
+            relevant,
+            max_filesize: q.max_filesize,
+        };
+        let kept = st.walked.lock().expect("walked").clone();
+        let found = match kept {
+            Some(w) if w.key == key => w.found,
+            _ => {
+                let found = Arc::new(walk_relevant(wb, &key.relevant));
+                *st.walked.lock().expect("walked") = Some(DirtyWalk {
+                    key,
+                    found: Arc::clone(&found),
+                });
+                found
+            }
+        };
+        picked
+            .search
+            .extend(found.0.iter().map(|p| (p.clone(), None)));
+        errors.extend(found.1.iter().cloned());
+        picked.search.sort_by(|a, b| a.0.cmp(&b.0));
+        picked.search.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same && later.1.is_none() {
+                kept.1 = None;
+            }
+            same
+        });
     }
     let (search, known): (Vec<PathBuf>, Vec<Option<Known>>) = picked.search.into_iter().unzip();
     Selection {
@@ -254,40 +284,47 @@ fn dirty_in_scope(
     (skip, relevant)
 }
 
-/// Walks the `relevant` paths with the scan's rules and adds their files to `search`
-/// (sorted, a path listed twice read whole if either listing says so).
-fn walk_relevant(
-    wb: &ignore::WalkBuilder,
+/// What a walk of a search directory's dirty paths is for: the dirty set (its sequence
+/// number), the directory, the paths walked and the size limit (the rest of a default walk
+/// is fixed).
+#[derive(Clone, PartialEq, Eq)]
+pub(super) struct WalkKey {
+    seq: u64,
+    dir: PathBuf,
     relevant: Vec<PathBuf>,
-    search: &mut Vec<(PathBuf, Option<Known>)>,
-    errors: &mut Vec<String>,
-) {
+    max_filesize: Option<u64>,
+}
+
+/// A walk of dirty paths and what it found (files, errors).
+#[derive(Clone)]
+pub(super) struct DirtyWalk {
+    key: WalkKey,
+    found: Arc<(Vec<PathBuf>, Vec<String>)>,
+}
+
+/// Walks the `relevant` paths with the scan's rules: their files, and what it could not
+/// read.
+fn walk_relevant(wb: &ignore::WalkBuilder, relevant: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
     let mut wb = wb.clone();
-    let rel2 = relevant.clone();
+    let rel2 = relevant.to_vec();
     wb.filter_entry(move |e| {
         rel2.iter()
             .any(|d| within(e.path(), d) || within(d, e.path()))
     });
+    let (mut files, mut errors) = (Vec::new(), Vec::new());
     for e in wb.build() {
         match e {
             Ok(e) => {
                 if e.file_type().is_some_and(|t| t.is_file())
                     && relevant.iter().any(|d| within(e.path(), d))
                 {
-                    search.push((e.into_path(), None));
+                    files.push(e.into_path());
                 }
             }
             Err(e) => errors.push(e.to_string()),
         }
     }
-    search.sort_by(|a, b| a.0.cmp(&b.0));
-    search.dedup_by(|later, kept| {
-        let same = later.0 == kept.0;
-        if same && later.1.is_none() {
-            kept.1 = None;
-        }
-        same
-    });
+    (files, errors)
 }
 
 fn validated(

@@ -225,6 +225,11 @@ fn run(st: Arc<RootState>, opts: &IndexOptions, marks: Option<PathBuf>) {
         waiting_for: None,
         report_seen: None,
     };
+    // Files that changed while no server watched (the load's validation found them) are not
+    // edits in progress: taken in at once, not after the quiet period edits wait for.
+    if !st.dirty.inner.lock().expect("dirty").paths.is_empty() {
+        keeper.round(&st, opts);
+    }
     while alive() {
         let due = keeper.wait(&st, opts);
         // A writer that ended left the lock free: this process takes it over (and removes
