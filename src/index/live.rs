@@ -179,7 +179,7 @@ pub(super) struct RootState {
     pub(super) _watcher: Mutex<Option<notify::RecommendedWatcher>>,
     /// The last walk of dirty paths a search made, for the next search of the same dirty
     /// set (what it found changes only with a new mark).
-    pub(super) walked: Mutex<Option<super::select::DirtyWalk>>,
+    pub(super) walked: Mutex<Option<DirtyWalk>>,
 }
 
 impl Indexes {
@@ -576,3 +576,24 @@ pub(super) fn outside_ignores(root: &Path) -> Stamps {
         })
         .collect()
 }
+
+/// What a walk of a search directory's dirty paths is for: the dirty set (its sequence
+/// number), the directory, the paths walked and the size limit (the rest of a default walk
+/// is fixed).
+#[derive(Clone, PartialEq, Eq)]
+pub(super) struct WalkKey {
+    pub(super) seq: u64,
+    pub(super) dir: PathBuf,
+    pub(super) relevant: Vec<PathBuf>,
+    pub(super) max_filesize: Option<u64>,
+}
+
+/// A walk of dirty paths and what it found (files, errors).
+#[derive(Clone)]
+pub(super) struct DirtyWalk {
+    pub(super) key: WalkKey,
+    pub(super) found: Arc<WalkFound>,
+}
+
+/// The files a walk of dirty paths found, and what it could not read.
+pub(super) type WalkFound = (Vec<PathBuf>, Vec<String>);

@@ -365,14 +365,7 @@ impl TrigramIndex {
         if let Some(seg) = segs.get(big) {
             take_big(seg.files.len(), &mut order, &mut view_of);
         }
-        let special = order
-            .iter()
-            .enumerate()
-            .filter(|(_, (s, k))| {
-                segs[*s as usize].files[*k as usize].flags & (FLAG_BINARY | FLAG_UNREAD) != 0
-            })
-            .map(|(i, _)| i as u32)
-            .collect();
+        let special = select::special_ids(&segs, &order);
         TrigramIndex {
             root: root.to_path_buf(),
             segs,
@@ -409,15 +402,6 @@ impl TrigramIndex {
     pub fn file(&self, i: usize) -> &FileEntry {
         let (s, k) = self.order[i];
         &self.segs[s as usize].files[k as usize]
-    }
-
-    /// The view ids of its binary and unread files within `range`, in order.
-    pub(crate) fn special_in(&self, range: std::ops::Range<usize>) -> &[u32] {
-        let lo = self
-            .special
-            .partition_point(|&i| (i as usize) < range.start);
-        let hi = self.special.partition_point(|&i| (i as usize) < range.end);
-        &self.special[lo..hi]
     }
 
     /// Its files in path order.

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::build::rel_bytes;
-use super::live::{IndexStatus, IndexUse, Indexes, RootState, outside_ignores};
+use super::live::{
+    DirtyWalk, IndexStatus, IndexUse, Indexes, RootState, WalkFound, WalkKey, outside_ignores,
+};
 use super::persist::os_str;
 use super::watch::MAX_DIRTY;
 use super::{
@@ -112,59 +114,7 @@ fn watched(
 ) -> Selection {
     let range = ix.under(rel);
     let (skip, relevant) = dirty_in_scope(st, ix, dir, range.clone(), dirty);
-    let mut picked = Picked::default();
-    let lo = ids.partition_point(|c| (c.0 as usize) < range.start);
-    let cand = ids[lo..]
-        .iter()
-        .take_while(|c| (c.0 as usize) < range.end)
-        .map(|c| (c.0 as usize, Some(&c.1)));
-    let path = |i: usize| st.root.join(os_str(&ix.file(i).path));
-    // Only the candidates and the binary or unread files are looked at (not every file of
-    // the scope): the rest are ruled out, counted from the scope's size.
-    let special = ix
-        .special_in(range.clone())
-        .iter()
-        .map(|&i| (i as usize, None));
-    let mut looked = 0u64;
-    let skipped = skip.iter().filter(|s| **s).count() as u64;
-    let mut last = None;
-    for (i, spans) in merge_ids(cand, special) {
-        if last == Some(i) {
-            continue;
-        }
-        last = Some(i);
-        let f = ix.file(i);
-        if skip[i - range.start] {
-            continue;
-        }
-        looked += 1;
-        if too_big(q, f.id.len) {
-            picked.too_big += 1;
-        } else if f.flags & FLAG_UNREAD != 0 {
-            picked.search.push((path(i), None));
-        } else if let Some(spans) = spans {
-            // Not dirty: the watcher vouches that the file is still the version indexed.
-            let k = Known {
-                id: f.id,
-                spans: spans.clone(),
-            };
-            picked.bytes += f.id.len;
-            picked.search.push((path(i), Some(k)));
-        } else if f.flags & FLAG_BINARY != 0 {
-            picked.binary.push(path(i));
-        } else {
-            looked -= 1;
-        }
-    }
-    picked.ruled_out = range.len() as u64 - skipped - looked;
-    if q.max_filesize.is_some() {
-        // The files too big to search are not ruled out by the index: count them apart.
-        let big = range
-            .clone()
-            .filter(|&i| !skip[i - range.start] && too_big(q, ix.file(i).id.len))
-            .count() as u64;
-        picked.ruled_out -= big - picked.too_big;
-    }
+    let mut picked = pick(st, ix, range.clone(), ids, &skip, q);
     let mut errors = Vec::new();
     if !relevant.is_empty() {
         let key = WalkKey {
@@ -173,18 +123,7 @@ fn watched(
             relevant,
             max_filesize: q.max_filesize,
         };
-        let kept = st.walked.lock().expect("walked").clone();
-        let found = match kept {
-            Some(w) if w.key == key => w.found,
-            _ => {
-                let found = Arc::new(walk_relevant(wb, &key.relevant));
-                *st.walked.lock().expect("walked") = Some(DirtyWalk {
-                    key,
-                    found: Arc::clone(&found),
-                });
-                found
-            }
-        };
+        let found = dirty_walk(st, key, wb);
         picked
             .search
             .extend(found.0.iter().map(|p| (p.clone(), None)));
@@ -214,6 +153,100 @@ fn watched(
     }
 }
 
+/// What the index says of the entries `range` outside the dirty paths (`skip`): the
+/// candidates `ids` and the unread files to read, the binary files, how many are ruled out.
+fn pick(
+    st: &RootState,
+    ix: &TrigramIndex,
+    range: std::ops::Range<usize>,
+    ids: &[Candidate],
+    skip: &[bool],
+    q: &SelectQuery<'_>,
+) -> Picked {
+    let mut picked = Picked::default();
+    let lo = ids.partition_point(|c| (c.0 as usize) < range.start);
+    let cand = ids[lo..]
+        .iter()
+        .take_while(|c| (c.0 as usize) < range.end)
+        .map(|c| (c.0 as usize, Some(&c.1)));
+    let path = |i: usize| st.root.join(os_str(&ix.file(i).path));
+    // Only the candidates and the binary or unread files are looked at (not every file of
+    // the scope): the rest are ruled out, counted from the scope's size.
+    let special = special_in(ix, range.clone())
+        .iter()
+        .map(|&i| (i as usize, None));
+    let (mut looked, mut too_big_looked) = (0u64, 0u64);
+    let mut last = None;
+    for (i, spans) in merge_ids(cand, special) {
+        let f = ix.file(i);
+        if last.replace(i) == Some(i) || skip[i - range.start] {
+            continue;
+        }
+        looked += 1;
+        if too_big(q, f.id.len) {
+            too_big_looked += 1;
+        } else if f.flags & FLAG_UNREAD != 0 {
+            picked.search.push((path(i), None));
+        } else if let Some(spans) = spans {
+            // Not dirty: the watcher vouches that the file is still the version indexed.
+            let k = Known {
+                id: f.id,
+                spans: spans.clone(),
+            };
+            picked.bytes += f.id.len;
+            picked.search.push((path(i), Some(k)));
+        } else if f.flags & FLAG_BINARY != 0 {
+            picked.binary.push(path(i));
+        } else {
+            looked -= 1;
+        }
+    }
+    let skipped = skip.iter().filter(|s| **s).count() as u64;
+    picked.ruled_out = range.len() as u64 - skipped - looked;
+    if q.max_filesize.is_some() {
+        // The files too big to search are not ruled out by the index: count them apart.
+        let big = range
+            .clone()
+            .filter(|&i| !skip[i - range.start] && too_big(q, ix.file(i).id.len))
+            .count() as u64;
+        picked.ruled_out -= big - too_big_looked;
+    }
+    picked
+}
+
+/// The files under the dirty paths of `key` and what their walk could not read: the last
+/// search's walk when it was of the same dirty set, else a new walk (kept for the next).
+fn dirty_walk(st: &RootState, key: WalkKey, wb: &ignore::WalkBuilder) -> Arc<WalkFound> {
+    let kept = st.walked.lock().expect("walked").clone();
+    match kept {
+        Some(w) if w.key == key => w.found,
+        _ => {
+            let found = Arc::new(walk_relevant(wb, &key.relevant));
+            *st.walked.lock().expect("walked") = Some(DirtyWalk {
+                key,
+                found: Arc::clone(&found),
+            });
+            found
+        }
+    }
+}
+
+/// The view ids of the binary and unread files among the live entries `order` of `segs`
+/// (what every search reads or lists, whatever it looks for).
+pub(super) fn special_ids(segs: &[Arc<super::Segment>], order: &[(u32, u32)]) -> Vec<u32> {
+    let flags = |&(s, k): &(u32, u32)| segs[s as usize].files[k as usize].flags;
+    (0..order.len() as u32)
+        .filter(|&i| flags(&order[i as usize]) & (FLAG_BINARY | FLAG_UNREAD) != 0)
+        .collect()
+}
+
+/// The view ids of `ix`'s binary and unread files within `range`, in order.
+fn special_in(ix: &TrigramIndex, range: std::ops::Range<usize>) -> &[u32] {
+    let lo = ix.special.partition_point(|&i| (i as usize) < range.start);
+    let hi = ix.special.partition_point(|&i| (i as usize) < range.end);
+    &ix.special[lo..hi]
+}
+
 /// A candidate's parts that can match (`None`: all of it).
 type Spans = Option<Box<[Span]>>;
 
@@ -239,8 +272,6 @@ struct Picked {
     search: Vec<(PathBuf, Option<Known>)>,
     binary: Vec<PathBuf>,
     ruled_out: u64,
-    /// Candidates, binary or unread files over the size limit.
-    too_big: u64,
     /// Bytes of the trusted candidates.
     bytes: u64,
 }
@@ -284,27 +315,9 @@ fn dirty_in_scope(
     (skip, relevant)
 }
 
-/// What a walk of a search directory's dirty paths is for: the dirty set (its sequence
-/// number), the directory, the paths walked and the size limit (the rest of a default walk
-/// is fixed).
-#[derive(Clone, PartialEq, Eq)]
-pub(super) struct WalkKey {
-    seq: u64,
-    dir: PathBuf,
-    relevant: Vec<PathBuf>,
-    max_filesize: Option<u64>,
-}
-
-/// A walk of dirty paths and what it found (files, errors).
-#[derive(Clone)]
-pub(super) struct DirtyWalk {
-    key: WalkKey,
-    found: Arc<(Vec<PathBuf>, Vec<String>)>,
-}
-
 /// Walks the `relevant` paths with the scan's rules: their files, and what it could not
 /// read.
-fn walk_relevant(wb: &ignore::WalkBuilder, relevant: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
+fn walk_relevant(wb: &ignore::WalkBuilder, relevant: &[PathBuf]) -> WalkFound {
     let mut wb = wb.clone();
     let rel2 = relevant.to_vec();
     wb.filter_entry(move |e| {
