@@ -12,6 +12,7 @@
 //! Layout: this module holds the query, its validation and the lookup; `render.rs` the text
 //! both front-ends show.
 
+mod alias;
 mod candidates;
 mod fit;
 pub mod name;
@@ -131,6 +132,9 @@ pub struct Definitions {
     /// Answered from the index's symbol records: the files they cover (the others were
     /// searched and parsed as `files_with_name` and `files_parsed` say).
     pub recorded: Option<usize>,
+    /// Found through the imports of the name's module (Python's `os.path` bound by `import
+    /// posixpath as path`): each name looked up instead and where it is bound.
+    pub via: Vec<(String, String)>,
 }
 
 /// Why a lookup cannot run: its parameters, or a path it names.
@@ -286,8 +290,27 @@ pub fn lookup(
     q: &DefineQuery,
     progress: &Progress,
 ) -> Result<Definitions, DefineError> {
+    let want = q.want(ws.words()).map_err(DefineError::Param)?;
+    let d = lookup_want(ws, q, &want, progress)?;
+    if !d.sites.is_empty()
+        || d.cancelled
+        || d.timed_out
+        || want.lang.is_some_and(|l| l != Lang::Python)
+    {
+        return Ok(d);
+    }
+    // Nothing by that name: a module may bind the qualifier's last part to another module.
+    Ok(alias::lookup_through(ws, q, &want, progress)?.unwrap_or(d))
+}
+
+/// [`lookup`] of a checked name.
+fn lookup_want(
+    ws: &Workspace,
+    q: &DefineQuery,
+    want: &Want,
+    progress: &Progress,
+) -> Result<Definitions, DefineError> {
     let w = ws.words();
-    let want = q.want(w).map_err(DefineError::Param)?;
     let started = Instant::now();
     let budget = q.time_limit.unwrap_or(LOOKUP_BUDGET).min(ONE_YEAR);
     let until = |share: Duration| started.checked_add(share).unwrap_or(started + ONE_YEAR);
@@ -304,7 +327,7 @@ pub fn lookup(
         })
     };
     // From the index's records where they hold; the other files are searched and parsed.
-    let (found, recorded_sites, recorded) = match recorded::lookup(ws, &q.scope, &want) {
+    let (found, recorded_sites, recorded) = match recorded::lookup(ws, &q.scope, want) {
         Some(r) if r.rescan.is_empty() => (candidates::Found::default(), r.sites, Some(r.files)),
         Some(r) => {
             let scope = GrepQuery {
@@ -320,9 +343,9 @@ pub fn lookup(
     let parse_until = until(budget).max(Instant::now() + Duration::from_secs(1));
     let stop = code::Stop::new(Some(&progress.cancelled), Some(parse_until));
     let mut parsed = Parsed::default();
-    parse_all(ws, &first, &want, q.code == Some(true), &stop, &mut parsed);
+    parse_all(ws, &first, want, q.code == Some(true), &stop, &mut parsed);
     if parsed.sites.iter().all(|s| s.declaration) {
-        parse_all(ws, &rest, &want, q.code == Some(true), &stop, &mut parsed);
+        parse_all(ws, &rest, want, q.code == Some(true), &stop, &mut parsed);
     } else {
         parsed.skipped += rest.len();
     }

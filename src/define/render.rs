@@ -211,10 +211,28 @@ pub fn summary(d: &Definitions, name: &str, w: &dyn Words) -> String {
     text
 }
 
+/// The note of a lookup answered through its module's imports: the names looked up instead.
+fn via_note(out: &mut String, d: &Definitions) {
+    if d.via.is_empty() {
+        return;
+    }
+    let names: Vec<String> = d
+        .via
+        .iter()
+        .map(|(name, at)| format!("{name} (bound at {at})"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "Note: nothing is defined by that name; its module imports another under it, so these are {}.",
+        names.join(", ")
+    );
+}
+
 /// The notes after the summary: declarations left out or shown alone, unreadable files, and
 /// how far a lookup cut by its budget (or stopped) got.
 fn notes(out: &mut String, d: &Definitions, w: &dyn Words) {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    via_note(out, d);
     if d.only_declarations {
         let _ = writeln!(
             out,

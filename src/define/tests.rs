@@ -560,3 +560,61 @@ fn names_that_are_not_identifiers_are_refused_before_any_search() {
         );
     }
 }
+
+#[test]
+fn a_python_module_that_imports_another_under_a_name_answers_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    for (rel, text) in [
+        (
+            "lib/ospkg.py",
+            "import sys\n\nif sys.platform == 'win32':\n    import winpaths as path\nelse:\n    import unixpaths as path  # the usual one\n",
+        ),
+        (
+            "lib/unixpaths.py",
+            "def join(a, *parts):\n    \"\"\"Joins with a slash.\"\"\"\n    return '/'.join((a,) + parts)\n",
+        ),
+        (
+            "lib/winpaths.py",
+            "def join(a, *parts):\n    return '\\\\'.join((a,) + parts)\n",
+        ),
+        ("tools/__init__.py", ""),
+        (
+            "tools/fs/__init__.py",
+            "from .impl import posix_side as side\n",
+        ),
+        ("tools/fs/impl/__init__.py", ""),
+        (
+            "tools/fs/impl/posix_side.py",
+            "def make(x):\n    return x\n",
+        ),
+    ] {
+        std::fs::create_dir_all(p.join(rel).parent().unwrap()).unwrap();
+        std::fs::write(p.join(rel), text).unwrap();
+    }
+    let ws = ws(p);
+    let at = |d: &Definitions| -> Vec<String> {
+        d.sites
+            .iter()
+            .map(|s| format!("{}:{}", s.path, s.start_line))
+            .collect()
+    };
+    let d = find(&ws, &query("ospkg.path.join"));
+    assert_eq!(at(&d), ["lib/unixpaths.py:1", "lib/winpaths.py:1"]);
+    let text = render(&d, "ospkg.path.join", usize::MAX, &crate::words::NEUTRAL).text;
+    assert!(
+        text.contains("unixpaths.join (bound at lib/ospkg.py:6)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("winpaths.join (bound at lib/ospkg.py:4)"),
+        "{text}"
+    );
+    // A relative import in a package's `__init__.py`.
+    let d = find(&ws, &query("tools.fs.side.make"));
+    assert_eq!(at(&d), ["tools/fs/impl/posix_side.py:1"]);
+    // Nothing bound by that name, or nothing by that name where it is bound.
+    assert!(find(&ws, &query("ospkg.paths.join")).sites.is_empty());
+    assert!(find(&ws, &query("ospkg.path.split")).sites.is_empty());
+    assert!(find(&ws, &query("ospkg.path.join")).via.len() == 2);
+}
