@@ -202,3 +202,53 @@ async fn a_name_defined_everywhere_beside_a_huge_string_answers_at_once() {
     assert!(took < Duration::from_secs(10), "{took:?}");
     srv.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_python_module_alias_is_followed_from_the_index_s_file_list() {
+    let fx = Fixture::new();
+    fx.write(
+        "pylib/ospkg.py",
+        "import sys\nif sys.platform == 'win32':\n    import winpaths as path\nelse:\n    import unixpaths as path\n",
+    );
+    fx.write(
+        "pylib/unixpaths.py",
+        "def join(a, b):\n    return a + '/' + b\n",
+    );
+    fx.write(
+        "pylib/winpaths.py",
+        "def join(a, b):\n    return a + '\\\\' + b\n",
+    );
+    fx.write("other/paths.py", "import unixpaths as path\n");
+    for p in [
+        "pylib/ospkg.py",
+        "pylib/unixpaths.py",
+        "pylib/winpaths.py",
+        "other/paths.py",
+    ] {
+        crate::common::date_back(&fx.root.join(p));
+    }
+    let (srv, _log) = fx.serve_indexed().await;
+    wait_recorded(&srv, "join").await;
+    let (text, line) = summary(&srv, "ospkg.path.join").await;
+    assert!(
+        line.starts_with("Found 2 definitions in 2 files (from the symbol index"),
+        "{text}"
+    );
+    assert!(text.contains("pylib/unixpaths.py:1-2: function"), "{text}");
+    assert!(text.contains("pylib/winpaths.py:1-2: function"), "{text}");
+    assert!(
+        text.contains(
+            "winpaths.join (bound at pylib/ospkg.py:3), unixpaths.join (bound at pylib/ospkg.py:5)"
+        ),
+        "{text}"
+    );
+    // A module of another name binding the same word is not the one asked for.
+    let (text, line) = summary(&srv, "paths.path.join").await;
+    assert!(line.starts_with("Found 1 definition"), "{text}");
+    assert!(
+        text.contains("unixpaths.join (bound at other/paths.py:1)"),
+        "{text}"
+    );
+    let (_, line) = summary(&srv, "ospkg.path.split").await;
+    assert!(line.starts_with("No definition"), "{line}");
+}
