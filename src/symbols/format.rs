@@ -186,38 +186,10 @@ impl Layout {
 /// The strings of one front-coded block (`bytes`: the block), decoded up to the
 /// `upto`-th (0-based) inclusive; `None` if not well formed.
 pub(super) fn block_strings(bytes: &[u8], upto: u32) -> Option<Vec<Vec<u8>>> {
-    let mut c = Cursor::new(bytes);
-    let n = usize::try_from(c.varint()?).ok()?;
-    let head = c.b.get(c.at..c.at.checked_add(n)?)?.to_vec();
-    c.at += n;
-    let mut out: Vec<Vec<u8>> = Vec::with_capacity(upto as usize + 1);
-    out.push(head);
-    if upto == 0 {
-        return Some(out);
-    }
-    let raw_len = usize::try_from(c.varint()?).ok()?;
-    let stored = usize::try_from(c.varint()?).ok()?;
-    let packed = c.b.get(c.at..c.at.checked_add(stored)?)?;
-    // Deflate packs at most 1,032 to 1: a larger claim is not a block this wrote.
-    if raw_len > stored.saturating_mul(1032).max(64) {
-        return None;
-    }
-    let rest = if stored == raw_len {
-        std::borrow::Cow::Borrowed(packed)
-    } else {
-        std::borrow::Cow::Owned(inflate(packed, raw_len)?)
-    };
-    let mut c = Cursor::new(&rest);
-    for _ in 1..=upto {
-        let shared = usize::try_from(c.varint()?).ok()?;
-        let n = usize::try_from(c.varint()?).ok()?;
-        let prev = out.last()?;
-        let mut s = prev.get(..shared)?.to_vec();
-        s.extend_from_slice(c.b.get(c.at..c.at.checked_add(n)?)?);
-        c.at += n;
-        out.push(s);
-    }
-    Some(out)
+    let block = block_decode(bytes, upto.checked_add(1)?)?;
+    (0..=upto)
+        .map(|k| block.get(k).map(<[u8]>::to_vec))
+        .collect()
 }
 
 /// Every string of one block, decoded: their bytes end to end and where each ends.
