@@ -16,9 +16,20 @@ pub(super) fn lookup_through(
     q: &DefineQuery,
     want: &Want,
     progress: &Progress,
+    started: std::time::Instant,
 ) -> Result<Option<Definitions>, DefineError> {
+    // Within the lookup's one budget (from `started`): what the first try left of it.
+    let budget = q.time_limit.unwrap_or(super::LOOKUP_BUDGET);
     let mut through: Option<Definitions> = None;
     for (name, at) in through_imports(ws, &q.scope, &want.name, progress) {
+        let left = budget.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            break;
+        }
+        let q = DefineQuery {
+            time_limit: Some(left),
+            ..q.clone()
+        };
         let shown = [name.qualifier.join("."), name.last.clone()].join(".");
         let other = Want {
             name,
@@ -26,7 +37,7 @@ pub(super) fn lookup_through(
             kind: want.kind,
             lang: want.lang,
         };
-        let found = lookup_want(ws, q, &other, progress)?;
+        let found = lookup_want(ws, &q, &other, progress)?;
         if found.sites.is_empty() {
             continue;
         }
@@ -65,8 +76,6 @@ fn through_imports(
     if module.is_empty() || !words_only(attr) || !module.iter().all(|m| words_only(m)) {
         return Vec::new();
     }
-    // The lines that bind `attr` by an import, in any file of the scope: the index narrows
-    // them to the files holding both words; the module's own files are kept.
     let file = module.join("/");
     // The module's own files as the indexes list them (a lookup in the whole workspace);
     // else every file of the scope that holds both words (the index narrows them).

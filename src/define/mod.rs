@@ -291,6 +291,7 @@ pub fn lookup(
     progress: &Progress,
 ) -> Result<Definitions, DefineError> {
     let want = q.want(ws.words()).map_err(DefineError::Param)?;
+    let started = Instant::now();
     let d = lookup_want(ws, q, &want, progress)?;
     if !d.sites.is_empty()
         || d.cancelled
@@ -300,7 +301,7 @@ pub fn lookup(
         return Ok(d);
     }
     // Nothing by that name: a module may bind the qualifier's last part to another module.
-    Ok(alias::lookup_through(ws, q, &want, progress)?.unwrap_or(d))
+    Ok(alias::lookup_through(ws, q, &want, progress, started)?.unwrap_or(d))
 }
 
 /// [`lookup`] of a checked name.
