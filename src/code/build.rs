@@ -49,22 +49,35 @@ impl FileStructure {
         }
         let _permit = limits::enter(bytes.len(), stop).ok_or(Unparsed::Stopped)?;
         // What tree-sitter reads: the file itself, or for C/C++ the file with its attribute
-        // macros blanked out and read only outside its function bodies, for shell with the
-        // words its lexer misreads blanked (every byte in its place: the builder reads names
-        // from `bytes`).
+        // macros blanked out and read only outside its function bodies and initializers
+        // (masked only there), for shell with the words its lexer misreads blanked (every
+        // byte in its place: the builder reads names from `bytes`).
+        let mut masked = None;
+        if matches!(lang, Lang::C | Lang::Cpp) {
+            let (parsed, skipped) = super::cmask::mask_outside_bodies(lang, bytes);
+            let (parsed, ranges) = match super::skim::outside_bodies_and(&parsed, &skipped) {
+                Some(ranges) => (parsed, Some(ranges)),
+                // The pass went past nothing: the text is masked whole.
+                None if skipped.is_empty() => (parsed, None),
+                None => {
+                    let whole = super::cmask::mask(lang, bytes);
+                    let ranges = super::skim::outside_bodies(&whole);
+                    (whole, ranges)
+                }
+            };
+            if let Some(ranges) = ranges {
+                let tree = parse(compiled, &parsed, &ranges, stop).ok_or(Unparsed::Stopped)?;
+                return Builder::new(lang, compiled, bytes, *stop).run(tree.root_node());
+            }
+            masked = Some(parsed);
+        }
         let parsed: std::borrow::Cow<[u8]> = match lang {
-            Lang::C | Lang::Cpp => super::cmask::mask(lang, bytes),
+            Lang::C | Lang::Cpp => masked.unwrap_or_else(|| super::cmask::mask(lang, bytes)),
             Lang::Bash => super::shell::mask(bytes),
             Lang::Kotlin => super::lang_b::mask_annotations(bytes),
             Lang::CSharp => super::preproc::first_branches(bytes),
             _ => bytes.into(),
         };
-        if matches!(lang, Lang::C | Lang::Cpp)
-            && let Some(ranges) = super::skim::outside_bodies(&parsed)
-        {
-            let tree = parse(compiled, &parsed, &ranges, stop).ok_or(Unparsed::Stopped)?;
-            return Builder::new(lang, compiled, bytes, *stop).run(tree.root_node());
-        }
         if bytes.len() >= split_min
             && let Some(at) = split_point(lang, bytes)
         {

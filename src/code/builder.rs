@@ -91,7 +91,7 @@ pub(super) struct Written<'t> {
 
 pub(super) struct Builder<'a> {
     pub(super) lang: Lang,
-    compiled: &'a Compiled,
+    pub(super) compiled: &'a Compiled,
     pub(super) bytes: &'a [u8],
     /// Parent and previous named sibling of the nodes in the structural part of the tree
     /// (see [`Builder::link`]): tree-sitter's own `parent()` walks down from the root, which
@@ -110,7 +110,7 @@ pub(super) struct Builder<'a> {
     /// [`Builder::wrapped_body`]), whose definitions are the module's.
     pub(super) wrap: std::collections::HashSet<usize>,
     /// The caller's stop, checked as the query runs.
-    stop: Stop<'a>,
+    pub(super) stop: Stop<'a>,
 }
 
 impl<'a> Builder<'a> {
@@ -290,16 +290,7 @@ impl<'a> Builder<'a> {
             if !searched.insert(top.id()) {
                 continue;
             }
-            let mut matches = cursor.matches(&self.compiled.query, top, self.bytes);
-            let mut seen = 0u32;
-            while let Some(m) = matches.next() {
-                seen = seen.wrapping_add(1);
-                if seen.is_multiple_of(256) && self.stop.stopped() {
-                    return Err(Unparsed::Stopped);
-                }
-                let Some(candidate) = self.read_match(m, top == root, &mut items) else {
-                    continue;
-                };
+            let mut found = |candidate: Candidate<'a>| {
                 let (node, kind) = (candidate.node, candidate.kind);
                 let key = match (self.lang, candidate.name) {
                     (Lang::Go, Some(name)) => (node.id(), name.id()),
@@ -319,6 +310,22 @@ impl<'a> Builder<'a> {
                         }
                     }
                 }
+                Ok(())
+            };
+            if self.lang == Lang::C {
+                self.walk_c(top, top == root, QUERY_DEPTH, &mut items, &mut found)?;
+                continue;
+            }
+            let mut matches = cursor.matches(&self.compiled.query, top, self.bytes);
+            let mut seen = 0u32;
+            while let Some(m) = matches.next() {
+                seen = seen.wrapping_add(1);
+                if seen.is_multiple_of(256) && self.stop.stopped() {
+                    return Err(Unparsed::Stopped);
+                }
+                if let Some(candidate) = self.read_match(m, top == root, &mut items) {
+                    found(candidate)?;
+                }
             }
         }
         Ok((candidates, items))
@@ -326,7 +333,7 @@ impl<'a> Builder<'a> {
 
     /// One query match: its definition as a candidate, if it captured one; the items it
     /// captured are added to `items` when the query ran from the root.
-    fn read_match(
+    pub(super) fn read_match(
         &self,
         m: &tree_sitter::QueryMatch<'_, 'a>,
         at_root: bool,
@@ -582,7 +589,7 @@ impl<'a> Builder<'a> {
 
 /// How deep below the root or a container the query starts matches: deep enough for
 /// `namespace N { export const x = … }` (statement block, export, declaration, declarator).
-const QUERY_DEPTH: u32 = 4;
+pub(super) const QUERY_DEPTH: u32 = 4;
 
 #[cfg(test)]
 mod tests {

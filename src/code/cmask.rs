@@ -24,6 +24,21 @@ use super::lang_id::Lang;
 /// The bytes tree-sitter parses for a C/C++ file in `lang`: `bytes` with the macros and
 /// branches above blanked, or `bytes` themselves when nothing is.
 pub(super) fn mask(lang: Lang, bytes: &[u8]) -> Cow<'_, [u8]> {
+    masker(lang, bytes, false).0
+}
+
+/// [`mask`] going past the insides of function bodies and initializers (which a skimmed
+/// parse leaves out), left as they are: the text and the insides it went past (after `{`,
+/// before `}`; see `skim::body_end`). The rest of the text is masked as [`mask`] masks it.
+pub(super) fn mask_outside_bodies(
+    lang: Lang,
+    bytes: &[u8],
+) -> (Cow<'_, [u8]>, Vec<(usize, usize)>) {
+    masker(lang, bytes, true)
+}
+
+/// The masked text, and the insides of bodies gone past when `skip_bodies`.
+fn masker(lang: Lang, bytes: &[u8], skip_bodies: bool) -> (Cow<'_, [u8]>, Vec<(usize, usize)>) {
     let mut m = Masker {
         src: bytes,
         out: None,
@@ -38,9 +53,11 @@ pub(super) fn mask(lang: Lang, bytes: &[u8]) -> Cow<'_, [u8]> {
         scope_pending: false,
         blanked: 0,
         conds: Vec::new(),
+        skips: skip_bodies.then(Vec::new),
     };
     m.run();
-    m.out.map_or(Cow::Borrowed(bytes), Cow::Owned)
+    let skipped = m.skips.unwrap_or_default();
+    (m.out.map_or(Cow::Borrowed(bytes), Cow::Owned), skipped)
 }
 
 /// Items of one declaration read; a longer head is not read further.
@@ -244,12 +261,7 @@ impl<'a> Masker<'a> {
             self.boundaries += 1;
         }
         match b {
-            b'{' => {
-                let kind = self.end_head(b'{');
-                self.bodies += usize::from(kind == Brace::Body);
-                self.braces.push(kind);
-                self.skipping = false;
-            }
+            b'{' => self.open_brace(i),
             b'}' => {
                 let closing = self.braces.last().copied();
                 self.end_head_closing(closing);
@@ -314,6 +326,26 @@ impl<'a> Masker<'a> {
             _ => {
                 self.end_head(b);
             }
+        }
+    }
+
+    /// A `{` at `i`: ends the head, and when the pass goes past bodies and this one opens a
+    /// function's body or an initializer, goes past its inside to its `}`.
+    fn open_brace(&mut self, i: usize) {
+        let initializer = self.src[..i].trim_ascii_end().last() == Some(&b'=');
+        let kind = self.end_head(b'{');
+        self.bodies += usize::from(kind == Brace::Body);
+        self.braces.push(kind);
+        self.skipping = false;
+        if (kind == Brace::Body || initializer)
+            && let Some(skips) = &mut self.skips
+            && let Some(close) = super::skim::body_end(self.src, self.at)
+        {
+            // An empty inside is no range (tree-sitter reads two ranges that touch as one).
+            if close > self.at {
+                skips.push((self.at, close));
+            }
+            self.at = close;
         }
     }
 

@@ -34,6 +34,8 @@ pub(super) struct Masker<'a> {
     /// The items of the head that were blanked (bit `i` for item `i`).
     pub(super) blanked: u64,
     pub(super) conds: Vec<Cond>,
+    /// When the pass goes past the insides of bodies and initializers: those it went past.
+    pub(super) skips: Option<Vec<(usize, usize)>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -40,7 +40,8 @@ pub(super) fn is_statement(word: &[u8], cpp: bool) -> bool {
 /// `Some(takes_arguments)` for the attribute macros blanked wherever they stand (the Linux
 /// kernel's, from include/linux/compiler*.h and friends).
 pub(super) fn known_attribute(word: &[u8]) -> Option<bool> {
-    if word.len() < 5 {
+    // All but a few start with `__` (most words are none of them: told at the first bytes).
+    if word.len() < 5 || !(word.starts_with(b"__") || matches!(word[0], b'a' | b'n')) {
         return None;
     }
     if ATTRIBUTES_WITH_ARGUMENTS.contains(&word) {
@@ -127,3 +128,27 @@ const BARE_ATTRIBUTES: &[&[u8]] = &[
     b"__assume_slab_alignment",
     b"__assume_page_alignment",
 ];
+
+#[cfg(test)]
+mod tests {
+    /// The first bytes `known_attribute` tells most words apart by hold every listed word.
+    #[test]
+    fn every_listed_attribute_is_known() {
+        for w in super::ATTRIBUTES_WITH_ARGUMENTS {
+            assert_eq!(
+                super::known_attribute(w),
+                Some(true),
+                "{}",
+                String::from_utf8_lossy(w)
+            );
+        }
+        for w in super::BARE_ATTRIBUTES {
+            assert_eq!(
+                super::known_attribute(w),
+                Some(false),
+                "{}",
+                String::from_utf8_lossy(w)
+            );
+        }
+    }
+}

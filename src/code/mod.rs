@@ -37,6 +37,7 @@ pub(crate) mod skim;
 pub mod structure;
 #[cfg(test)]
 mod tests;
+mod walk_c;
 
 use std::sync::Arc;
 

@@ -16,7 +16,25 @@
 /// every node keeps its place); `None` when its braces do not balance in the first branch
 /// of each preprocessor conditional, or it has no function body.
 pub(crate) fn outside_bodies(text: &[u8]) -> Option<Vec<tree_sitter::Range>> {
+    outside_bodies_and(text, &[])
+}
+
+/// [`outside_bodies`] of a text the masking pass went past the insides of some bodies of
+/// (`skipped`: it did not mask them); `None` as well when one of them is not inside a body
+/// the skim finds (a body in an `#else` branch: the text is then masked and parsed whole, as
+/// [`outside_bodies`] would have it).
+pub(crate) fn outside_bodies_and(
+    text: &[u8],
+    skipped: &[(usize, usize)],
+) -> Option<Vec<tree_sitter::Range>> {
     let bodies = bodies(text)?;
+    let mut inside = bodies.iter().peekable();
+    for &(start, end) in skipped {
+        while inside.next_if(|b| b.1 < end).is_some() {}
+        if inside.peek().is_none_or(|b| b.0 > start) {
+            return None;
+        }
+    }
     if bodies.is_empty() {
         return None;
     }
@@ -46,6 +64,18 @@ pub(crate) fn outside_bodies(text: &[u8]) -> Option<Vec<tree_sitter::Range>> {
         from = end;
     }
     Some(out)
+}
+
+/// The end of the body (or initializer) whose `{` is just before `open` in `t` (C or C++):
+/// the position of its `}`, when its braces balance in the first branch of each conditional
+/// and the conditionals it opens all close in it (none opened before it is switched or
+/// closed inside); `None` otherwise.
+pub(crate) fn body_end(t: &[u8], open: usize) -> Option<usize> {
+    let mut s = Scan::new(t);
+    s.i = open;
+    s.line_start = false;
+    let close = matching(&mut s)?;
+    (!s.crossed && s.conds.is_empty()).then_some(close)
 }
 
 /// Blanks the inside of every function body of `text` (C or C++), keeping newlines;
@@ -80,7 +110,31 @@ struct Scan<'t> {
     skipping: usize,
     /// Every branch's code is code (else branches after the first are skipped).
     all_branches: bool,
+    /// A directive switched or closed a conditional opened before the scan started.
+    crossed: bool,
 }
+
+/// The classes of [`PLAIN`]: a byte of code, a blank, a byte a scan reads alone (a newline,
+/// a brace, a quote, `/`, `#`).
+const CODE: u8 = 0;
+const BLANK: u8 = 1;
+const SPECIAL: u8 = 2;
+
+static PLAIN: [u8; 256] = {
+    let mut t = [CODE; 256];
+    t[b' ' as usize] = BLANK;
+    t[b'\t' as usize] = BLANK;
+    t[b'\r' as usize] = BLANK;
+    t[0x0b] = BLANK;
+    t[0x0c] = BLANK;
+    let special = b"\n{}\"'/#";
+    let mut k = 0;
+    while k < special.len() {
+        t[special[k] as usize] = SPECIAL;
+        k += 1;
+    }
+    t
+};
 
 /// What the scan found next.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -103,6 +157,7 @@ impl<'t> Scan<'t> {
             conds: Vec::new(),
             skipping: 0,
             all_branches: false,
+            crossed: false,
         }
     }
 
@@ -169,6 +224,31 @@ impl<'t> Scan<'t> {
         Token::End
     }
 
+    /// Past the run of code bytes and blanks at the scan's position (bytes [`next`](Self::next)
+    /// would read one by one as `Code` or skip); the position of the last code byte, if any.
+    /// Nothing is skipped inside a branch that is skipped.
+    fn skip_plain(&mut self) -> Option<usize> {
+        if self.skipping > 0 && !self.all_branches {
+            return None;
+        }
+        let t = self.t;
+        let mut i = self.i;
+        let mut last = None;
+        while let Some(&b) = t.get(i) {
+            match PLAIN[usize::from(b)] {
+                CODE => last = Some(i),
+                BLANK => {}
+                _ => break,
+            }
+            i += 1;
+        }
+        if last.is_some() {
+            self.line_start = false;
+        }
+        self.i = i;
+        last
+    }
+
     /// Skips one token inside a skipped branch (literals whole, so their braces and quotes
     /// do not count).
     fn skip_token(&mut self) {
@@ -218,15 +298,19 @@ impl<'t> Scan<'t> {
         }
         match &t[start..k] {
             b"if" | b"ifdef" | b"ifndef" => self.conds.push(false),
-            b"else" | b"elif" | b"elifdef" | b"elifndef" => {
-                if let Some(in_later) = self.conds.last_mut()
-                    && !*in_later
-                {
+            b"else" | b"elif" | b"elifdef" | b"elifndef" => match self.conds.last_mut() {
+                Some(in_later) if !*in_later => {
                     *in_later = true;
                     self.skipping += 1;
                 }
-            }
-            b"endif" if self.conds.pop() == Some(true) => self.skipping -= 1,
+                Some(_) => {}
+                None => self.crossed = true,
+            },
+            b"endif" => match self.conds.pop() {
+                Some(true) => self.skipping -= 1,
+                Some(false) => {}
+                None => self.crossed = true,
+            },
             _ => {}
         }
         // To the end of the line and its continuations (a comment may hold a newline).
@@ -263,7 +347,12 @@ fn bodies(t: &[u8]) -> Option<Vec<(usize, usize)>> {
     let mut last: u8 = 0;
     let mut word_end = 0usize;
     loop {
-        let before = s.i;
+        if let Some(k) = s.skip_plain() {
+            last = t[k];
+            if last.is_ascii_alphanumeric() || last == b'_' {
+                word_end = k + 1;
+            }
+        }
         match s.next() {
             Token::End => break,
             Token::Code(b) => {
@@ -278,7 +367,6 @@ fn bodies(t: &[u8]) -> Option<Vec<(usize, usize)>> {
                 last = b'}';
             }
             Token::Open => {
-                let _ = before;
                 // A function body, or an initializer (`= { … }`: the tables of a driver,
                 // which define nothing inside).
                 if last == b'=' || opens_body(t, last, word_end) {
@@ -321,6 +409,7 @@ fn opens_body(t: &[u8], last: u8, word_end: usize) -> bool {
 fn matching(s: &mut Scan<'_>) -> Option<usize> {
     let mut depth = 1usize;
     loop {
+        s.skip_plain();
         match s.next() {
             Token::End => return None,
             Token::Open => depth += 1,

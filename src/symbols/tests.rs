@@ -368,3 +368,60 @@ fn symbols_cost() {
         println!("  {name:12} {n:6} files {:5} MB {s:6.1} s", b >> 20);
     }
 }
+
+/// Writes every file's record under a tree, one line per symbol, to compare two builds' records
+/// (`MAPGREP_COST_TREE=dir MAPGREP_DUMP=file`).
+#[test]
+#[ignore = "compares: MAPGREP_COST_TREE=dir MAPGREP_DUMP=file cargo test --release --lib symbols_dump -- --ignored"]
+fn symbols_dump() {
+    use rayon::prelude::*;
+    use std::fmt::Write as _;
+    let tree = std::env::var_os("MAPGREP_COST_TREE").expect("MAPGREP_COST_TREE");
+    let out = std::env::var_os("MAPGREP_DUMP").expect("MAPGREP_DUMP");
+    let mut paths = Vec::new();
+    for e in ignore::WalkBuilder::new(&tree).build().flatten() {
+        if e.file_type().is_some_and(|t| t.is_file()) {
+            paths.push(e.into_path());
+        }
+    }
+    paths.sort();
+    let stop = crate::code::Stop::never();
+    let lines: Vec<String> = paths
+        .par_iter()
+        .map(|p| {
+            let b = std::fs::read(p).unwrap_or_default();
+            let r = super::record(
+                &p.to_string_lossy(),
+                &|_| false,
+                Ident::default(),
+                &b,
+                &stop,
+            );
+            let mut s = format!(
+                "{} {} {} {} {}\n",
+                r.path,
+                r.lang,
+                r.status,
+                r.package,
+                r.uses.len()
+            );
+            for y in &r.symbols {
+                let _ = writeln!(
+                    s,
+                    "  {} {} {} {} {:?} {} {} {} {}",
+                    y.name,
+                    y.qualified,
+                    y.address,
+                    y.kind,
+                    y.parent,
+                    y.declaration,
+                    y.start_line,
+                    y.def_line,
+                    y.end_line
+                );
+            }
+            s
+        })
+        .collect();
+    std::fs::write(out, lines.concat()).unwrap();
+}
