@@ -55,13 +55,15 @@ impl FileStructure {
         let mut masked = None;
         if matches!(lang, Lang::C | Lang::Cpp) {
             let (parsed, skipped) = super::cmask::mask_outside_bodies(lang, bytes);
-            let (parsed, ranges) = match super::skim::outside_bodies_and(&parsed, &skipped) {
+            // In C, fields and enumerators are no symbols: a plain record body is left out too.
+            let c = lang == Lang::C;
+            let (parsed, ranges) = match super::skim::outside_bodies_and(&parsed, &skipped, c) {
                 Some(ranges) => (parsed, Some(ranges)),
                 // The pass went past nothing: the text is masked whole.
                 None if skipped.is_empty() => (parsed, None),
                 None => {
                     let whole = super::cmask::mask(lang, bytes);
-                    let ranges = super::skim::outside_bodies(&whole);
+                    let ranges = super::skim::outside_bodies(&whole, c);
                     (whole, ranges)
                 }
             };

@@ -337,7 +337,10 @@ impl<'a> Masker<'a> {
         self.bodies += usize::from(kind == Brace::Body);
         self.braces.push(kind);
         self.skipping = false;
+        // Not in a branch after the first of a conditional: the skim reads none of it, and
+        // parses it with its bodies (as masked whole).
         if (kind == Brace::Body || initializer)
+            && self.conds.iter().all(|c| c.alt.is_none())
             && let Some(skips) = &mut self.skips
             && let Some(close) = super::skim::body_end(self.src, self.at)
         {

@@ -75,17 +75,27 @@ pub fn identifiers(lang: Lang, bytes: &[u8]) -> Vec<(&[u8], u32)> {
     // Sized for a file's distinct names at once (about one in 48 bytes in C): no rehash.
     let mut counts: crate::fasthash::FastMap<&[u8], u32> =
         crate::fasthash::FastMap::with_capacity_and_hasher(bytes.len() / 48, Default::default());
+    // The keywords are in the map from the start, counted from KEYWORD on: told apart at the
+    // end without a search per name.
+    const KEYWORD: u32 = 1 << 31;
+    for &k in keywords(lang) {
+        counts.insert(k, KEYWORD);
+    }
     Scan::new(lang, bytes).run(|name| {
         if name.len() > 1 {
-            *counts.entry(name).or_insert(0) += 1;
+            let n = counts.entry(name).or_insert(0);
+            *n = n.saturating_add(1);
         }
     });
-    let keywords = keywords(lang);
-    let mut out: Vec<(&[u8], u32)> = counts
-        .into_iter()
-        .filter(|(n, _)| keywords.binary_search(n).is_err())
-        .collect();
-    out.sort_unstable();
+    let mut out: Vec<(&[u8], u32)> = counts.into_iter().filter(|(_, n)| *n < KEYWORD).collect();
+    // By their first eight bytes as a number, then whole (most names differ there).
+    let head = |n: &[u8]| {
+        let mut b = [0u8; 8];
+        let k = n.len().min(8);
+        b[..k].copy_from_slice(&n[..k]);
+        u64::from_be_bytes(b)
+    };
+    out.sort_unstable_by(|a, b| head(a.0).cmp(&head(b.0)).then_with(|| a.cmp(b)));
     out
 }
 

@@ -34,6 +34,7 @@ mod ranges;
 pub mod render;
 mod shell;
 pub(crate) mod skim;
+mod skim_macros;
 pub mod structure;
 #[cfg(test)]
 mod tests;

@@ -15,8 +15,8 @@
 /// function bodies, as tree-sitter's included ranges (so its lexer never visits them, and
 /// every node keeps its place); `None` when its braces do not balance in the first branch
 /// of each preprocessor conditional, or it has no function body.
-pub(crate) fn outside_bodies(text: &[u8]) -> Option<Vec<tree_sitter::Range>> {
-    outside_bodies_and(text, &[])
+pub(crate) fn outside_bodies(text: &[u8], c: bool) -> Option<Vec<tree_sitter::Range>> {
+    outside_bodies_and(text, &[], c)
 }
 
 /// [`outside_bodies`] of a text the masking pass went past the insides of some bodies of
@@ -26,8 +26,9 @@ pub(crate) fn outside_bodies(text: &[u8]) -> Option<Vec<tree_sitter::Range>> {
 pub(crate) fn outside_bodies_and(
     text: &[u8],
     skipped: &[(usize, usize)],
+    c: bool,
 ) -> Option<Vec<tree_sitter::Range>> {
-    let bodies = bodies(text)?;
+    let bodies = bodies(text, c)?;
     let mut inside = bodies.iter().peekable();
     for &(start, end) in skipped {
         while inside.next_if(|b| b.1 < end).is_some() {}
@@ -83,7 +84,7 @@ pub(crate) fn body_end(t: &[u8], open: usize) -> Option<usize> {
 /// preprocessor conditional, or it has no body worth it.
 #[cfg(test)]
 pub(crate) fn blank_bodies(text: &mut [u8]) -> bool {
-    let Some(bodies) = bodies(text) else {
+    let Some(bodies) = bodies(text, false) else {
         return false;
     };
     if bodies.is_empty() {
@@ -100,6 +101,7 @@ pub(crate) fn blank_bodies(text: &mut [u8]) -> bool {
 }
 
 /// Where a scan is.
+#[derive(Clone)]
 struct Scan<'t> {
     t: &'t [u8],
     i: usize,
@@ -112,6 +114,8 @@ struct Scan<'t> {
     all_branches: bool,
     /// A directive switched or closed a conditional opened before the scan started.
     crossed: bool,
+    /// Directives read.
+    directives: u32,
 }
 
 /// The classes of [`PLAIN`]: a byte of code, a blank, a byte a scan reads alone (a newline,
@@ -158,6 +162,7 @@ impl<'t> Scan<'t> {
             skipping: 0,
             all_branches: false,
             crossed: false,
+            directives: 0,
         }
     }
 
@@ -287,6 +292,7 @@ impl<'t> Scan<'t> {
     /// A preprocessor line (with its continuations): conditionals open, switch or close
     /// branches; every other directive is skipped.
     fn directive(&mut self) {
+        self.directives += 1;
         let t = self.t;
         let mut k = self.i + 1;
         while k < t.len() && (t[k] == b' ' || t[k] == b'\t') {
@@ -339,7 +345,7 @@ impl<'t> Scan<'t> {
 
 /// The insides of the function bodies of `t` (after `{`, before `}`); `None` when its braces
 /// do not balance.
-fn bodies(t: &[u8]) -> Option<Vec<(usize, usize)>> {
+fn bodies(t: &[u8], c: bool) -> Option<Vec<(usize, usize)>> {
     let mut s = Scan::new(t);
     let mut out = Vec::new();
     let mut depth = 0usize;
@@ -376,6 +382,19 @@ fn bodies(t: &[u8]) -> Option<Vec<(usize, usize)>> {
                         out.push((open, close));
                     }
                     last = b'}';
+                } else if let Some(close) = (c
+                    && (last.is_ascii_alphanumeric() || last == b'_')
+                    && opens_record(t, word_end))
+                .then(|| plain_inside(&mut s))
+                .flatten()
+                {
+                    // A C struct, union or enum whose inside defines nothing (no brace, no
+                    // directive: its fields and enumerators are not symbols).
+                    if close > s.i {
+                        out.push((s.i, close));
+                    }
+                    s.i = close + 1;
+                    last = b'}';
                 } else {
                     depth += 1;
                     last = b'{';
@@ -384,6 +403,38 @@ fn bodies(t: &[u8]) -> Option<Vec<(usize, usize)>> {
         }
     }
     (depth == 0 && s.conds.is_empty()).then_some(out)
+}
+
+/// Whether a `{` whose last code before it is a word ending at `word_end` opens a struct, union or
+/// enum's body: that word or the one before it is the key (`struct {`, `enum mode {`).
+fn opens_record(t: &[u8], word_end: usize) -> bool {
+    let is_word = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_';
+    let before = &t[..word_end];
+    let start = before
+        .iter()
+        .rposition(|c| !is_word(c))
+        .map_or(0, |p| p + 1);
+    let key = |w: &[u8]| matches!(w, b"struct" | b"union" | b"enum");
+    if key(&before[start..]) {
+        return true;
+    }
+    let rest = before[..start].trim_ascii_end();
+    let from = rest.iter().rposition(|c| !is_word(c)).map_or(0, |p| p + 1);
+    key(&rest[from..])
+}
+
+/// The position of the `}` closing the brace the scan is just past, when nothing but code
+/// comes before it (no brace, no directive); the scan itself does not move.
+fn plain_inside(s: &mut Scan<'_>) -> Option<usize> {
+    let mut probe = s.clone();
+    loop {
+        probe.skip_plain();
+        match probe.next() {
+            Token::Close if probe.directives == s.directives => return Some(probe.i - 1),
+            Token::Close | Token::Open | Token::End => return None,
+            _ => {}
+        }
+    }
 }
 
 /// Whether a `{` after code byte `last` opens a function body: after the parameters'
@@ -424,157 +475,14 @@ fn matching(s: &mut Scan<'_>) -> Option<usize> {
     }
 }
 
+pub(crate) use super::skim_macros::macros;
+
 /// Whether `t` holds nothing but preprocessor lines, comments and blanks (a header of
 /// definitions generated by the thousand): its `#define`s are its definitions.
 pub(crate) fn directive_only(t: &[u8]) -> bool {
     let mut s = Scan::new(t);
     s.all_branches = true;
     s.next() == Token::End
-}
-
-/// The `#define`s of a file of preprocessor lines only ([`directive_only`]) as the symbols a
-/// parse makes of them: kind `macro`, from the `#define` line to its last continuation, the
-/// comment right above as its doc comment, addresses as a structure gives them; read line by
-/// line, without a parse.
-pub(crate) fn macros(t: &[u8]) -> Vec<super::Symbol> {
-    let mut symbols: Vec<super::Symbol> = Vec::new();
-    // Comments: (first line, last line, trails code on its first line), 1-based.
-    let mut comments: Vec<(u32, u32, bool)> = Vec::new();
-    let mut line = 1u32;
-    let mut i = 0;
-    let mut code_on_line = false;
-    while i < t.len() {
-        match t[i] {
-            b'\n' => {
-                line += 1;
-                code_on_line = false;
-                i += 1;
-            }
-            b' ' | b'\t' | b'\r' | 0x0c | 0x0b => i += 1,
-            b'/' if t.get(i + 1) == Some(&b'/') => {
-                let end = memchr::memchr(b'\n', &t[i..]).map_or(t.len(), |k| i + k);
-                comments.push((line, line, code_on_line));
-                i = end;
-            }
-            b'/' if t.get(i + 1) == Some(&b'*') => {
-                let end =
-                    memchr::memmem::find(&t[i + 2..], b"*/").map_or(t.len(), |k| i + 2 + k + 2);
-                let lines = memchr::memchr_iter(b'\n', &t[i..end]).count() as u32;
-                comments.push((line, line + lines, code_on_line));
-                line += lines;
-                code_on_line = true;
-                i = end;
-            }
-            b'#' if !code_on_line && is_else(&t[i + 1..]) => {
-                // A comment after `#else` is the next definition's doc comment (as the
-                // parse has it): what follows on the line is read as at a line start.
-                i += 1 + memchr::memmem::find(&t[i..], b"else").unwrap_or(0) + 4 - 1;
-            }
-            b'#' if !code_on_line => {
-                let (end, lines, name) = directive_line(t, i);
-                if let Some(name) = name {
-                    symbols.push(macro_symbol(name, line, line + lines, &comments));
-                }
-                line += lines;
-                code_on_line = true;
-                i = end;
-            }
-            _ => {
-                code_on_line = true;
-                i += 1;
-            }
-        }
-    }
-    let roots: Vec<u32> = (0..symbols.len() as u32).collect();
-    super::structure::assign_addresses(&mut symbols, &roots);
-    symbols
-}
-
-/// Whether a directive's text (after `#`) is `else`.
-fn is_else(rest: &[u8]) -> bool {
-    let k = rest
-        .iter()
-        .take_while(|c| **c == b' ' || **c == b'\t')
-        .count();
-    let rest = &rest[k..];
-    rest.starts_with(b"else")
-        && !rest
-            .get(4)
-            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
-}
-
-/// The directive starting at `i`: where it ends (its last line's newline), how many newlines
-/// its continuations (and comments) add, and the name it defines if it is a `#define`.
-fn directive_line(t: &[u8], i: usize) -> (usize, u32, Option<String>) {
-    let mut k = i + 1;
-    while k < t.len() && (t[k] == b' ' || t[k] == b'\t') {
-        k += 1;
-    }
-    let word_end = k + t[k..]
-        .iter()
-        .take_while(|c| c.is_ascii_alphabetic())
-        .count();
-    let name = (&t[k..word_end] == b"define").then(|| {
-        let mut n = word_end;
-        while n < t.len() && (t[n] == b' ' || t[n] == b'\t') {
-            n += 1;
-        }
-        let len = t[n..]
-            .iter()
-            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c >= 0x80)
-            .count();
-        String::from_utf8_lossy(&t[n..n + len]).into_owned()
-    });
-    let mut lines = 0;
-    let mut at = word_end;
-    loop {
-        let end = memchr::memchr(b'\n', &t[at..]).map_or(t.len(), |n| at + n);
-        let body = &t[at..end];
-        let body = body.strip_suffix(b"\r").unwrap_or(body);
-        if let Some(open) = memchr::memmem::rfind(body, b"/*")
-            && memchr::memmem::find(&body[open..], b"*/").is_none()
-        {
-            // A comment that runs onto the next lines ends the directive with the line it
-            // ends on, as the parse has it (a `\` after it continues nothing).
-            let close =
-                memchr::memmem::find(&t[at + open..], b"*/").map_or(t.len(), |c| at + open + c + 2);
-            let end = memchr::memchr(b'\n', &t[close..]).map_or(t.len(), |n| close + n);
-            lines += memchr::memchr_iter(b'\n', &t[at..close]).count() as u32;
-            return (end, lines, name.filter(|n| !n.is_empty()));
-        }
-        if body.ends_with(b"\\") && end < t.len() {
-            lines += 1;
-            at = end + 1;
-            continue;
-        }
-        return (end, lines, name.filter(|n| !n.is_empty()));
-    }
-}
-
-fn macro_symbol(name: String, def: u32, end: u32, comments: &[(u32, u32, bool)]) -> super::Symbol {
-    // The doc comment: the comments right above, none trailing code, no blank line between.
-    let mut start = def;
-    for &(first, last, trailing) in comments.iter().rev() {
-        if last >= def {
-            continue;
-        }
-        if trailing || last + 1 < start {
-            break;
-        }
-        start = first;
-    }
-    super::Symbol {
-        qualified: name.clone(),
-        name,
-        kind: "macro",
-        address: String::new(),
-        start_line: start,
-        end_line: end,
-        def_line: def,
-        declaration: false,
-        parent: None,
-        children: Vec::new(),
-    }
 }
 
 #[cfg(test)]
@@ -597,6 +505,26 @@ mod tests {
         assert!(!out.contains("return"), "{out}");
         assert!(out.contains("struct s { int x; };"), "{out}");
         assert!(out.contains("static int g(void) {"), "{out}");
+    }
+
+    /// In C, a struct, union or enum body with no brace and no directive inside is left out
+    /// (its fields and enumerators are no symbols); one holding a `#define` or a nested
+    /// record is read.
+    #[test]
+    fn c_records_that_define_nothing_inside_are_left_out() {
+        let src = "struct plain {\n\tint a;\n};\nstruct with_macro {\n\tint flags;\n#define WM_ON 1\n};\nstruct outer { struct inner { int x; } i; };\ntypedef enum { A, B } ab_t;\nenum mode\n{\n\tOFF = 0,\n};\nunion u { int i; float f; } __packed;\n";
+        let left_out = |c: bool| -> Vec<String> {
+            bodies(src.as_bytes(), c)
+                .unwrap()
+                .into_iter()
+                .map(|(a, b)| src[a..b].trim().to_string())
+                .collect()
+        };
+        assert_eq!(
+            left_out(true),
+            ["int a;", "int x;", "A, B", "OFF = 0,", "int i; float f;"]
+        );
+        assert!(left_out(false).is_empty());
     }
 
     #[test]

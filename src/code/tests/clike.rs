@@ -704,3 +704,31 @@ fn skim_gives_the_whole_parse_s_symbols() {
     }
     println!("{differ} of {files} files differ");
 }
+
+/// A C header whose records define nothing inside is parsed without their insides: every
+/// record keeps its lines, a `#define` inside a struct is still found, and a nested record
+/// too.
+#[test]
+fn c_records_left_out_of_the_parse_keep_their_symbols() {
+    let src = "/* Flags. */\nstruct dev_cfg {\n\tint flags;\n#define DEV_CFG_ON 1\n};\n\nstruct plain {\n\tint a;\n\tlong b;\n};\n\nenum mode {\n\tMODE_OFF,\n\tMODE_ON,\n};\n\nstruct outer {\n\tstruct inner { int x; } in;\n};\n\nint use_cfg(struct dev_cfg *c);\n";
+    let s = crate::code::FileStructure::build(crate::code::Lang::C, src.as_bytes()).unwrap();
+    let got: Vec<(String, u32, u32)> = s
+        .symbols
+        .iter()
+        .map(|y| (y.name.clone(), y.start_line, y.end_line))
+        .collect();
+    let want = [
+        ("dev_cfg", 1, 5),
+        ("DEV_CFG_ON", 4, 4),
+        ("plain", 7, 10),
+        ("mode", 12, 15),
+        ("outer", 17, 19),
+        ("inner", 18, 18),
+        ("use_cfg", 21, 21),
+    ];
+    let want: Vec<(String, u32, u32)> = want
+        .iter()
+        .map(|(n, a, b)| (n.to_string(), *a, *b))
+        .collect();
+    assert_eq!(got, want);
+}
