@@ -291,12 +291,8 @@ fn side_file_sections() {
     );
 }
 
-/// What recording a tree costs, single-threaded, by step: reading the files, `record`
-/// (parse and symbols), encoding side files of 8,192 files.
-#[test]
-#[ignore = "measures: MAPGREP_COST_TREE=dir cargo test --release --lib symbols_cost -- --ignored --nocapture"]
-fn symbols_cost() {
-    use std::time::Instant;
+/// The files under `MAPGREP_COST_TREE`, sorted.
+fn cost_tree_files() -> Vec<std::path::PathBuf> {
     let tree = std::env::var_os("MAPGREP_COST_TREE").expect("MAPGREP_COST_TREE");
     let mut paths = Vec::new();
     for e in ignore::WalkBuilder::new(&tree).build().flatten() {
@@ -305,6 +301,16 @@ fn symbols_cost() {
         }
     }
     paths.sort();
+    paths
+}
+
+/// What recording a tree costs, single-threaded, by step: reading the files, `record`
+/// (parse and symbols), encoding side files of 8,192 files.
+#[test]
+#[ignore = "measures: MAPGREP_COST_TREE=dir cargo test --release --lib symbols_cost -- --ignored --nocapture"]
+fn symbols_cost() {
+    use std::time::Instant;
+    let paths = cost_tree_files();
     let t = Instant::now();
     let files: Vec<(String, Vec<u8>)> = paths
         .iter()
@@ -376,15 +382,8 @@ fn symbols_cost() {
 fn symbols_dump() {
     use rayon::prelude::*;
     use std::fmt::Write as _;
-    let tree = std::env::var_os("MAPGREP_COST_TREE").expect("MAPGREP_COST_TREE");
     let out = std::env::var_os("MAPGREP_DUMP").expect("MAPGREP_DUMP");
-    let mut paths = Vec::new();
-    for e in ignore::WalkBuilder::new(&tree).build().flatten() {
-        if e.file_type().is_some_and(|t| t.is_file()) {
-            paths.push(e.into_path());
-        }
-    }
-    paths.sort();
+    let paths = cost_tree_files();
     let stop = crate::code::Stop::never();
     let lines: Vec<String> = paths
         .par_iter()
