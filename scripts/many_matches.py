@@ -78,6 +78,17 @@ class Server(Client):
             if time.time() - t0 > timeout:
                 sys.exit("no index in time:\n" + "\n".join(self.log[-20:]))
             time.sleep(0.2)
+        # And every file's symbol records (built after the index, in the background): a
+        # lookup says it answered from them.
+        while True:
+            _, r, _ = self.call("tools/call", {"name": "find_definition", "arguments": {
+                "name": "kmalloc_array", "code": False}})
+            text = r.get("result", {}).get("content", [{}])[0].get("text", "")
+            if "symbol index" in text and "not indexed yet" not in text:
+                return
+            if time.time() - t0 > timeout:
+                sys.exit("no symbol records in time: " + text[:400])
+            time.sleep(0.5)
 
 
 def served(result):
