@@ -54,6 +54,7 @@ fn masker(lang: Lang, bytes: &[u8], skip_bodies: bool) -> (Cow<'_, [u8]>, Vec<(u
         blanked: 0,
         conds: Vec::new(),
         skips: skip_bodies.then(Vec::new),
+        skips_ended: false,
     };
     m.run();
     let skipped = m.skips.unwrap_or_default();
@@ -339,16 +340,27 @@ impl<'a> Masker<'a> {
         self.skipping = false;
         // Not in a branch after the first of a conditional: the skim reads none of it, and
         // parses it with its bodies (as masked whole).
-        if (kind == Brace::Body || initializer)
-            && self.conds.iter().all(|c| c.alt.is_none())
-            && let Some(skips) = &mut self.skips
-            && let Some(close) = super::skim::body_end(self.src, self.at)
+        if !(kind == Brace::Body || initializer)
+            || self.skips_ended
+            || self.conds.iter().any(|c| c.alt.is_some())
         {
-            // An empty inside is no range (tree-sitter reads two ranges that touch as one).
-            if close > self.at {
-                skips.push((self.at, close));
+            return;
+        }
+        let Some(skips) = &mut self.skips else {
+            return;
+        };
+        match super::skim::body_end(self.src, self.at) {
+            Ok(close) => {
+                // An empty inside is no range (tree-sitter reads two ranges that touch as one).
+                if close > self.at {
+                    skips.push((self.at, close));
+                }
+                self.at = close;
             }
-            self.at = close;
+            // Braces that never close: no later body is gone past (each look would read to
+            // the end again: a file of unclosed bodies stays linear).
+            Err(true) => self.skips_ended = true,
+            Err(false) => {}
         }
     }
 

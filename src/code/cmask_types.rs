@@ -36,6 +36,8 @@ pub(super) struct Masker<'a> {
     pub(super) conds: Vec<Cond>,
     /// When the pass goes past the insides of bodies and initializers: those it went past.
     pub(super) skips: Option<Vec<(usize, usize)>>,
+    /// A body's braces ran to the end of the text: no more bodies are gone past.
+    pub(super) skips_ended: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

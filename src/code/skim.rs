@@ -70,13 +70,18 @@ pub(crate) fn outside_bodies_and(
 /// The end of the body (or initializer) whose `{` is just before `open` in `t` (C or C++):
 /// the position of its `}`, when its braces balance in the first branch of each conditional
 /// and the conditionals it opens all close in it (none opened before it is switched or
-/// closed inside); `None` otherwise.
-pub(crate) fn body_end(t: &[u8], open: usize) -> Option<usize> {
+/// closed inside). `Err(true)` when its braces never close (the text ends first: no later
+/// body closes either, as the skim reads them), `Err(false)` for a body that closes but
+/// crosses a conditional.
+pub(crate) fn body_end(t: &[u8], open: usize) -> Result<usize, bool> {
     let mut s = Scan::new(t);
     s.i = open;
     s.line_start = false;
-    let close = matching(&mut s)?;
-    (!s.crossed && s.conds.is_empty()).then_some(close)
+    let close = matching(&mut s).ok_or(true)?;
+    if s.crossed || !s.conds.is_empty() {
+        return Err(false);
+    }
+    Ok(close)
 }
 
 /// Blanks the inside of every function body of `text` (C or C++), keeping newlines;

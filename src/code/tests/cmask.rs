@@ -139,3 +139,20 @@ fn the_pass_goes_past_bodies_the_skim_leaves_out() {
     };
     assert_eq!(outside(text.as_bytes()), outside(&whole));
 }
+
+/// Bodies that never close do not make the pass read to the end of the text once per body
+/// (20,000 of them: one look to the end, then none).
+#[test]
+fn unclosed_bodies_cost_one_look_to_the_end() {
+    let src: String = (0..20_000)
+        .map(|i| format!("static int f{i}(void) {{\n\tint x = {{ {i};\n"))
+        .collect();
+    let t = std::time::Instant::now();
+    let (_, skipped) = crate::code::cmask::mask_outside_bodies(Lang::C, src.as_bytes());
+    assert!(skipped.is_empty());
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        t.elapsed()
+    );
+}
