@@ -2,6 +2,8 @@
 ; Captures: @definition.KIND (names and kinds of functions, prototypes, variables and typedefs
 ; are read in code from their declarators: see cfamily.rs), @name, and top-level @import,
 ; @comment items. Definitions under #if/#ifdef/#else are found like any other.
+; The builder makes these matches with a walk of the tree (walk_c.rs), tested equal to this
+; query: a pattern added here goes there too.
 
 (function_definition) @definition.function
 (declaration) @definition.variable
