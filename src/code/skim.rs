@@ -14,7 +14,9 @@
 /// The parts of `text` (C or C++) a parse must read: everything but the insides of its
 /// function bodies, as tree-sitter's included ranges (so its lexer never visits them, and
 /// every node keeps its place); `None` when its braces do not balance in the first branch
-/// of each preprocessor conditional, or it has no function body.
+/// of each preprocessor conditional, or it has no function body. With `c` (a C file), the
+/// insides of struct, union and enum bodies that hold no brace and no directive are left
+/// out too (C's fields and enumerators are no symbols).
 pub(crate) fn outside_bodies(text: &[u8], c: bool) -> Option<Vec<tree_sitter::Range>> {
     outside_bodies_and(text, &[], c)
 }
@@ -70,9 +72,8 @@ pub(crate) fn outside_bodies_and(
 /// The end of the body (or initializer) whose `{` is just before `open` in `t` (C or C++):
 /// the position of its `}`, when its braces balance in the first branch of each conditional
 /// and the conditionals it opens all close in it (none opened before it is switched or
-/// closed inside). `Err(true)` when its braces never close (the text ends first: no later
-/// body closes either, as the skim reads them), `Err(false)` for a body that closes but
-/// crosses a conditional.
+/// closed inside). `Err(true)` when the text ends before its braces close, `Err(false)` for
+/// a body that closes but crosses a conditional.
 pub(crate) fn body_end(t: &[u8], open: usize) -> Result<usize, bool> {
     let mut s = Scan::new(t);
     s.i = open;
