@@ -333,17 +333,17 @@ impl<'a> Masker<'a> {
     /// A `{` at `i`: ends the head, and when the pass goes past bodies and this one opens a
     /// function's body or an initializer, goes past its inside to its `}`.
     fn open_brace(&mut self, i: usize) {
-        let initializer = self.src[..i].trim_ascii_end().last() == Some(&b'=');
         let kind = self.end_head(b'{');
         self.bodies += usize::from(kind == Brace::Body);
         self.braces.push(kind);
         self.skipping = false;
+        if self.skips.is_none() || self.skips_ended {
+            return;
+        }
+        let initializer = || self.src[..i].trim_ascii_end().last() == Some(&b'=');
         // Not in a branch after the first of a conditional: the skim reads none of it, and
         // parses it with its bodies (as masked whole).
-        if !(kind == Brace::Body || initializer)
-            || self.skips_ended
-            || self.conds.iter().any(|c| c.alt.is_some())
-        {
+        if !(kind == Brace::Body || initializer()) || self.conds.iter().any(|c| c.alt.is_some()) {
             return;
         }
         let Some(skips) = &mut self.skips else {
