@@ -9,12 +9,14 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::source::{FileId, Source};
 use std::time::{Duration, Instant};
 
 use crate::code::{Lang, Stop};
 use crate::grep::{
     DEFAULT_SECTION_PATTERNS, EnclosingSection, EnclosingSymbol, GrepError, GrepMatch, GrepQuery,
-    GrepReport, SectionHint, SectionPatterns,
+    SectionHint, SectionPatterns,
 };
 use crate::markdown::doc::Document;
 use crate::workspace::Workspace;
@@ -33,8 +35,9 @@ pub struct Hint {
 }
 
 /// How long one search may spend parsing files for its hits' enclosing symbols (files
-/// already parsed cost nothing): past it, hits in files not parsed yet go without their
-/// symbol, and the answer says how many. The search's own matches never wait for hints.
+/// already parsed, or whose symbols the index records, cost nothing): past it, hits in
+/// files not parsed yet go without their symbol, and the answer says how many. The search's
+/// own matches never wait for hints.
 pub const HINT_BUDGET: Duration = Duration::from_millis(300);
 
 /// The command line's budget: its hints stream with the output, so one slow file holds
@@ -70,7 +73,8 @@ impl Hinter {
     }
 
     /// The hints of the hits `lines` (sorted `(line, start, end)`) of the file `name` whose
-    /// bytes are `bytes`.
+    /// bytes are `bytes` (the file is opened again only to parse it when the index holds no
+    /// symbols of these bytes).
     pub fn file(
         &self,
         ws: &Workspace,
@@ -88,7 +92,15 @@ impl Hinter {
             .collect();
         let numbers: Vec<u64> = lines.iter().map(|l| l.0).collect();
         let stop = Stop::new(None, Some(self.until));
-        if !fill(ws, name, &numbers, &mut hints, self.default_sections, &stop) {
+        let Ok(path) = ws.resolve(name) else {
+            return hints;
+        };
+        let file = InHand {
+            path: &path,
+            id: None,
+            bytes,
+        };
+        if !fill(ws, file, &numbers, &mut hints, self.default_sections, &stop) {
             self.left_out
                 .fetch_add(numbers.len() as u64, Ordering::Relaxed);
         }
@@ -96,82 +108,94 @@ impl Hinter {
     }
 }
 
-/// Fills `symbol` for hits in parsed languages and, in markdown files, `section` (and, when
-/// `default_sections`, the section hints by heading level). Files are taken in path order by
-/// the pool's threads (the first hits are the ones an answer shows); a file that cannot be
-/// opened again, or that changed meanwhile, is left as the search left it. Parsing stops
-/// after [`HINT_BUDGET`] or at `cancel`: the hits of files not parsed by then are marked
-/// `symbol_left_out`.
-pub fn annotate(
-    ws: &Workspace,
-    report: &mut GrepReport,
+/// The hints a server's search adds to each file's matches, in the worker that searched the
+/// file (see [`crate::grep::FileHints`]): symbols from the index's records, or from a parse of
+/// the bytes in hand within [`HINT_BUDGET`] of the search's start or until `cancel`; the hits
+/// of files not parsed by then are marked `symbol_left_out`.
+pub struct SearchHints<'a> {
+    ws: &'a Workspace,
     default_sections: bool,
-    cancel: Option<&AtomicBool>,
-) {
-    let stop = Stop::new(cancel, Some(Instant::now() + HINT_BUDGET));
-    let groups: Vec<std::sync::Mutex<&mut [GrepMatch]>> = report
-        .matches
-        .chunk_by_mut(|a, b| a.path == b.path)
-        .map(std::sync::Mutex::new)
-        .collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let worker = || {
-        while let Some(group) = groups.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let mut group = group.lock().expect("group");
-            one_file(ws, &mut group, default_sections, &stop);
-        }
-    };
-    let threads = rayon::current_num_threads().clamp(1, groups.len().max(1));
-    rayon::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|_| worker());
-        }
-    });
+    stop: Stop<'a>,
 }
 
-/// [`annotate`]'s work on the hits of one file.
-fn one_file(ws: &Workspace, group: &mut [GrepMatch], default_sections: bool, stop: &Stop) {
-    let numbers: Vec<u64> = group.iter().map(|m| m.line).collect();
-    let mut hints: Vec<Hint> = group
-        .iter()
-        .map(|m| Hint {
-            section_end_hint: m.section_end_hint.clone(),
-            ..Hint::default()
-        })
-        .collect();
-    let parsed = fill(
-        ws,
-        &group[0].path,
-        &numbers,
-        &mut hints,
-        default_sections,
-        stop,
-    );
-    for (m, h) in group.iter_mut().zip(hints) {
-        m.section_end_hint = h.section_end_hint;
-        m.section = h.section;
-        m.symbol = h.symbol;
-        m.symbol_left_out = !parsed;
+impl<'a> SearchHints<'a> {
+    pub fn new(ws: &'a Workspace, default_sections: bool, cancel: &'a AtomicBool) -> Self {
+        SearchHints {
+            ws,
+            default_sections,
+            stop: Stop::new(Some(cancel), Some(Instant::now() + HINT_BUDGET)),
+        }
     }
 }
 
-/// The one rule, for the hits at `lines` (sorted) of the file `name`, whose pattern hints are
-/// already in `hints`: the enclosing symbol in a parsed language; in markdown the section, and
-/// under the default patterns its bounds by heading level. `false` if `stop` left the
-/// symbols out.
+impl crate::grep::FileHints for SearchHints<'_> {
+    fn fill(&self, path: &Path, id: FileId, bytes: &[u8], matches: &mut [GrepMatch]) {
+        let numbers: Vec<u64> = matches.iter().map(|m| m.line).collect();
+        let mut hints: Vec<Hint> = matches
+            .iter()
+            .map(|m| Hint {
+                section_end_hint: m.section_end_hint.clone(),
+                ..Hint::default()
+            })
+            .collect();
+        let file = InHand {
+            path,
+            id: Some(id),
+            bytes,
+        };
+        let parsed = fill(
+            self.ws,
+            file,
+            &numbers,
+            &mut hints,
+            self.default_sections,
+            &self.stop,
+        );
+        for (m, h) in matches.iter_mut().zip(hints) {
+            m.section_end_hint = h.section_end_hint;
+            m.section = h.section;
+            m.symbol = h.symbol;
+            m.symbol_left_out = !parsed;
+        }
+    }
+}
+
+/// A file whose bytes are in hand: its path, its identity when read (`None`: unknown, and
+/// a parse opens the file again), and its bytes as a search read them.
+#[derive(Clone, Copy)]
+struct InHand<'a> {
+    path: &'a Path,
+    id: Option<FileId>,
+    bytes: &'a [u8],
+}
+
+impl InHand<'_> {
+    /// The file as a [`Source`] for a parse: the bytes in hand when their identity is known,
+    /// else the file opened again.
+    fn source(&self, ws: &Workspace) -> Option<Source> {
+        match self.id {
+            Some(id) => Some(Source::adopt(self.path, id, self.bytes)),
+            None => ws.open_resolved(self.path).ok(),
+        }
+    }
+}
+
+/// The one rule, for the hits at `lines` (sorted) of `file`, whose pattern hints are already
+/// in `hints`: the enclosing symbol in a parsed language; in markdown the section, and under
+/// the default patterns its bounds by heading level. `false` if `stop` left the symbols out.
 fn fill(
     ws: &Workspace,
-    name: &str,
+    file: InHand<'_>,
     lines: &[u64],
     hints: &mut [Hint],
     default_sections: bool,
     stop: &Stop,
 ) -> bool {
-    let path = Path::new(name);
+    let path = file.path;
     if Lang::from_path(path).is_some() || Lang::content_decides(path) {
-        return symbols(ws, name, lines, hints, stop);
+        return symbols(ws, file, lines, hints, stop);
     } else if is_markdown(path) {
-        sections(ws, name, lines, hints, default_sections);
+        sections(ws, file, lines, hints, default_sections);
     }
     true
 }
@@ -185,19 +209,21 @@ pub fn is_markdown(path: &Path) -> bool {
     })
 }
 
-/// The innermost symbol around each hit of one file; `false` if `stop` stopped its parse.
-fn symbols(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint], stop: &Stop) -> bool {
-    let Ok(source) = ws.open_source(name) else {
-        return true;
-    };
-    let Some(lang) = Lang::of_file(source.path(), source.bytes()) else {
+/// The innermost symbol around each hit of one file: from the index's records of these
+/// bytes, else by a parse; `false` if `stop` stopped the parse.
+fn symbols(
+    ws: &Workspace,
+    file: InHand<'_>,
+    lines: &[u64],
+    hints: &mut [Hint],
+    stop: &Stop,
+) -> bool {
+    let Some(lang) = Lang::of_file(file.path, file.bytes) else {
         return true;
     };
     // The index's records of this version, when there are: no parse.
-    let hash = || crate::symbols::content_hash(source.bytes());
-    if let Some(found) = crate::symbols::enclosing(ws, source.path(), hash, lines)
-        && source.check_intact().is_ok()
-    {
+    let hash = || crate::symbols::content_hash(file.bytes);
+    if let Some(found) = crate::symbols::enclosing(ws, file.path, hash, lines) {
         for (h, e) in hints.iter_mut().zip(found) {
             h.symbol = e.map(|e| EnclosingSymbol {
                 name: e.address,
@@ -208,6 +234,9 @@ fn symbols(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint], stop: 
         }
         return true;
     }
+    let Some(source) = file.source(ws) else {
+        return true;
+    };
     if stop.stopped()
         && ws
             .cached_parse::<crate::code::FileStructure>(&source)
@@ -242,8 +271,17 @@ fn symbols(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint], stop: 
 
 /// The innermost section around each hit of one markdown file and, under the default
 /// patterns, hints by heading level.
-fn sections(ws: &Workspace, name: &str, lines: &[u64], hints: &mut [Hint], default_sections: bool) {
-    let Ok(doc) = Document::open(ws, name) else {
+fn sections(
+    ws: &Workspace,
+    file: InHand<'_>,
+    lines: &[u64],
+    hints: &mut [Hint],
+    default_sections: bool,
+) {
+    let Some(doc) = file
+        .source(ws)
+        .and_then(|s| Document::of_source(ws, s).ok())
+    else {
         return;
     };
     let outline = doc.outline();
@@ -333,11 +371,13 @@ mod tests {
         std::fs::write(dir.path().join("b.rs"), "fn stop() {\n    run();\n}\n").unwrap();
         let ws = Workspace::new(Roots::new([dir.path()]).unwrap());
         let q = GrepQuery::new("run");
-        let mut report = crate::grep::search(&ws, &q, &Progress::default()).unwrap();
-        assert_eq!(report.matches.len(), 2);
+        let search = |cancel: bool| {
+            let cancelled = AtomicBool::new(cancel);
+            let hints = SearchHints::new(&ws, true, &cancelled);
+            crate::grep::search_hinted(&ws, &q, &Progress::default(), Some(&hints)).unwrap()
+        };
         // Cancelled before it starts: no file is parsed, every hit is kept, marked.
-        let cancelled = AtomicBool::new(true);
-        annotate(&ws, &mut report, true, Some(&cancelled));
+        let report = search(true);
         assert_eq!(report.matches.len(), 2);
         assert!(
             report
@@ -345,8 +385,8 @@ mod tests {
                 .iter()
                 .all(|m| m.symbol.is_none() && m.symbol_left_out)
         );
-        // With time: the enclosing functions.
-        annotate(&ws, &mut report, true, None);
+        // With time: the enclosing functions, from the bytes the search read.
+        let report = search(false);
         let symbols: Vec<_> = report
             .matches
             .iter()

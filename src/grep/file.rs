@@ -51,12 +51,12 @@ pub(super) fn search_one_file(ctx: &Ctx<'_>, path: &Path, name: &Named<'_>) -> O
                 let from_line = cursor_line(ctx.q, name);
                 let start = index.line_start(&hay, from_line).unwrap_or(hay.len());
                 let lines = search_chunks(&hay, ctx.compiled, limit, start, &index, ctx.progress);
-                finish(&hay, lines, ctx, name)
+                finish(&hay, lines, ctx, name, Where::walk(path, id, None))
             })
             .ok_or_else(|| changed(path))
         }
-        Ok((_, hay)) => search_loaded(path, &hay, || {
-            search_bytes(&hay, &mut cache, ctx, name, Where::walk(None))
+        Ok((id, hay)) => search_loaded(path, &hay, || {
+            search_bytes(&hay, &mut cache, ctx, name, Where::walk(path, id, None))
         })
         .ok_or_else(|| changed(path)),
         Err(e) => Err(e.to_string()),
@@ -99,19 +99,25 @@ pub(super) enum Mode {
     CachedText,
 }
 
-/// How a file reaches [`search_bytes`], and which parts of it to search (`None`: all).
+/// How a file reaches [`search_bytes`], which parts of it to search (`None`: all), and
+/// which file it is (for the hints of its matches).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Where<'a> {
     pub(super) mode: Mode,
     pub(super) spans: Option<&'a [Span]>,
+    pub(super) path: &'a Path,
+    /// Its identity when read (known when the hints need it).
+    pub(super) id: Option<FileId>,
 }
 
 impl<'a> Where<'a> {
     /// A file just read, searched in `spans` (`None`: all of it).
-    pub(super) fn walk(spans: Option<&'a [Span]>) -> Where<'a> {
+    pub(super) fn walk(path: &'a Path, id: Option<FileId>, spans: Option<&'a [Span]>) -> Where<'a> {
         Where {
             mode: Mode::Walk,
             spans,
+            path,
+            id,
         }
     }
 }
@@ -159,6 +165,8 @@ pub(super) struct Ctx<'a> {
     /// At most this many matches of one file are kept (the cap plus one, to know there is
     /// more).
     pub(super) limit: usize,
+    /// Completes each file's matches in the worker (enclosing symbols, markdown sections).
+    pub(super) hints: Option<&'a dyn super::FileHints>,
 }
 
 impl Ctx<'_> {
@@ -180,6 +188,8 @@ impl Ctx<'_> {
                 let at = Where {
                     mode: Mode::CachedText,
                     spans: spans_for(known, &id),
+                    path,
+                    id: Some(id),
                 };
                 Some(search_bytes(&bytes, cache, self, name, at))
             }
@@ -230,7 +240,9 @@ impl Ctx<'_> {
         };
         // Reading beats mapping for the many small files of a walk (no map/unmap, no page
         // faults); large files are mapped (see WALK_MMAP_MIN).
-        let opts = SourceOptions::for_search(WALK_MMAP_MIN, admit);
+        // The hints need the identity (the parse of a file with no symbol records is cached
+        // by it): one fstat.
+        let opts = SourceOptions::for_search(WALK_MMAP_MIN, admit || self.hints.is_some());
         let (id, hay) = match source::load_in(opener, path, &opts, buf) {
             Ok(loaded) => loaded,
             Err(e) => {
@@ -245,7 +257,7 @@ impl Ctx<'_> {
         {
             ws.cache_content(path, id, &hay, self.admit == Admit::Evict);
         }
-        let at = Where::walk(spans);
+        let at = Where::walk(path, id, spans);
         let found = search_loaded(path, &hay, || search_bytes(&hay, cache, self, name, at));
         if found.is_none() {
             // A search cut short by a panic may leave its cache unusable.
@@ -322,7 +334,7 @@ pub(super) fn search_bytes(
     if lines.is_empty() {
         return FileResult::Matches(Vec::new());
     }
-    finish(bytes, lines, ctx, name)
+    finish(bytes, lines, ctx, name, at)
 }
 
 /// The line where the cursor resumes in file `name` (1 when the cursor is elsewhere).
@@ -334,11 +346,17 @@ pub(super) fn cursor_line(q: &GrepQuery, name: &Named<'_>) -> u64 {
 }
 
 /// Turns a file's matching lines into matches: text, context and section hints.
-pub(super) fn finish(bytes: &[u8], lines: Vec<Hit>, ctx: &Ctx<'_>, name: &Named<'_>) -> FileResult {
+pub(super) fn finish(
+    bytes: &[u8],
+    lines: Vec<Hit>,
+    ctx: &Ctx<'_>,
+    name: &Named<'_>,
+    at: Where<'_>,
+) -> FileResult {
     let name = name.get();
     let (c, q) = (ctx.compiled, ctx.q);
     let hints = c.hints.hints(bytes, &lines);
-    let matches = lines
+    let mut matches: Vec<GrepMatch> = lines
         .iter()
         .zip(hints)
         .map(|(&(line, start, end), hint)| {
@@ -358,6 +376,9 @@ pub(super) fn finish(bytes: &[u8], lines: Vec<Hit>, ctx: &Ctx<'_>, name: &Named<
             }
         })
         .collect();
+    if let Some((hints, id)) = ctx.hints.zip(at.id) {
+        hints.fill(at.path, id, bytes, &mut matches);
+    }
     FileResult::Matches(matches)
 }
 

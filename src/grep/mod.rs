@@ -31,6 +31,7 @@ mod walk;
 mod walk_ordered;
 mod walklist;
 
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -38,6 +39,7 @@ use regex_automata::meta::{Cache, Regex};
 
 use crate::error::ParamError;
 use crate::matcher::MatchingLines;
+use crate::source::FileId;
 use crate::words::Term;
 use crate::workspace::Workspace;
 
@@ -173,6 +175,26 @@ struct Compiled {
 /// Runs `query` in `ws`: the ordered visit ([`visit`]) with the [`Collector`] as its sink,
 /// which stops it once it holds `max_results` hits and one more.
 pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<GrepReport, GrepError> {
+    search_hinted(ws, q, progress, None)
+}
+
+/// What a caller adds to one file's matches with the file's bytes in hand: the worker that
+/// searched the file calls it before the matches leave it (enclosing symbols and markdown
+/// sections, `crate::annotate`), so no later pass opens the file again.
+pub trait FileHints: Sync {
+    /// Fills in the hints of `matches` (one file's, in line order, their section hints by
+    /// pattern already set) of the file at `path`, whose bytes as searched are `bytes` and
+    /// whose identity when read was `id`.
+    fn fill(&self, path: &Path, id: FileId, bytes: &[u8], matches: &mut [GrepMatch]);
+}
+
+/// [`search`], each file's matches completed by `hints` in the worker that found them.
+pub fn search_hinted(
+    ws: &Workspace,
+    q: &GrepQuery,
+    progress: &Progress,
+    hints: Option<&dyn FileHints>,
+) -> Result<GrepReport, GrepError> {
     let compiled = compile(ws, q)?;
     let stats = Stats::default();
     let mut collector = Collector::new(q.max_results, q.max_result_bytes);
@@ -192,6 +214,7 @@ pub fn search(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<Grep
         progress,
         admit: Admit::IfRoom,
         limit: collector.limit(),
+        hints,
     };
     let work = |scratch: &mut Scratch, e: Entry<'_>, _: &mut Counts| {
         let make = || e.name();

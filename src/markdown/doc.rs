@@ -46,6 +46,12 @@ impl Document {
         Ok(Document { source, outline })
     }
 
+    /// The document whose opened bytes are `source` (its outline cached by file identity).
+    pub fn of_source(ws: &Workspace, source: Source) -> Result<Document, Error> {
+        let outline = super::outline_of(ws, &source)?;
+        Ok(Document { source, outline })
+    }
+
     /// `Err(Changed)` if the file shrank under its mapping since it was opened: results
     /// computed from its bytes must be discarded (see [`Source::check_intact`]).
     pub fn check_intact(&self) -> Result<(), Error> {

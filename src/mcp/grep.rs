@@ -99,9 +99,8 @@ impl MapgrepServer {
         let progress = Arc::new(Progress::default());
         let worker = Arc::clone(&progress);
         let search = self.blocking(move |ws| {
-            let mut report = grep::search(ws, &q, &worker)?;
-            crate::annotate::annotate(ws, &mut report, default_sections, Some(&worker.cancelled));
-            Ok::<_, GrepError>(report)
+            let hints = crate::annotate::SearchHints::new(ws, default_sections, &worker.cancelled);
+            grep::search_hinted(ws, &q, &worker, Some(&hints))
         });
         let timeout = ending.limits.search_timeout;
         let outcome = with_progress(&context, Arc::clone(&progress), timeout, search).await;

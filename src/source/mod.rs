@@ -139,6 +139,23 @@ impl Source {
         Ok(source)
     }
 
+    /// The file at `path` as a search read it, `text` being its bytes as [`Source::bytes`]
+    /// gives them (after a UTF-8 byte-order mark, UTF-16 transcoded) and `id` its identity
+    /// then: for a pass over bytes already in hand (they are copied; nothing is opened).
+    pub fn adopt(path: &Path, id: FileId, text: &[u8]) -> Source {
+        Source {
+            path: path.to_path_buf(),
+            id,
+            encoding: if looks_binary(text) {
+                Encoding::Binary
+            } else {
+                Encoding::Utf8
+            },
+            bytes: Bytes::Owned(text.to_vec()),
+            start: 0,
+        }
+    }
+
     fn classify(&mut self) {
         let raw = self.raw();
         if raw.starts_with(b"\xEF\xBB\xBF") {
