@@ -101,14 +101,40 @@ pub fn identifiers(lang: Lang, bytes: &[u8]) -> Vec<(&[u8], u32)> {
 
 /// Where `name` is written in the code of `bytes` (a file in `lang`) as a whole identifier,
 /// outside comments and strings: the byte offset of each occurrence, in order.
+///
+/// The same scan as [`identifiers`], but it stops only at the bytes that can open a comment
+/// or a string in `lang` and at `name`'s first byte (a whole word there is an occurrence):
+/// the identifiers between are passed over, not read one by one.
 pub fn occurrences(lang: Lang, bytes: &[u8], name: &[u8]) -> Vec<usize> {
     let mut at = Vec::new();
-    let base = bytes.as_ptr() as usize;
-    Scan::new(lang, bytes).run(|found| {
-        if found == name {
-            at.push(found.as_ptr() as usize - base);
+    let Some(&first) = name.first() else {
+        return at;
+    };
+    let mut scan = Scan::new(lang, bytes);
+    // A name with a byte the language's names cannot hold is never written as one.
+    let mask = if scan.dollar { NAME | DOLLAR } else { NAME };
+    if name.iter().any(|&c| CLASS[usize::from(c)] & mask == 0) {
+        return at;
+    }
+    let stops = scan.stops(first);
+    let n = bytes.len();
+    while scan.i < n {
+        match bytes[scan.i..].iter().position(|&c| stops[usize::from(c)]) {
+            Some(k) => scan.i += k,
+            None => break,
         }
-    });
+        let i = scan.i;
+        if bytes[i] == first && scan.whole_word_at(i, name) {
+            if !scan.string_prefix(i, name.len()) && !scan.in_number(i) {
+                at.push(i);
+            }
+            scan.i += name.len();
+        } else if bytes[i] == first {
+            scan.i += 1;
+        } else {
+            scan.special(bytes[i]);
+        }
+    }
     at
 }
 
@@ -191,58 +217,120 @@ impl<'b> Scan<'b> {
             let c = self.b[self.i];
             if CLASS[usize::from(c)] & start != 0 {
                 self.ident(&mut found);
-                continue;
-            }
-            match c {
-                b'0'..=b'9' => {
-                    // A number, with its dots and suffixes.
-                    while self.i < n
-                        && (CLASS[usize::from(self.b[self.i])] & NAME != 0
-                            || self.b[self.i] == b'.')
-                    {
-                        self.i += 1;
-                    }
-                }
-                b'/' if matches!(self.fam, Family::CLike | Family::Php) && self.at(1) == b'/' => {
-                    self.skip_line();
-                }
-                b'/' if matches!(self.fam, Family::CLike | Family::Php) && self.at(1) == b'*' => {
-                    self.i += 2;
-                    self.skip_past(b"*/");
-                }
-                b'#' => self.hash(),
-                b'=' if self.fam == Family::Ruby
-                    && (self.i == 0 || self.b[self.i - 1] == b'\n')
-                    && self.starts(b"=begin") =>
-                {
-                    self.skip_past(b"\n=end");
-                }
-                b'"' | b'\'' if self.starts(if c == b'"' { b"\"\"\"" } else { b"'''" }) => {
-                    self.i += 3;
-                    self.skip_past(if c == b'"' { b"\"\"\"" } else { b"'''" });
-                }
-                b'"' => {
-                    let verbatim =
-                        self.lang == Lang::CSharp && self.i > 0 && self.b[self.i - 1] == b'@';
-                    self.i += 1;
-                    self.skip_string(b'"', !verbatim, self.multiline || verbatim);
-                }
-                b'\'' => self.quote(),
-                b'`' if matches!(
-                    self.lang,
-                    Lang::JavaScript | Lang::TypeScript | Lang::Tsx | Lang::Go
-                ) =>
+            } else if c.is_ascii_digit() {
+                // A number, with its dots and suffixes.
+                while self.i < n
+                    && (CLASS[usize::from(self.b[self.i])] & NAME != 0 || self.b[self.i] == b'.')
                 {
                     self.i += 1;
-                    self.skip_string(b'`', self.lang != Lang::Go, true);
                 }
-                b'$' if self.fam == Family::Php => {
-                    // A variable: its name is not a definition's.
-                    self.i += 1;
-                    self.i += name_len(&self.b[self.i..], false);
-                }
-                _ => self.i += 1,
+            } else {
+                self.special(c);
             }
+        }
+    }
+
+    /// The bytes [`Scan::special`] does more with than step over, and `first`.
+    fn stops(&self, first: u8) -> [bool; 256] {
+        let mut t = [false; 256];
+        for c in [b'#', b'"', b'\'', first] {
+            t[usize::from(c)] = true;
+        }
+        if matches!(self.fam, Family::CLike | Family::Php) {
+            t[usize::from(b'/')] = true;
+        }
+        match self.fam {
+            Family::Ruby => t[usize::from(b'=')] = true,
+            Family::Php => t[usize::from(b'$')] = true,
+            _ => {}
+        }
+        if matches!(
+            self.lang,
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx | Lang::Go
+        ) {
+            t[usize::from(b'`')] = true;
+        }
+        t
+    }
+
+    /// Whether `name` is written at `i` as a whole name (no name byte before or after it).
+    fn whole_word_at(&self, i: usize, name: &[u8]) -> bool {
+        let mask = if self.dollar { NAME | DOLLAR } else { NAME };
+        let is_name = |c: u8| CLASS[usize::from(c)] & mask != 0;
+        self.b[i..].starts_with(name)
+            && (i == 0 || !is_name(self.b[i - 1]))
+            && self.b.get(i + name.len()).is_none_or(|&c| !is_name(c))
+    }
+
+    /// Whether a name at `i` after a dot is the rest of a number (`0x1.fp-3`, `1.e5`): the
+    /// whole scan reads a number from a digit that starts a word on through names and dots.
+    fn in_number(&self, i: usize) -> bool {
+        if i == 0 || self.b[i - 1] != b'.' {
+            return false;
+        }
+        let mask = if self.dollar { NAME | DOLLAR } else { NAME };
+        let mut k = i;
+        while k > 0 && (self.b[k - 1] == b'.' || CLASS[usize::from(self.b[k - 1])] & mask != 0) {
+            k -= 1;
+        }
+        let run = &self.b[k..i];
+        run.first().is_some_and(u8::is_ascii_digit)
+            || run
+                .windows(2)
+                .any(|w| w[0] == b'.' && w[1].is_ascii_digit())
+    }
+
+    /// Whether the name of `len` bytes at `i` is a string's prefix (`r"`, `b'`, `f"`, `rb"`).
+    fn string_prefix(&self, i: usize, len: usize) -> bool {
+        let name = &self.b[i..i + len];
+        matches!(self.b.get(i + len), Some(b'"' | b'\''))
+            && len <= 2
+            && name.iter().all(|c| b"rRbBfFuUL".contains(c))
+    }
+
+    /// At a byte `c` that is not a name's: a comment, a string or a character literal is
+    /// passed over whole, anything else by one byte.
+    fn special(&mut self, c: u8) {
+        match c {
+            b'/' if matches!(self.fam, Family::CLike | Family::Php) && self.at(1) == b'/' => {
+                self.skip_line();
+            }
+            b'/' if matches!(self.fam, Family::CLike | Family::Php) && self.at(1) == b'*' => {
+                self.i += 2;
+                self.skip_past(b"*/");
+            }
+            b'#' => self.hash(),
+            b'=' if self.fam == Family::Ruby
+                && (self.i == 0 || self.b[self.i - 1] == b'\n')
+                && self.starts(b"=begin") =>
+            {
+                self.skip_past(b"\n=end");
+            }
+            b'"' | b'\'' if self.starts(if c == b'"' { b"\"\"\"" } else { b"'''" }) => {
+                self.i += 3;
+                self.skip_past(if c == b'"' { b"\"\"\"" } else { b"'''" });
+            }
+            b'"' => {
+                let verbatim =
+                    self.lang == Lang::CSharp && self.i > 0 && self.b[self.i - 1] == b'@';
+                self.i += 1;
+                self.skip_string(b'"', !verbatim, self.multiline || verbatim);
+            }
+            b'\'' => self.quote(),
+            b'`' if matches!(
+                self.lang,
+                Lang::JavaScript | Lang::TypeScript | Lang::Tsx | Lang::Go
+            ) =>
+            {
+                self.i += 1;
+                self.skip_string(b'`', self.lang != Lang::Go, true);
+            }
+            b'$' if self.fam == Family::Php => {
+                // A variable: its name is not a definition's.
+                self.i += 1;
+                self.i += name_len(&self.b[self.i..], false);
+            }
+            _ => self.i += 1,
         }
     }
 
@@ -391,6 +479,106 @@ mod tests {
         assert_eq!(at, [17, 38]);
         assert!(at.iter().all(|&k| &src[k..k + 4] == "grow"));
         assert_eq!(occurrences(Lang::C, b"x = y;", b"x"), [0]);
+    }
+
+    /// What [`occurrences`] must find: every name the whole scan reports that is `name`.
+    fn by_whole_scan(lang: Lang, bytes: &[u8], name: &[u8]) -> Vec<usize> {
+        let mut at = Vec::new();
+        let base = bytes.as_ptr() as usize;
+        Scan::new(lang, bytes).run(|found| {
+            if found == name {
+                at.push(found.as_ptr() as usize - base);
+            }
+        });
+        at
+    }
+
+    /// Every word of `bytes` (runs of name bytes) as a name to look for.
+    fn words(bytes: &[u8]) -> Vec<&[u8]> {
+        let mut w: Vec<&[u8]> = bytes
+            .split(|&c| CLASS[usize::from(c)] & (NAME | DOLLAR) == 0)
+            .filter(|w| {
+                w.first()
+                    .is_some_and(|&c| CLASS[usize::from(c)] & START != 0)
+            })
+            .collect();
+        w.sort_unstable();
+        w.dedup();
+        w
+    }
+
+    #[test]
+    fn occurrences_equal_the_whole_scan() {
+        let cases: &[(Lang, &str)] = &[
+            (
+                Lang::C,
+                "#include <a/grow.h>\n/* grow */ int grow(int n) { char c = 'g'; return grow(n) + L\"grow\" + 1.5e3 + 0x1f; }\n",
+            ),
+            (
+                Lang::Cpp,
+                "auto s = u8\"x\"; int x = 1'000'000; R x; // grow\nb = grow;",
+            ),
+            (
+                Lang::Rust,
+                "fn view<'a>(s: &'a str) { let r = r\"a\"; let b = b'x'; br\"q\"; 'outer: loop {} }",
+            ),
+            (
+                Lang::Python,
+                "def f(x):\n    \"\"\"x f\"\"\"\n    return rb'x' + f\"{x}\" # x\n",
+            ),
+            (Lang::Ruby, "=begin\nx\n=end\nx = 'x' # x\ny = \"#{x}\"\n"),
+            (Lang::Bash, "x=1 # x\necho \"$x\" ${#x} 'x'; f() { x; }\n"),
+            (
+                Lang::Php,
+                "<?php $x = x($y); # x\n// x\n$x->x(); /* x */ \"x\";\n",
+            ),
+            (Lang::JavaScript, "const $x = `x ${x}`; x.$x('x'); // x\n"),
+            (Lang::Go, "s := `x\nx`; x := 'x'; // x\n"),
+            (Lang::CSharp, "var s = @\"x\"\"x\"; x(s); // x\n"),
+        ];
+        for &(lang, src) in cases {
+            for w in words(src.as_bytes()) {
+                assert_eq!(
+                    occurrences(lang, src.as_bytes(), w),
+                    by_whole_scan(lang, src.as_bytes(), w),
+                    "{lang:?} {:?} in {src:?}",
+                    String::from_utf8_lossy(w)
+                );
+            }
+        }
+    }
+
+    /// `MAPGREP_CODE_TREES=dir1:dir2 cargo test --release --lib occurrences_equal_on_trees --
+    /// --ignored`: [`occurrences_equal_the_whole_scan`] over every word of every file of
+    /// real trees.
+    #[test]
+    #[ignore = "needs MAPGREP_CODE_TREES"]
+    fn occurrences_equal_on_trees() {
+        let trees = std::env::var("MAPGREP_CODE_TREES").expect("MAPGREP_CODE_TREES");
+        let (mut files, mut checked) = (0, 0);
+        for tree in trees.split(':') {
+            for e in ignore::WalkBuilder::new(tree).build().flatten() {
+                let Ok(bytes) = std::fs::read(e.path()) else {
+                    continue;
+                };
+                let Some(lang) = Lang::of_file(e.path(), &bytes) else {
+                    continue;
+                };
+                files += 1;
+                // Every 16th word: the whole set costs a scan per word.
+                for w in words(&bytes).into_iter().step_by(16) {
+                    checked += 1;
+                    assert_eq!(
+                        occurrences(lang, &bytes, w),
+                        by_whole_scan(lang, &bytes, w),
+                        "{} {:?}",
+                        e.path().display(),
+                        String::from_utf8_lossy(w)
+                    );
+                }
+            }
+        }
+        eprintln!("{files} files, {checked} names: equal");
     }
 
     #[test]

@@ -195,6 +195,7 @@ pub fn find(
     let lang = q.lang(w).map_err(RequestError::Param)?;
     let search = crate::define::word_search(&q.scope, &word);
     let parse_spent = AtomicU64::new(0);
+    let ids = crate::symbols::NameIds::default();
     let finder = memchr::memmem::Finder::new(word.as_bytes());
     let visit = Progress::default();
     let work = |f: VisitedFile<'_>| -> Option<FileRefs> {
@@ -216,6 +217,7 @@ pub fn find(
             bytes: f.bytes,
             path: f.path(),
             parse_spent: &parse_spent,
+            ids: &ids,
         };
         Some(ctx.uses(name))
     };
@@ -337,6 +339,7 @@ struct FileCtx<'a> {
     bytes: &'a [u8],
     path: &'a Path,
     parse_spent: &'a AtomicU64,
+    ids: &'a crate::symbols::NameIds,
 }
 
 impl FileCtx<'_> {
@@ -409,7 +412,9 @@ impl FileCtx<'_> {
             std::env::current_dir().unwrap_or_default().join(self.path)
         };
         let hash = || crate::symbols::content_hash(self.bytes);
-        if let Some(n) = crate::symbols::name_in_file(self.ws, &abs, hash, self.word, lines) {
+        if let Some(n) =
+            crate::symbols::name_in_file(self.ws, &abs, hash, self.word, lines, self.ids)
+        {
             let enclosing = n
                 .enclosing
                 .into_iter()
@@ -477,9 +482,12 @@ fn lines_of(bytes: &[u8], offsets: &[usize]) -> Vec<(u64, u32, usize)> {
     let mut out = Vec::with_capacity(offsets.len());
     let (mut line, mut line_start, mut counted) = (1u64, 0usize, 0usize);
     for &at in offsets {
-        for nl in memchr::memchr_iter(b'\n', &bytes[counted..at]) {
-            line += 1;
-            line_start = counted + nl + 1;
+        // Counted at once (a vector count), then the line's start looked for backwards.
+        let seg = &bytes[counted..at];
+        let newlines = memchr::memchr_iter(b'\n', seg).count();
+        if newlines > 0 {
+            line += newlines as u64;
+            line_start = counted + memchr::memrchr(b'\n', seg).map_or(0, |k| k + 1);
         }
         counted = at;
         let column = u32::try_from(at - line_start + 1).unwrap_or(u32::MAX);

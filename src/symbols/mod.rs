@@ -34,7 +34,7 @@ pub use extract::{content_hash, record};
 pub use facts::{FileFacts, facts};
 pub use recorder::{record_index, start, wait_recorded};
 pub use view::{
-    Definition, Enclosing, Lookup, NameInFile, definitions, enclosing, name_in_file,
+    Definition, Enclosing, Lookup, NameIds, NameInFile, definitions, enclosing, name_in_file,
     unrecorded_count,
 };
 

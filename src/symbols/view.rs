@@ -238,20 +238,50 @@ pub struct NameInFile {
     pub enclosing: Vec<Option<Enclosing>>,
 }
 
+/// The string id of one name in each part of the records, looked up once per part for a
+/// search that asks about that name in many files (a lookup decodes string blocks).
+#[derive(Default)]
+pub struct NameIds {
+    ids: std::sync::Mutex<Vec<(std::sync::Arc<super::state::PartPaths>, Option<u32>)>>,
+}
+
+impl NameIds {
+    fn get(
+        &self,
+        part: &std::sync::Arc<super::state::PartPaths>,
+        name: &str,
+    ) -> Option<Option<u32>> {
+        let known = self.ids.lock().expect("name ids");
+        if let Some((_, id)) = known.iter().find(|(p, _)| std::sync::Arc::ptr_eq(p, part)) {
+            return Some(*id);
+        }
+        drop(known);
+        let id = part.0.find_string(name)?;
+        let mut known = self.ids.lock().expect("name ids");
+        // The parts of a tree are few (batches merge as they pile up).
+        if known.len() < 256 {
+            known.push((std::sync::Arc::clone(part), id));
+        }
+        Some(id)
+    }
+}
+
 /// For the file at `abs` whose bytes have the checksum `hash()`: the symbols named `name`
 /// and the innermost symbol around each of `lines`; `None` when no record of that version
-/// exists (the caller parses). Only the strings shown are decoded.
+/// exists (the caller parses). Only the strings shown are decoded; `ids` keeps the name's
+/// string id of each part across the files of one search.
 pub fn name_in_file(
     ws: &Workspace,
     abs: &Path,
     hash: impl FnOnce() -> u64,
     name: &str,
     lines: &[u64],
+    ids: &NameIds,
 ) -> Option<NameInFile> {
     let (held, f) = file_record(ws, abs, hash)?;
     let part = &held.0;
     let syms = part.symbols(&f)?;
-    let id = part.find_string(name)?;
+    let id = ids.get(&held, name)?;
     let definitions = syms
         .iter()
         .filter(|s| Some(s.name) == id)
