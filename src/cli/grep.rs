@@ -247,6 +247,8 @@ fn query(args: &GrepArgs, pattern: &str, paths: &[String], ci: bool) -> GrepQuer
         types_not: args.types_not.clone(),
         follow_links: args.follow,
         use_index: !args.invert_match && !args.files_without_match && !args.multiline,
+        // The command line prints its own modes from the walk.
+        output: crate::grep::OutputMode::Content,
     }
 }
 

@@ -32,7 +32,7 @@ pub(super) const PARALLEL_FILE_MIN: usize = 32 * 1024 * 1024;
 /// A search path that names one file: mapped if large, and split into parallel chunks.
 /// `None` when it could not be read or changed while searched (reported).
 pub(super) fn search_one_file(ctx: &Ctx<'_>, path: &Path, name: &Named<'_>) -> Option<FileResult> {
-    let limit = ctx.limit;
+    let limit = ctx.file_limit();
     let mut buf = Vec::new();
     let mut cache = ctx.compiled.caches();
     let found = match source::load(path, &SourceOptions::default(), &mut buf) {
@@ -170,6 +170,16 @@ pub(super) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The matching lines to find in one file: the collector's limit, the first alone (files
+    /// mode) or all (count mode).
+    pub(super) fn file_limit(&self) -> usize {
+        match self.q.output {
+            super::OutputMode::Content => self.limit,
+            super::OutputMode::FilesWithMatches => 1,
+            super::OutputMode::Count => usize::MAX,
+        }
+    }
+
     /// Searches one walked file, displayed as `name` (only the spans the index `known`
     /// names, while the file keeps the identity they were recorded with), from the content
     /// cache when it is unchanged. `None` when it could not be read or changed while it was
@@ -305,7 +315,7 @@ pub(super) fn search_bytes(
     name: &Named<'_>,
     at: Where<'_>,
 ) -> FileResult {
-    let (c, q, limit) = (ctx.compiled, ctx.q, ctx.limit);
+    let (c, q, limit) = (ctx.compiled, ctx.q, ctx.file_limit());
     // Binary: a NUL in the first 64 KiB, as `source` classifies files for the read tools.
     if at.mode != Mode::CachedText && source::looks_binary(bytes) {
         return FileResult::Binary;
@@ -355,6 +365,22 @@ pub(super) fn finish(
 ) -> FileResult {
     let name = name.get();
     let (c, q) = (ctx.compiled, ctx.q);
+    if q.output != super::OutputMode::Content {
+        // One result for the file: its first matching line and how many match.
+        return FileResult::Matches(vec![GrepMatch {
+            path: name.to_string(),
+            line: lines[0].0,
+            text: String::new(),
+            text_cut: false,
+            section_end_hint: None,
+            symbol: None,
+            symbol_left_out: false,
+            section: None,
+            before: Vec::new(),
+            after: Vec::new(),
+            count: lines.len() as u64,
+        }]);
+    }
     let hints = c.hints.hints(bytes, &lines);
     let mut matches: Vec<GrepMatch> = lines
         .iter()
@@ -373,6 +399,7 @@ pub(super) fn finish(
                 section: None,
                 before,
                 after,
+                count: 0,
             }
         })
         .collect();

@@ -45,7 +45,7 @@ use crate::workspace::Workspace;
 
 pub use collect::MAX_NAMED;
 pub use hints::{DEFAULT_SECTION_PATTERNS, SectionHint, SectionPatterns};
-pub use query::{Cursor, GrepQuery};
+pub use query::{Cursor, GrepQuery, OutputMode};
 pub use visit::{Flow, Sink, Visited, VisitedFile, visit_in_order};
 pub use walklist::{WalkCache, WalkKey, WalkList};
 
@@ -84,6 +84,10 @@ pub struct GrepMatch {
     pub section: Option<EnclosingSection>,
     pub before: Vec<ContextLine>,
     pub after: Vec<ContextLine>,
+    /// In the files and count modes ([`OutputMode`]) a match stands for its file: `line` is
+    /// its first matching line, `count` how many of its lines match (the count mode; 1 in
+    /// the files mode); 0 in the content mode.
+    pub count: u64,
 }
 
 /// The markdown section a match sits in: its slug (an address for section reads) and lines.

@@ -28,6 +28,18 @@ impl Cursor {
     }
 }
 
+/// What a search gives of each file (as `rg`, `rg -l` and `rg -c`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputMode {
+    /// Its matching lines (the default).
+    #[default]
+    Content,
+    /// Only that it has a match: a file is read to its first.
+    FilesWithMatches,
+    /// How many of its lines match: a file is read whole.
+    Count,
+}
+
 /// A search.
 #[derive(Clone, Debug)]
 pub struct GrepQuery {
@@ -67,6 +79,8 @@ pub struct GrepQuery {
     /// the same). Off for searches that must see every file (inverted matches, files without
     /// a match) or match across lines.
     pub use_index: bool,
+    /// Lines, or one result per file (then `max_results` counts files).
+    pub output: OutputMode,
 }
 
 impl Default for GrepQuery {
@@ -93,6 +107,7 @@ impl Default for GrepQuery {
             follow_links: false,
             relative_to_root: true,
             use_index: true,
+            output: OutputMode::Content,
         }
     }
 }

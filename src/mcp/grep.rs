@@ -63,6 +63,20 @@ pub struct GrepContentParams {
     #[serde(default)]
     pub list_skipped: bool,
     pub max_output_bytes: Option<u32>,
+    /// "content" (default), "files_with_matches" (paths, rg -l) or "count" (path:N, rg -c);
+    /// max_results then counts files.
+    #[serde(default)]
+    pub output_mode: OutputModeParam,
+}
+
+/// `output_mode` of `grep_content`, as Claude Code's Grep names them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputModeParam {
+    #[default]
+    Content,
+    FilesWithMatches,
+    Count,
 }
 
 const MAX_RESULTS_LIMIT: u32 = 10_000;
@@ -95,6 +109,7 @@ impl MapgrepServer {
             list_skipped,
             limits: self.workspace().limits().clone(),
             budget,
+            mode: q.output,
         };
         let progress = Arc::new(Progress::default());
         let worker = Arc::clone(&progress);
@@ -116,6 +131,7 @@ struct Ending {
     list_skipped: bool,
     limits: crate::workspace::Limits,
     budget: super::budget::Budget,
+    mode: grep::OutputMode,
 }
 
 impl Ending {
@@ -140,7 +156,7 @@ impl Ending {
                     ));
                 }
                 Some(Ok(r)) => super::budget::fit(self.budget, |room| {
-                    render(&r, room, self.list_skipped, &self.notes)
+                    render(&r, self.mode, room, self.list_skipped, &self.notes)
                 }),
                 Some(Err(GrepError::Param(e))) => Answer::param_error(e),
                 Some(Err(GrepError::File(e))) => Answer::error(e.to_string()),
@@ -198,6 +214,11 @@ fn query(
     q.include_ignored = p.include_ignored;
     q.include_hidden = p.include_hidden;
     q.max_filesize = p.max_filesize;
+    q.output = match p.output_mode {
+        OutputModeParam::Content => grep::OutputMode::Content,
+        OutputModeParam::FilesWithMatches => grep::OutputMode::FilesWithMatches,
+        OutputModeParam::Count => grep::OutputMode::Count,
+    };
     if let Some(c) = &p.cursor {
         q.cursor = Some(Cursor::decode(c).ok_or_else(|| {
             ParamError::new(
@@ -213,23 +234,37 @@ fn query(
 
 /// Renders a report as the grep_content contract's text blocks within `budget` bytes (a cut moves the cursor
 /// back to the first match not shown).
-fn render(report: &GrepReport, budget: usize, list_skipped: bool, notes: &[String]) -> Answer {
+fn render(
+    report: &GrepReport,
+    mode: grep::OutputMode,
+    budget: usize,
+    list_skipped: bool,
+    notes: &[String],
+) -> Answer {
     let mut text = String::new();
-    let shown = blocks(&mut text, report, budget);
+    let shown = match mode {
+        grep::OutputMode::Content => blocks(&mut text, report, budget),
+        _ => file_lines(&mut text, report, mode, budget),
+    };
     let cut_by_budget = shown.cut.is_some();
-    let next = shown.cut.or_else(|| report.next_cursor.clone());
+    let next = shown.cut.clone().or_else(|| report.next_cursor.clone());
     let truncated = report.truncated || cut_by_budget;
-    summary(&mut text, report, shown.matches, shown.files);
+    summary(&mut text, report, &shown, mode);
     skipped(&mut text, report, budget, list_skipped);
     if truncated && let Some(c) = &next {
         let why = if cut_by_budget || report.cut_by_size {
             "the response size limit".to_string()
         } else {
-            format!("max_results={}", shown.matches)
+            format!("max_results={}", shown.results)
         };
         let _ = writeln!(
             text,
-            "Results cut at {why}. More matches follow: call grep_content again with the same arguments and cursor: {}.",
+            "Results cut at {why}. More {} follow: call grep_content again with the same arguments and cursor: {}.",
+            if mode == grep::OutputMode::Content {
+                "matches"
+            } else {
+                "files"
+            },
             quote::json(&c.encode())
         );
     }
@@ -255,8 +290,10 @@ fn render(report: &GrepReport, budget: usize, list_skipped: bool, notes: &[Strin
         .field("truncated", truncated)
 }
 
-/// What [`blocks`] wrote: matching lines and files shown, and where the budget cut.
+/// What [`blocks`] or [`file_lines`] wrote: results (lines, or files), matching lines and
+/// files shown, and where the budget cut.
 struct Shown {
+    results: u64,
     matches: u64,
     files: u64,
     /// Hits shown without their enclosing symbol (left out by the hint budget).
@@ -267,6 +304,7 @@ struct Shown {
 /// Writes the match blocks while they fit `budget` (the first always does).
 fn blocks(text: &mut String, report: &GrepReport, budget: usize) -> Shown {
     let mut shown = Shown {
+        results: 0,
         matches: 0,
         files: 0,
         left_out: 0,
@@ -286,6 +324,7 @@ fn blocks(text: &mut String, report: &GrepReport, budget: usize) -> Shown {
             break;
         }
         shown.matches += 1;
+        shown.results += 1;
         shown.left_out += u64::from(m.symbol_left_out);
         if last_path != Some(m.path.as_str()) {
             shown.files += 1;
@@ -295,17 +334,64 @@ fn blocks(text: &mut String, report: &GrepReport, budget: usize) -> Shown {
     shown
 }
 
-/// `Found N matching lines in M files (searched K files).`, or `No matches (...)`.
-fn summary(text: &mut String, report: &GrepReport, shown: u64, files: u64) {
+/// The lines of the files and count modes: a path, or `path:count` (as `rg -l`, `rg -c`),
+/// while they fit `budget` (the first always does).
+fn file_lines(
+    text: &mut String,
+    report: &GrepReport,
+    mode: grep::OutputMode,
+    budget: usize,
+) -> Shown {
+    let mut shown = Shown {
+        results: 0,
+        matches: 0,
+        files: 0,
+        left_out: 0,
+        cut: None,
+    };
+    for m in &report.matches {
+        let mark = text.len();
+        match mode {
+            grep::OutputMode::Count => {
+                let _ = writeln!(text, "{}:{}", quote::name(&m.path), m.count);
+            }
+            _ => {
+                let _ = writeln!(text, "{}", quote::name(&m.path));
+            }
+        }
+        if shown.files > 0 && text.len() > budget {
+            text.truncate(mark);
+            shown.cut = Some(Cursor {
+                path: m.path.clone(),
+                line: m.line,
+            });
+            break;
+        }
+        shown.results += 1;
+        shown.files += 1;
+        shown.matches += m.count;
+    }
+    shown
+}
+
+/// `Found N matching lines in M files (searched K files).`, `Found M files with matches
+/// (...)`, or `No matches (...)`.
+fn summary(text: &mut String, report: &GrepReport, shown: &Shown, mode: grep::OutputMode) {
     let searched = plural(report.files_searched, "file");
-    if shown == 0 {
+    if shown.files == 0 {
         let _ = writeln!(text, "No matches (searched {searched}).");
+    } else if mode == grep::OutputMode::FilesWithMatches {
+        let _ = writeln!(
+            text,
+            "Found {} with matches (searched {searched}).",
+            plural(shown.files, "file"),
+        );
     } else {
         let _ = writeln!(
             text,
             "Found {} in {} (searched {searched}).",
-            plural(shown, "matching line"),
-            plural(files, "file"),
+            plural(shown.matches, "matching line"),
+            plural(shown.files, "file"),
         );
     }
 }

@@ -584,3 +584,69 @@ async fn a_running_server_honours_a_changed_global_excludes_file() {
     assert_eq!(files(&g), ["File: b.txt"], "{}", g.text);
     srv.shutdown().await;
 }
+
+/// `output_mode`: paths (as `rg -l`) and `path:count` (as `rg -c`), one result per file,
+/// `max_results` counting files, and cursors that lose no file and count each one whole.
+#[tokio::test]
+async fn output_modes_list_files_and_counts() {
+    let fx = Fixture::new();
+    fx.write("a.txt", "hit 1\nno\nhit 2\nhit 3\n");
+    fx.write("b/c.rs", "// hit in a comment\nfn main() {}\n");
+    fx.write("d.md", "nothing here\n");
+    fx.write("e.txt", "x\nhit\nhit again\n");
+    let srv = fx.serve().await;
+    let files = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "hit", "output_mode": "files_with_matches"}),
+        )
+        .await;
+    assert!(!files.is_error, "{}", files.text);
+    assert!(
+        files
+            .text
+            .starts_with("a.txt\nb/c.rs\ne.txt\nFound 3 files with matches"),
+        "{}",
+        files.text
+    );
+    let counts = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "hit", "output_mode": "count"}),
+        )
+        .await;
+    assert!(
+        counts
+            .text
+            .starts_with("a.txt:3\nb/c.rs:1\ne.txt:2\nFound 6 matching lines in 3 files"),
+        "{}",
+        counts.text
+    );
+    // Pages of one file each: every file once, each counted whole.
+    let (mut seen, mut cursor) = (Vec::new(), None::<String>);
+    for _ in 0..5 {
+        let mut args = json!({"pattern": "hit", "output_mode": "count", "max_results": 1});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let page = srv.answer("grep_content", args).await;
+        seen.push(page.text.lines().next().unwrap().to_string());
+        match page.structured["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ["a.txt:3", "b/c.rs:1", "e.txt:2"]);
+    let bad = srv
+        .answer(
+            "grep_content",
+            json!({"pattern": "hit", "output_mode": "lines"}),
+        )
+        .await;
+    assert!(
+        bad.is_error && bad.text.contains("output_mode"),
+        "{}",
+        bad.text
+    );
+    srv.shutdown().await;
+}
