@@ -110,20 +110,27 @@ impl Hinter {
 
 /// The hints a server's search adds to each file's matches, in the worker that searched the
 /// file (see [`crate::grep::FileHints`]): symbols from the index's records, or from a parse of
-/// the bytes in hand within [`HINT_BUDGET`] of the search's start or until `cancel`; the hits
-/// of files not parsed by then are marked `symbol_left_out`.
+/// the bytes in hand while the search's parses have taken less than [`HINT_BUDGET`] per
+/// core in all (the time they would have had in a pass of their own after the search) and
+/// until `cancel`; the hits of files not parsed are marked `symbol_left_out`.
 pub struct SearchHints<'a> {
     ws: &'a Workspace,
     default_sections: bool,
-    stop: Stop<'a>,
+    cancel: &'a AtomicBool,
+    /// Nanoseconds the search's parses may take in all, and have taken.
+    budget: u64,
+    spent: AtomicU64,
 }
 
 impl<'a> SearchHints<'a> {
     pub fn new(ws: &'a Workspace, default_sections: bool, cancel: &'a AtomicBool) -> Self {
+        let cores = rayon::current_num_threads().max(1) as u64;
         SearchHints {
             ws,
             default_sections,
-            stop: Stop::new(Some(cancel), Some(Instant::now() + HINT_BUDGET)),
+            cancel,
+            budget: HINT_BUDGET.as_nanos() as u64 * cores,
+            spent: AtomicU64::new(0),
         }
     }
 }
@@ -143,14 +150,24 @@ impl crate::grep::FileHints for SearchHints<'_> {
             id: Some(id),
             bytes,
         };
+        let left = self
+            .budget
+            .saturating_sub(self.spent.load(Ordering::Relaxed));
+        let started = Instant::now();
+        let stop = Stop::new(
+            Some(self.cancel),
+            Some(started + Duration::from_nanos(left)),
+        );
         let parsed = fill(
             self.ws,
             file,
             &numbers,
             &mut hints,
             self.default_sections,
-            &self.stop,
+            &stop,
         );
+        self.spent
+            .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
         for (m, h) in matches.iter_mut().zip(hints) {
             m.section_end_hint = h.section_end_hint;
             m.section = h.section;
