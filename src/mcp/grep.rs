@@ -242,10 +242,7 @@ fn render(
     notes: &[String],
 ) -> Answer {
     let mut text = String::new();
-    let shown = match mode {
-        grep::OutputMode::Content => blocks(&mut text, report, budget),
-        _ => file_lines(&mut text, report, mode, budget),
-    };
+    let shown = results(&mut text, report, mode, budget);
     let cut_by_budget = shown.cut.is_some();
     let next = shown.cut.clone().or_else(|| report.next_cursor.clone());
     let truncated = report.truncated || cut_by_budget;
@@ -290,8 +287,9 @@ fn render(
         .field("truncated", truncated)
 }
 
-/// What [`blocks`] or [`file_lines`] wrote: results (lines, or files), matching lines and
-/// files shown, and where the budget cut.
+/// What [`results`] wrote: results (lines, or files), matching lines and files shown, and
+/// where the budget cut.
+#[derive(Default)]
 struct Shown {
     results: u64,
     matches: u64,
@@ -301,21 +299,25 @@ struct Shown {
     cut: Option<Cursor>,
 }
 
-/// Writes the match blocks while they fit `budget` (the first always does).
-fn blocks(text: &mut String, report: &GrepReport, budget: usize) -> Shown {
-    let mut shown = Shown {
-        results: 0,
-        matches: 0,
-        files: 0,
-        left_out: 0,
-        cut: None,
-    };
+/// Writes the results while they fit `budget` (the first always does): a block per match,
+/// or in the files and count modes a line per file (a path, or `path:count`, as `rg -l` and
+/// `rg -c` print them).
+fn results(text: &mut String, report: &GrepReport, mode: grep::OutputMode, budget: usize) -> Shown {
+    let mut shown = Shown::default();
     let mut last_path: Option<&str> = None;
     for m in &report.matches {
-        // Each block is written in place and taken back if it passes the budget.
+        // Each result is written in place and taken back if it passes the budget.
         let mark = text.len();
-        block(text, m);
-        if shown.matches > 0 && text.len() > budget {
+        match mode {
+            grep::OutputMode::Content => block(text, m),
+            grep::OutputMode::Count => {
+                let _ = writeln!(text, "{}:{}", quote::name(&m.path), m.count);
+            }
+            grep::OutputMode::FilesWithMatches => {
+                let _ = writeln!(text, "{}", quote::name(&m.path));
+            }
+        }
+        if shown.results > 0 && text.len() > budget {
             text.truncate(mark);
             shown.cut = Some(Cursor {
                 path: m.path.clone(),
@@ -323,53 +325,13 @@ fn blocks(text: &mut String, report: &GrepReport, budget: usize) -> Shown {
             });
             break;
         }
-        shown.matches += 1;
         shown.results += 1;
+        shown.matches += m.count.max(1);
         shown.left_out += u64::from(m.symbol_left_out);
         if last_path != Some(m.path.as_str()) {
             shown.files += 1;
             last_path = Some(&m.path);
         }
-    }
-    shown
-}
-
-/// The lines of the files and count modes: a path, or `path:count` (as `rg -l`, `rg -c`),
-/// while they fit `budget` (the first always does).
-fn file_lines(
-    text: &mut String,
-    report: &GrepReport,
-    mode: grep::OutputMode,
-    budget: usize,
-) -> Shown {
-    let mut shown = Shown {
-        results: 0,
-        matches: 0,
-        files: 0,
-        left_out: 0,
-        cut: None,
-    };
-    for m in &report.matches {
-        let mark = text.len();
-        match mode {
-            grep::OutputMode::Count => {
-                let _ = writeln!(text, "{}:{}", quote::name(&m.path), m.count);
-            }
-            _ => {
-                let _ = writeln!(text, "{}", quote::name(&m.path));
-            }
-        }
-        if shown.files > 0 && text.len() > budget {
-            text.truncate(mark);
-            shown.cut = Some(Cursor {
-                path: m.path.clone(),
-                line: m.line,
-            });
-            break;
-        }
-        shown.results += 1;
-        shown.files += 1;
-        shown.matches += m.count;
     }
     shown
 }
