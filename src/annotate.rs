@@ -186,13 +186,20 @@ struct InHand<'a> {
     bytes: &'a [u8],
 }
 
+/// Bytes in hand up to this size are copied into a [`Source`] for a parse or an outline;
+/// a larger file (a search maps those) is mapped again instead: a copy would cost its size
+/// in heap (a markdown file followed by a gigabyte of NUL once took a gigabyte).
+const ADOPT_MAX: usize = 128 * 1024;
+
 impl InHand<'_> {
-    /// The file as a [`Source`] for a parse: the bytes in hand when their identity is known,
-    /// else the file opened again.
+    /// The file as a [`Source`] for a parse: the bytes in hand when their identity is known
+    /// and they are small, else the file opened again.
     fn source(&self, ws: &Workspace) -> Option<Source> {
         match self.id {
-            Some(id) => Some(Source::adopt(self.path, id, self.bytes)),
-            None => ws.open_resolved(self.path).ok(),
+            Some(id) if self.bytes.len() <= ADOPT_MAX => {
+                Some(Source::adopt(self.path, id, self.bytes))
+            }
+            _ => ws.open_resolved(self.path).ok(),
         }
     }
 }
