@@ -3,8 +3,9 @@
 # `mapgrep serve` binary), run twice: as built for this system, and on Linux again with the
 # portable platform layer (`--cfg mapgrep_portable`: cap-std's sandbox, as macOS and Windows
 # run it; its own target directory); then the independent checks with the official Python MCP
-# client and the MCP Inspector CLI. Installs what they need (the Python `mcp` package, the npm
-# Inspector) on a fresh machine.
+# client (over stdio, and on Linux over streamable HTTP with many sessions) and the MCP
+# Inspector CLI. Installs what they need (the Python `mcp` package, the npm Inspector) on a
+# fresh machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test
@@ -13,4 +14,10 @@ if [ "$(uname -s)" = Linux ]; then
 fi
 cargo build --quiet
 bash tests/python/run.sh target/debug/mapgrep
+# `serve --http`: 8 concurrent sessions of the Python client's streamable HTTP transport get
+# stdio's answers, and the server's memory with 8 stays within 1.5x of its memory with one
+# (read from /proc: Linux only).
+if [ "$(uname -s)" = Linux ]; then
+  python3 scripts/http_sessions.py --mapgrep target/debug/mapgrep
+fi
 bash tests/inspector/run.sh target/debug/mapgrep

@@ -38,8 +38,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve the tools over MCP (stdio) for the files under ROOT... (default: the current
-    /// directory).
+    /// Serve the tools over MCP (stdio, or streamable HTTP with --http) for the files under
+    /// ROOT... (default: the current directory).
     Serve(ServeArgs),
     /// Print a line range of a file, with line numbers.
     Read(read::ReadArgs),
@@ -117,6 +117,22 @@ pub struct ServeArgs {
     pub allow_write: bool,
     #[command(flatten)]
     pub index: index::ServeIndexArgs,
+    /// Serve MCP over streamable HTTP at ADDR (an IP address and port, e.g. 127.0.0.1:8765;
+    /// port 0 takes a free one, which the log says), endpoint /mcp, instead of stdio: many
+    /// sessions share one index and one set of caches. A loopback address unless
+    /// MAPGREP_HTTP_TOKEN is set in the environment; with it, clients must send
+    /// `Authorization: Bearer <token>`.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// With --http: the most sessions held at once; a client that opens one more gets status
+    /// 503.
+    #[arg(long, requires = "http", default_value_t = crate::mcp::http::DEFAULT_MAX_SESSIONS)]
+    pub max_sessions: usize,
+    /// With --http: seconds a session may go without a message before it is closed (its
+    /// client then gets 404 and initializes again).
+    #[arg(long, value_name = "SECS", requires = "http",
+        default_value_t = crate::mcp::http::DEFAULT_IDLE_SECS)]
+    pub session_idle_timeout: u64,
 }
 
 /// The server's default content-cache budget: 256 MiB (with a ready trigram index most
@@ -161,31 +177,25 @@ pub fn run() -> anyhow::Result<ExitCode> {
 }
 
 fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    // Refused before anything starts: an HTTP address other machines reach, without a token.
+    let http = args.http.map(|addr| crate::mcp::http::HttpOptions {
+        addr,
+        token: std::env::var(crate::mcp::http::TOKEN_VAR).ok(),
+        max_sessions: args.max_sessions,
+        idle: Duration::from_secs(args.session_idle_timeout.max(1)),
+    });
+    if let Some(opts) = &http {
+        opts.check().map_err(anyhow::Error::msg)?;
+    }
     // A long-lived process: large blocks (an index build's posting lists, cached files) go
     // back to the system when freed.
     crate::source::map_large_allocations(LARGE_ALLOCATION);
-    let roots = if args.roots.is_empty() {
-        vec![std::env::current_dir().context("reading the current directory")?]
-    } else {
-        args.roots
-    };
-    let roots = Roots::new(&roots).context("checking the roots")?;
-    let ws = WorkspaceBuilder::new()
-        .words(&crate::mcp::words::MCP_WORDS)
-        .max_output_bytes(
-            args.max_output_bytes
-                .unwrap_or(crate::workspace::DEFAULT_MAX_OUTPUT_BYTES),
-        )
-        .index_budget(args.index_cache_bytes)
-        .content_budget(args.content_cache_bytes)
-        .outline_budget(args.outline_cache_bytes)
-        .allow_write(args.allow_write)
-        .search_timeout((args.search_timeout > 0).then(|| Duration::from_secs(args.search_timeout)))
-        .build(roots);
+    let ws = serve_workspace(&args)?;
     index::start(&ws, &args.index);
     eprintln!(
-        "mapgrep {}: serving MCP on stdio for {} ({})",
+        "mapgrep {}: serving MCP on {} for {} ({})",
         env!("CARGO_PKG_VERSION"),
+        if http.is_some() { "HTTP" } else { "stdio" },
         ws.roots().describe(),
         if args.allow_write {
             "doc_replace may write"
@@ -193,15 +203,8 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             "read-only"
         }
     );
-    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-        // Run by hand: say what this is waiting for, and how a client runs it.
-        eprintln!(
-            "mapgrep serve speaks MCP over standard input and output: it waits for an MCP client, \
-             which starts it itself. Configure your client to run it, for example:\n  \
-             Claude Code:  claude mcp add mapgrep -- mapgrep serve /path/to/repo\n  \
-             JSON config:  {{\"mcpServers\": {{\"mapgrep\": {{\"command\": \"mapgrep\", \"args\": [\"serve\", \"/path/to/repo\"]}}}}}}\n\
-             Press Ctrl-D to quit (it exits 0 when its input ends)."
-        );
+    if http.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        explain_stdio();
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -211,11 +214,20 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // Symbols follow the index: recorded in the background once it is ready.
     crate::symbols::start(&ws);
     let budgets = crate::mcp::budget::Budgets::new(args.max_output_bytes);
-    // Served until the input ends, or until the process is asked to end (SIGTERM, Ctrl-C):
-    // either way it leaves its files in order.
+    // Served until the input ends (stdio), or until the process is asked to end (SIGTERM,
+    // Ctrl-C): either way it leaves its files in order.
     let served = runtime.block_on(async {
+        let serving = async {
+            match http {
+                Some(opts) => {
+                    let server = crate::mcp::MapgrepServer::with_budgets(Arc::clone(&ws), budgets);
+                    crate::mcp::http::serve_http(server, opts).await
+                }
+                None => crate::mcp::serve_stdio(Arc::clone(&ws), budgets).await,
+            }
+        };
         tokio::select! {
-            r = crate::mcp::serve_stdio(Arc::clone(&ws), budgets) => r.map(|()| None),
+            r = serving => r.map(|()| None),
             status = crate::platform::termination() => Ok(Some(status)),
         }
     });
@@ -232,4 +244,39 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         }
         None => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// The workspace `serve` keeps: its roots (default: the current directory) and caches.
+fn serve_workspace(args: &ServeArgs) -> anyhow::Result<crate::workspace::Workspace> {
+    let roots = if args.roots.is_empty() {
+        vec![std::env::current_dir().context("reading the current directory")?]
+    } else {
+        args.roots.clone()
+    };
+    let roots = Roots::new(&roots).context("checking the roots")?;
+    Ok(WorkspaceBuilder::new()
+        .words(&crate::mcp::words::MCP_WORDS)
+        .max_output_bytes(
+            args.max_output_bytes
+                .unwrap_or(crate::workspace::DEFAULT_MAX_OUTPUT_BYTES),
+        )
+        .index_budget(args.index_cache_bytes)
+        .content_budget(args.content_cache_bytes)
+        .outline_budget(args.outline_cache_bytes)
+        .allow_write(args.allow_write)
+        .search_timeout((args.search_timeout > 0).then(|| Duration::from_secs(args.search_timeout)))
+        .build(roots))
+}
+
+/// Run by hand at a terminal over stdio: says what the server waits for, and how a client
+/// runs it.
+fn explain_stdio() {
+    eprintln!(
+        "mapgrep serve speaks MCP over standard input and output: it waits for an MCP client, \
+         which starts it itself. Configure your client to run it, for example:\n  \
+         Claude Code:  claude mcp add mapgrep -- mapgrep serve /path/to/repo\n  \
+         JSON config:  {{\"mcpServers\": {{\"mapgrep\": {{\"command\": \"mapgrep\", \"args\": [\"serve\", \"/path/to/repo\"]}}}}}}\n\
+         Press Ctrl-D to quit (it exits 0 when its input ends). For many sessions over one \
+         index, serve over HTTP instead: mapgrep serve --http 127.0.0.1:8765 /path/to/repo"
+    );
 }

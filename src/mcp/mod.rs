@@ -1,7 +1,8 @@
-//! The MCP server: mapgrep's engine exposed as tools over stdio with rmcp.
+//! The MCP server: mapgrep's engine exposed as tools with rmcp, over stdio (one session) or
+//! streamable HTTP (many sessions over one workspace, [`http`]).
 //!
 //! Handlers are thin: parse parameters, run one engine call off the async threads, render.
-//! Logs go to stderr; stdout is the protocol.
+//! Logs go to stderr; over stdio, stdout is the protocol.
 
 mod answer;
 pub mod budget;
@@ -9,11 +10,14 @@ mod code;
 mod define;
 mod doc;
 mod grep;
+pub mod http;
+mod http_guard;
 mod map;
 mod params;
 mod read;
 mod refs;
 pub mod schema;
+mod sessions;
 pub mod transport;
 pub mod words;
 
@@ -55,18 +59,25 @@ is defined across the roots.";
 /// The tool that writes: listed only when the server may write.
 const WRITING_TOOL: &str = "doc_replace";
 
-/// The MCP server type: one [`Workspace`] shared by every call.
+/// The MCP server type: one session's service over the state every session shares (the
+/// [`Workspace`]: roots, index, watcher, caches; and the tools). [`MapgrepServer::session`]
+/// makes the service of another session over the same state.
 #[derive(Clone)]
 pub struct MapgrepServer {
     ws: Arc<Workspace>,
-    tool_router: ToolRouter<MapgrepServer>,
-    /// What `tools/list` answers: portable schemas, the writing tool only when allowed.
-    listed: Arc<Vec<Tool>>,
+    tools: Arc<Tools>,
     /// Each client's answer budget.
     budgets: Budgets,
     /// The session's client name as `initialize` gave it ([`budget::client_name`]): set
     /// once, so a second `initialize` is refused. A server value serves one session.
     client: Arc<OnceLock<String>>,
+}
+
+/// The tools, built once per process and shared by its sessions.
+struct Tools {
+    router: ToolRouter<MapgrepServer>,
+    /// What `tools/list` answers: portable schemas, the writing tool only when allowed.
+    listed: Vec<Tool>,
 }
 
 /// The key under which Claude Code reads a tool's largest result size (in characters).
@@ -104,9 +115,22 @@ impl MapgrepServer {
             .collect();
         MapgrepServer {
             ws,
-            tool_router,
-            listed: Arc::new(listed),
+            tools: Arc::new(Tools {
+                router: tool_router,
+                listed,
+            }),
             budgets,
+            client: Arc::default(),
+        }
+    }
+
+    /// The service of a new session: the same workspace and tools, its own client name
+    /// (and so its own answer budget).
+    pub fn session(&self) -> MapgrepServer {
+        MapgrepServer {
+            ws: Arc::clone(&self.ws),
+            tools: Arc::clone(&self.tools),
+            budgets: self.budgets,
             client: Arc::default(),
         }
     }
@@ -125,7 +149,7 @@ impl MapgrepServer {
 
     /// The tools as `tools/list` gives them.
     pub fn tools(&self) -> &[Tool] {
-        &self.listed
+        &self.tools.listed
     }
 
     /// Runs blocking engine work on tokio's blocking pool.
@@ -273,7 +297,7 @@ impl ServerHandler for MapgrepServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut result = ListToolsResult::with_all_items(self.listed.to_vec());
+        let mut result = ListToolsResult::with_all_items(self.tools.listed.clone());
         // Cache hints as rmcp's generated handler gives them.
         if context
             .protocol_version()
@@ -286,7 +310,7 @@ impl ServerHandler for MapgrepServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.listed.iter().find(|t| t.name == name).cloned()
+        self.tools.listed.iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
@@ -297,7 +321,7 @@ impl ServerHandler for MapgrepServer {
         // A call in flight pauses background work (the symbol recorder) until it is answered.
         let _calling = crate::index::searching(&self.ws);
         let call = ToolCallContext::new(self, request, context);
-        let mut response = self.tool_router.call(call).await?;
+        let mut response = self.tools.router.call(call).await?;
         if let CallToolResponse::Complete(result) = &mut response {
             answer::complete_views(result);
         }

@@ -28,6 +28,7 @@ mod forged_names;
 mod grep_tool;
 mod hints_agree;
 mod hostile;
+mod http;
 mod index_damage;
 mod index_restart;
 mod index_upkeep;
