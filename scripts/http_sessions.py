@@ -130,45 +130,37 @@ class HttpServer:
 
     def session(self, era, name):
         """An async context manager: a client session of `era` as client `name`."""
-        url = self.url
-
-        class Open:
-            async def __aenter__(self):
-                self.transport = streamable_http_client(url)
-                read, write = await self.transport.__aenter__()
-                self.session = ClientSession(read, write, client_info=Implementation(name=name, version="1"))
-                await self.session.__aenter__()
-                await handshake(self.session, era)
-                return self.session
-
-            async def __aexit__(self, *exc):
-                await self.session.__aexit__(*exc)
-                await self.transport.__aexit__(*exc)
-
-        return Open()
+        return Opened(lambda: streamable_http_client(self.url), name, era)
 
     def close(self):
         self.p.kill()
         self.p.wait()
 
 
+class Opened:
+    """An async context manager: a client session of `era` as client `name` over the
+    transport `transport()` makes (the HTTP and the stdio client alike)."""
+
+    def __init__(self, transport, name, era):
+        self.make, self.name, self.era = transport, name, era
+
+    async def __aenter__(self):
+        self.transport = self.make()
+        read, write = await self.transport.__aenter__()
+        self.session = ClientSession(read, write, client_info=Implementation(name=self.name, version="1"))
+        await self.session.__aenter__()
+        await handshake(self.session, self.era)
+        return self.session
+
+    async def __aexit__(self, *exc):
+        await self.session.__aexit__(*exc)
+        await self.transport.__aexit__(*exc)
+
+
 async def stdio_answers(binary, root, index_dir, era):
     params = StdioServerParameters(command=binary, args=["serve", "--index-dir", index_dir, root])
-
-    class Open:
-        async def __aenter__(self):
-            self.transport = stdio_client(params, errlog=open(os.devnull, "w"))
-            read, write = await self.transport.__aenter__()
-            self.session = ClientSession(read, write, client_info=Implementation(name="stdio", version="1"))
-            await self.session.__aenter__()
-            await handshake(self.session, era)
-            return self.session
-
-        async def __aexit__(self, *exc):
-            await self.session.__aexit__(*exc)
-            await self.transport.__aexit__(*exc)
-
-    return await settle(Open, f"stdio ({era})")
+    transport = lambda: stdio_client(params, errlog=open(os.devnull, "w"))  # noqa: E731
+    return await settle(lambda: Opened(transport, "stdio", era), f"stdio ({era})")
 
 
 def compare(what, got, want):
