@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 
 import anyio
 from mcp import ClientSession
@@ -300,6 +301,20 @@ def server_cpu_seconds(root):
     return None
 
 
+async def server_idle(root, limit):
+    """Waits until the server of `root` used no CPU for half a second (at most `limit`
+    seconds); whether it did."""
+    start = anyio.current_time()
+    last = server_cpu_seconds(root)
+    while anyio.current_time() - start < limit:
+        await anyio.sleep(0.5)
+        now = server_cpu_seconds(root)
+        if now is not None and now == last:
+            return True
+        last = now
+    return False
+
+
 async def progress_and_cancel(binary):
     """A long search reports progress, and a cancelled one stops using the CPU at once."""
     tag = "[progress/cancel] "
@@ -310,6 +325,10 @@ async def progress_and_cancel(binary):
             with open(os.path.join(big, f"f{i:02}.txt"), "wb") as f:
                 for _ in range(10):
                     f.write(block)
+            # Written a minute ago: not within the racy window, which would have the index
+            # and the recorder take the files again two seconds after the server starts.
+            past = time.time() - 60
+            os.utime(os.path.join(big, f"f{i:02}.txt"), (past, past))
         # Never matches, and a Unicode word boundary over non-ASCII text makes the regex
         # engine leave its DFAs for the NFA simulation: the search takes seconds.
         slow = r"\b\w{30}\b"
@@ -333,6 +352,10 @@ async def progress_and_cancel(binary):
                       all(b > a for a, b in zip(values, values[1:])), str(values))
                 check(tag + "long search completes", "No matches" in text_of(r), text_of(r)[:200])
 
+                # The server records the files' identifiers in the background between calls
+                # (slowly in a debug build): wait until it is idle, so that the CPU measured
+                # below is the cancelled search's alone.
+                check(tag + "the background recording ends", await server_idle(big, 60), "still busy after 60 s")
                 # Cancel the same search shortly after it starts.
                 with anyio.move_on_after(0.3):
                     await session.call_tool("grep_content", {"pattern": slow})
