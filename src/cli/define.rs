@@ -193,6 +193,7 @@ pub fn bench(args: BenchDefArgs) -> anyhow::Result<ExitCode> {
             "sites": sites,
             "files_with_name": d.files_with_name,
             "files_parsed": d.files_parsed,
+            "files_from_records": d.files_from_records,
             "bytes_parsed": d.bytes_parsed,
             "parse_cache_bytes": ws.parse_cache_bytes(),
         });

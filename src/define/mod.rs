@@ -113,6 +113,9 @@ pub struct Definitions {
     pub files_with_name: usize,
     /// Of those, the files parsed (or found parsed in the cache).
     pub files_parsed: usize,
+    /// Of those, the files whose sites came from a record of the bytes read (by its content
+    /// checksum), not a parse.
+    pub files_from_records: usize,
     /// Of those, the files not parsed within the lookup's budget (or before it was stopped).
     pub not_parsed: usize,
     /// Of those, the files read as text (too large, too deep...), sorted by path.
@@ -370,16 +373,11 @@ fn lookup_want(
     }
     d.recorded = recorded;
     d.files_with_name = found.with_name;
-    d.files_parsed = parsed.files;
-    d.bytes_parsed = parsed.bytes;
-    d.not_parsed = parsed.not_parsed;
-    d.as_text = parsed.as_text;
-    d.as_text.sort_by(|a, b| a.0.cmp(&b.0));
     d.search_cut = found.cut;
     d.files_searched = found.searched;
     d.index = found.index;
     d.errors = found.errors;
-    d.errors.extend(parsed.errors);
+    parsed.tell(&mut d);
     d.errors.sort();
     d.cancelled = progress.cancelled.load(Ordering::Relaxed);
     d.timed_out = progress.timed_out.load(Ordering::Relaxed);
@@ -394,6 +392,8 @@ const RELEASE_AFTER: u64 = 32 << 20;
 struct Parsed {
     sites: Vec<Site>,
     files: usize,
+    /// Files answered from a record of their bytes.
+    from_records: usize,
     bytes: u64,
     /// Candidates left unparsed: out of budget, or stopped.
     not_parsed: usize,
@@ -403,9 +403,23 @@ struct Parsed {
     errors: Vec<String>,
 }
 
+impl Parsed {
+    /// Says what was parsed in `d` (the sites aside).
+    fn tell(self, d: &mut Definitions) {
+        d.files_parsed = self.files;
+        d.files_from_records = self.from_records;
+        d.bytes_parsed = self.bytes;
+        d.not_parsed = self.not_parsed;
+        d.as_text = self.as_text;
+        d.as_text.sort_by(|a, b| a.0.cmp(&b.0));
+        d.errors.extend(self.errors);
+    }
+}
+
 /// What one candidate gave.
 enum Outcome {
     Sites(Vec<Site>, u64),
+    Recorded(Vec<Site>),
     Text(code::Unparsed),
     Error(String),
     NotParsed,
@@ -448,6 +462,10 @@ fn parse_all(
                 into.bytes += bytes;
                 into.sites.extend(sites);
             }
+            Some(Outcome::Recorded(sites)) => {
+                into.from_records += 1;
+                into.sites.extend(sites);
+            }
             Some(Outcome::Text(code::Unparsed::Stopped)) | Some(Outcome::NotParsed) | None => {
                 into.not_parsed += 1
             }
@@ -473,6 +491,13 @@ fn one_file(
         return Outcome::Sites(Vec::new(), 0);
     }
     let bytes = source.bytes().len() as u64;
+    let hash = || crate::symbols::content_hash(source.bytes());
+    if let Some(defs) = crate::symbols::definitions_in_file(ws, source.path(), hash, &want.last) {
+        let sites = defs
+            .iter()
+            .filter_map(|d| recorded::site_of(d, want, || c.path.clone()));
+        return Outcome::Recorded(sites.collect());
+    }
     match code::parse_of(ws, &source, c.lang, stop) {
         Ok(Ok(structure)) => {
             match sites_in(ws, &source, &c.path, c.lang, &structure, want, with_code) {

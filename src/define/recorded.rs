@@ -3,8 +3,9 @@
 //! hold (not recorded yet, changed, dirty) are searched and parsed as without records. Used
 //! when the lookup's scope is the index's (the default walk, under indexed roots whose
 //! watcher vouches for the index) and few files lack records; otherwise the lookup searches
-//! as without records, and takes a candidate's record (by its content checksum) instead of
-//! parsing it.
+//! as without records. Either way a candidate file that has a record of the bytes read (by
+//! its content checksum: a file recorded from a read inside the racy window, or touched
+//! without a change) takes its sites from the record instead of a parse.
 
 use std::path::{Path, PathBuf};
 
@@ -51,36 +52,11 @@ pub(super) fn lookup(ws: &Workspace, scope: &GrepQuery, want: &Want) -> Option<R
     }
     let lk = symbols::definitions(ws, &dirs, &want.last, MAX_RESCAN)?;
     let show = |abs: &Path| display(ws, scope, &given, &dirs, abs);
-    let mut sites = Vec::new();
-    for d in &lk.definitions {
-        if want.lang.is_some_and(|l| Some(l) != d.lang) {
-            continue;
-        }
-        let package: Vec<&str> = d.package.split('.').filter(|p| !p.is_empty()).collect();
-        let Some(fit) = want.fit_parts(&package, &d.name, d.kind, &d.qualified, &d.parent, d.lang)
-        else {
-            continue;
-        };
-        let Some(lang) = d.lang else { continue };
-        sites.push(Site {
-            path: show(&d.path),
-            lang,
-            kind: d.kind,
-            name: d.name.clone(),
-            qualified: match package.is_empty() {
-                true => d.qualified.clone(),
-                false => format!("{}.{}", d.package, d.qualified),
-            },
-            fit,
-            address: d.address.clone(),
-            start_line: d.def_line,
-            end_line: d.end_line,
-            doc_line: (d.start_line < d.def_line).then_some(d.start_line),
-            signature: String::new(),
-            declaration: d.declaration,
-            code: None,
-        });
-    }
+    let sites = lk
+        .definitions
+        .iter()
+        .filter_map(|d| site_of(d, want, || show(&d.path)))
+        .collect();
     // Paths gone since (a deleted file still dirty, or not yet out of the index) hold
     // nothing to find.
     let mut rescan: Vec<String> = lk
@@ -96,6 +72,37 @@ pub(super) fn lookup(ws: &Workspace, scope: &GrepQuery, want: &Want) -> Option<R
         sites,
         rescan,
         files: lk.recorded,
+    })
+}
+
+/// The site a recorded definition `d` makes, shown at `path()`, when it answers `want`.
+pub(super) fn site_of(
+    d: &symbols::Definition,
+    want: &Want,
+    path: impl FnOnce() -> String,
+) -> Option<Site> {
+    if want.lang.is_some_and(|l| Some(l) != d.lang) {
+        return None;
+    }
+    let package: Vec<&str> = d.package.split('.').filter(|p| !p.is_empty()).collect();
+    let fit = want.fit_parts(&package, &d.name, d.kind, &d.qualified, &d.parent, d.lang)?;
+    Some(Site {
+        path: path(),
+        lang: d.lang?,
+        kind: d.kind,
+        name: d.name.clone(),
+        qualified: match package.is_empty() {
+            true => d.qualified.clone(),
+            false => format!("{}.{}", d.package, d.qualified),
+        },
+        fit,
+        address: d.address.clone(),
+        start_line: d.def_line,
+        end_line: d.end_line,
+        doc_line: (d.start_line < d.def_line).then_some(d.start_line),
+        signature: String::new(),
+        declaration: d.declaration,
+        code: None,
     })
 }
 

@@ -168,6 +168,10 @@ pub fn summary(d: &Definitions, name: &str, w: &dyn Words) -> String {
     .filter(|(n, _)| *n > 0)
     .map(|(n, word)| plural(*n, word))
     .collect();
+    let from_records = match d.files_from_records {
+        0 => String::new(),
+        n => format!(", {n} read from their records"),
+    };
     let scope = match d.recorded {
         Some(files) => {
             let mut scope = format!("from the symbol index of {}", plural(files, "file"));
@@ -179,11 +183,12 @@ pub fn summary(d: &Definitions, name: &str, w: &dyn Words) -> String {
                     d.files_with_name,
                     d.files_parsed
                 );
+                scope.push_str(&from_records);
             }
             scope
         }
         None => format!(
-            "{} the word '{last}', {} of them parsed; searched {}",
+            "{} the word '{last}', {} of them parsed{from_records}; searched {}",
             match d.files_with_name {
                 1 => "1 file contains".to_string(),
                 n => format!("{n} files contain"),

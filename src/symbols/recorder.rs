@@ -1,9 +1,11 @@
 //! The recorder: one thread per indexed root that keeps its symbol records up with its
 //! index. Once the trigram index is ready it records, in path order and in batches, every
 //! indexed file whose current version has no record (the whole tree the first time, then
-//! the files each upkeep round took in), skipping dirty ones (the upkeep brings them) and
-//! ones written within the racy window (their identity cannot vouch for what was read;
-//! a later round takes them). Each batch is a side file of the store, published as soon as
+//! the files each upkeep round took in), skipping dirty ones (the upkeep brings them). A
+//! file written within the racy window is recorded as *unvouched* (see [`unvouched`]): its
+//! identity cannot vouch for what was read, so the record holds only where the bytes in
+//! hand have its checksum (a lookup's candidate, a search's match), and a round after the
+//! window records it again. Each batch is a side file of the store, published as soon as
 //! it is written, so lookups use what is recorded while the rest is; small side files are
 //! merged as they pile up. Searches come first: the recorder waits while one runs. A
 //! process that does not hold the store's writer lock only reads the side files the writer
@@ -30,6 +32,17 @@ const BATCH_BYTES: u64 = 96 << 20;
 
 /// More side files than this are merged whatever their sizes (the newest half).
 const MAX_PARTS: usize = 32;
+
+/// The identity a record made from a read inside the racy window carries: the file's, with
+/// a nanosecond count no file time has, so that no live identity equals it. The file stays
+/// unrecorded for the index (a later round records it once its identity can vouch), and the
+/// record is used only by its content checksum, from the bytes a lookup or search holds.
+fn unvouched(ident: Ident) -> Ident {
+    Ident {
+        mtime: (ident.mtime.0, u32::MAX),
+        ..ident
+    }
+}
 
 /// The longest a file's record may take (its parse): past it the file is read as text.
 const FILE_BUDGET: Duration = Duration::from_secs(3);
@@ -114,16 +127,16 @@ fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
             }
         }
         drop_damaged(state, store.as_deref());
+        let only_racy = dirty_files(&view);
         let todo: Vec<Box<str>> = {
             let recs = state.records();
             let mut fresh = state.fresh.lock().expect("fresh");
             fresh.update(&view.index, &recs);
-            fresh
+            let clean = fresh
                 .unrecorded
                 .iter()
-                .filter(|p| !view.is_dirty(&view.root.join(&***p)))
-                .cloned()
-                .collect()
+                .filter(|p| !view.is_dirty(&view.root.join(&***p)));
+            only_racy.iter().chain(clean).cloned().collect()
         };
         if todo.is_empty() {
             merge_if_due(state, store.as_deref());
@@ -134,17 +147,25 @@ fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
             continue;
         }
         let quiet = || pacer.wait(ws, &symbols.stop);
+        let recs = state.records();
+        let held = |p: &str| recs.newest_hash(p);
         // On a pool of its own, short of one core: searches keep a core and the global pool.
         let (batch, _) = record_batch(
-            &view.root,
-            &view.index,
+            Batch {
+                root: &view.root,
+                index: &view.index,
+                held: &held,
+                only_racy: &only_racy,
+            },
             &todo,
             &symbols.stop,
             &quiet,
             Some(pool()),
         );
+        drop(recs);
         if batch.is_empty() {
-            // Every file of the batch was racy or unreadable: a later round takes them.
+            // Every file of the batch was unreadable, or racy and recorded from the same
+            // bytes already: a later round takes them.
             std::thread::sleep(IDLE * 5);
             continue;
         }
@@ -156,6 +177,25 @@ fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
             loaded_refs = Some(s.side_refs());
         }
     }
+}
+
+/// Dirty paths past which the recorder leaves them all to the upkeep.
+const MAX_DIRTY: usize = 1_000;
+
+/// The dirty paths of `view`, relative to its root: changed files the upkeep takes once
+/// past the racy window (a restart after edits, an agent's edit), which the recorder
+/// records [`unvouched`] while they are inside it (the others it leaves to the upkeep).
+fn dirty_files(view: &crate::index::RootView) -> std::collections::BTreeSet<Box<str>> {
+    if view.dirty.len() > MAX_DIRTY {
+        return Default::default();
+    }
+    view.dirty
+        .iter()
+        .filter_map(|d| {
+            let rel = d.strip_prefix(&view.root).ok()?.to_str()?;
+            (!rel.is_empty()).then(|| rel.replace(std::path::MAIN_SEPARATOR, "/").into())
+        })
+        .collect()
 }
 
 /// A search (or a tool call) that ended this recently still pauses the recorder: an
@@ -220,18 +260,33 @@ impl Pacer {
     }
 }
 
-/// Records the first files of `todo` (a batch) of the index `index` of `root`, in
-/// parallel, calling `quiet` before each file; files that cannot be read, or changed within
-/// the racy window, are left for a later round. Returns the records, sorted by path, and
-/// how many files of `todo` the batch took.
+/// What a batch records from: the root, its index, the content checksum of the newest
+/// record of a path (`held`), and the paths recorded only when racy (dirty ones).
+struct Batch<'a> {
+    root: &'a Path,
+    index: &'a TrigramIndex,
+    held: &'a (dyn Fn(&str) -> Option<u64> + Sync),
+    only_racy: &'a std::collections::BTreeSet<Box<str>>,
+}
+
+/// Records the first files of `todo` (a batch) of `on.index`, in parallel, calling `quiet`
+/// before each file; files that cannot be read, and files changed within the racy window
+/// whose newest record has their checksum already, are left for a later round (a racy file
+/// is recorded [`unvouched`]). Returns the records, sorted by path, and how many files of
+/// `todo` the batch took.
 fn record_batch(
-    root: &Path,
-    index: &TrigramIndex,
+    at: Batch<'_>,
     todo: &[Box<str>],
     stop: &AtomicBool,
     quiet: &(dyn Fn() + Sync),
     on: Option<&rayon::ThreadPool>,
 ) -> (Vec<FileRecord>, usize) {
+    let Batch {
+        root,
+        index,
+        held,
+        only_racy,
+    } = at;
     let mut bytes = 0u64;
     let mut n = 0;
     for p in todo {
@@ -247,16 +302,32 @@ fn record_batch(
     let one = |rel: &str| -> Option<FileRecord> {
         quiet();
         let abs = root.join(rel);
+        // A dirty file past the racy window is the upkeep's (not read here each round).
+        if only_racy.contains(rel) {
+            let md = std::fs::metadata(&abs).ok()?;
+            if !md.is_file() || !source::FileId::from_metadata(&md).is_racy(now) {
+                return None;
+            }
+        }
         let mut buf = Vec::new();
         let (id, hay) = source::load(&abs, &SourceOptions::default(), &mut buf).ok()?;
         let id = id?;
-        if id.is_racy(now) || !hay.intact() {
+        if !hay.intact() {
+            return None;
+        }
+        let mut ident = Ident::from_id(&id);
+        if id.is_racy(now) {
+            if held(rel) == Some(super::content_hash(&hay)) {
+                return None;
+            }
+            ident = unvouched(ident);
+        } else if only_racy.contains(rel) {
             return None;
         }
         // A file that takes longer than its budget is recorded as read as text (a hostile
         // file must not hold the recorder, nor be tried again each round).
         let parse_stop = Stop::new(Some(stop), Some(Instant::now() + FILE_BUDGET));
-        let mut r = super::record(rel, &is_file, Ident::from_id(&id), &hay, &parse_stop);
+        let mut r = super::record(rel, &is_file, ident, &hay, &parse_stop);
         if r.status == stopped {
             if stop.load(Ordering::Relaxed) {
                 return None;
@@ -394,7 +465,8 @@ fn merge_if_due(state: &RootRecords, store: Option<&Store>) -> bool {
 /// Records, into `store`'s side files, every file of `ix` (its index, built or loaded)
 /// whose current version has no record there: the one-shot `mapgrep index`, in batches
 /// published as they are written, then merged as a server would. `done` counts the files
-/// recorded as they are. Files changed within the racy window are left to a server.
+/// recorded as they are. Files changed within the racy window are recorded [`unvouched`]
+/// (a server records them again).
 /// Returns the number of files recorded.
 pub fn record_index(
     ix: &Arc<TrigramIndex>,
@@ -417,7 +489,15 @@ pub fn record_index(
             break;
         }
         // No search to yield to: on every core.
-        let (batch, taken) = record_batch(ix.root(), ix, &todo, &never, &|| {}, None);
+        let recs = state.records();
+        let at = Batch {
+            root: ix.root(),
+            index: ix,
+            held: &|p: &str| recs.newest_hash(p),
+            only_racy: &Default::default(),
+        };
+        let (batch, taken) = record_batch(at, &todo, &never, &|| {}, None);
+        drop(recs);
         // What the batch tried and did not record (racy, unreadable) is not tried again.
         left.extend(
             todo.into_iter()

@@ -58,6 +58,12 @@ impl Records {
             .find_map(|(i, p)| p.1.get(path).map(|&k| (i, k)))
     }
 
+    /// The content checksum of the newest record of `path`.
+    pub(super) fn newest_hash(&self, path: &str) -> Option<u64> {
+        let (i, k) = self.newest(path)?;
+        Some(self.parts[i].0.file(k)?.hash)
+    }
+
     /// The newest record of `path` if it holds for the version `ident`.
     pub(super) fn current(&self, path: &str, ident: &Ident) -> Option<(usize, FileEntry)> {
         let (i, k) = self.newest(path)?;

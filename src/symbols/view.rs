@@ -298,6 +298,30 @@ pub fn name_in_file(
     })
 }
 
+/// The definitions named `name` in the record of the file at `abs` whose bytes have the
+/// checksum `hash()` (the bytes a lookup holds of a file whose identity the records cannot
+/// vouch for: changed, dirty, or recorded from a read inside the racy window); `None` when
+/// no parsed record of that version exists (the caller parses).
+pub fn definitions_in_file(
+    ws: &Workspace,
+    abs: &Path,
+    hash: impl FnOnce() -> u64,
+    name: &str,
+) -> Option<Vec<Definition>> {
+    let (held, f) = file_record(ws, abs, hash)?;
+    let part = &held.0;
+    let syms = part.symbols(&f)?;
+    let mut strings = BlockCache::kept(part);
+    let found = match part.find_string(name)? {
+        Some(id) => (0..syms.len())
+            .filter(|&k| syms[k].name == id)
+            .map(|k| definition(&mut strings, &f, &syms, k, abs.to_path_buf()))
+            .collect::<Option<Vec<_>>>()?,
+        None => Vec::new(),
+    };
+    (!part.side.is_damaged()).then_some(found)
+}
+
 /// The newest record of the file at `abs` and its part, when it records the version whose
 /// bytes have the checksum `hash()` and was parsed.
 fn file_record(

@@ -174,6 +174,55 @@ async fn records_damaged_in_place_are_not_trusted() {
     srv.shutdown().await;
 }
 
+/// A file whose identity cannot vouch for what was read (dated in the future: inside the
+/// racy window for as long as the test runs) is recorded all the same, and a lookup takes
+/// its definitions from that record when the bytes it reads have the record's checksum;
+/// bytes changed since are parsed.
+#[tokio::test]
+async fn a_file_changed_inside_the_racy_window_is_answered_from_a_record_of_its_bytes() {
+    let fx = fixture();
+    let (srv, _log) = fx.serve_indexed().await;
+    wait_recorded(&srv, "helper").await;
+    let future = std::time::SystemTime::now() + Duration::from_secs(3600);
+    let date_ahead = |rel: &str| {
+        let f = std::fs::File::options()
+            .write(true)
+            .open(fx.root.join(rel))
+            .unwrap();
+        f.set_modified(future).unwrap();
+    };
+    fx.write(
+        "lib/racy.c",
+        "int racy_one(void) { return 5; }
+",
+    );
+    date_ahead("lib/racy.c");
+    let t = Instant::now();
+    let text = loop {
+        let (text, line) = summary(&srv, "racy_one").await;
+        if line.contains("1 read from their records") {
+            break text;
+        }
+        assert!(t.elapsed() < Duration::from_secs(30), "never taken: {text}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert!(text.contains("lib/racy.c:1-1: function racy_one"), "{text}");
+    assert!(text.contains("0 parsed"), "{text}");
+    // Changed again, still inside the window: the record no longer holds, the file is parsed.
+    fx.write(
+        "lib/racy.c",
+        "int racy_two(void) { return 6; }
+",
+    );
+    date_ahead("lib/racy.c");
+    let (text, line) = summary(&srv, "racy_two").await;
+    assert!(text.contains("lib/racy.c:1-1: function racy_two"), "{text}");
+    assert!(!line.contains("read from their records"), "{line}");
+    let (text, _) = summary(&srv, "racy_one").await;
+    assert!(text.contains("No definition of 'racy_one'"), "{text}");
+    srv.shutdown().await;
+}
+
 /// A name defined tens of thousands of times, its string in the records beside a string a
 /// megabyte long (decoded with it each time when the lookup decoded per site): answered in
 /// seconds from the records, and the server idle after.
