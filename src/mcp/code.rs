@@ -39,10 +39,10 @@ pub struct FileReadParams {
     /// Alone: the file's map. With a range: collapse import/export/comment blocks too.
     pub skeleton: Option<bool>,
     /// First line (1-based) of a range.
-    #[serde(rename = "startLine")]
+    #[serde(rename = "startLine", alias = "start_line")]
     pub start_line: Option<i64>,
     /// Last line of a range.
-    #[serde(rename = "endLine")]
+    #[serde(rename = "endLine", alias = "end_line")]
     pub end_line: Option<i64>,
     pub max_output_bytes: Option<u32>,
 }

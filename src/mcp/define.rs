@@ -33,6 +33,7 @@ pub struct FindDefinitionParams {
     // Only this language ("rust", "py"...).
     pub lang: Option<String>,
     // File or directory (default: the first root).
+    #[serde(alias = "path")]
     pub search_path: Option<String>,
     // Globs like "*.rs"; "!" excludes.
     pub glob: Option<Vec<String>>,

@@ -32,6 +32,7 @@ pub struct GrepContentParams {
     /// Regex (Rust syntax).
     pub pattern: String,
     /// File or directory (default: the first root).
+    #[serde(alias = "path")]
     pub search_path: Option<String>,
     #[serde(default)]
     pub case_insensitive: bool,

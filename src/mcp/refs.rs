@@ -32,6 +32,7 @@ pub struct FindReferencesParams {
     // Only this language ("c", "rust"...).
     pub lang: Option<String>,
     // File or directory (default: the first root).
+    #[serde(alias = "path")]
     pub search_path: Option<String>,
     // Globs like "*.rs"; "!" excludes.
     pub glob: Option<Vec<String>>,

@@ -650,3 +650,50 @@ async fn output_modes_list_files_and_counts() {
     );
     srv.shutdown().await;
 }
+
+/// The names agents bring from other tools: `path` for the search path of every tool that
+/// searches (Claude Code's `Grep`), `start_line`/`end_line` for `file_read`'s range (as
+/// `read_files` names it); the contract's names stay, and the answers are the same.
+#[tokio::test]
+async fn path_and_snake_case_line_names_are_accepted_as_aliases() {
+    let fx = Fixture::new();
+    fx.write(
+        "src/lib.rs",
+        "pub fn alpha() -> u32 {\n    beta()\n}\n\nfn beta() -> u32 {\n    2\n}\n",
+    );
+    fx.write("docs/notes.md", "alpha is documented here\n");
+    let srv = fx.serve().await;
+    let pairs = [
+        (
+            "grep_content",
+            json!({"pattern": "alpha", "search_path": "src"}),
+            json!({"pattern": "alpha", "path": "src"}),
+        ),
+        (
+            "find_definition",
+            json!({"name": "beta", "search_path": "src"}),
+            json!({"name": "beta", "path": "src"}),
+        ),
+        (
+            "find_references",
+            json!({"name": "beta", "search_path": "src"}),
+            json!({"name": "beta", "path": "src"}),
+        ),
+        (
+            "file_read",
+            json!({"file": "src/lib.rs", "startLine": 5, "endLine": 7}),
+            json!({"path": "src/lib.rs", "start_line": 5, "end_line": 7}),
+        ),
+    ];
+    for (tool, contract, alias) in pairs {
+        let a = srv.answer(tool, contract).await;
+        let b = srv.answer(tool, alias).await;
+        assert!(!a.is_error && !b.is_error, "{tool}: {}\n{}", a.text, b.text);
+        assert_eq!(a.text, b.text, "{tool}");
+    }
+    let a = srv
+        .answer("grep_content", json!({"pattern": "alpha", "path": "src"}))
+        .await;
+    assert!(!a.text.contains("docs/notes.md"), "{}", a.text);
+    srv.shutdown().await;
+}
