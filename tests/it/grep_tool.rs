@@ -661,7 +661,7 @@ async fn path_and_snake_case_line_names_are_accepted_as_aliases() {
         "src/lib.rs",
         "pub fn alpha() -> u32 {\n    beta()\n}\n\nfn beta() -> u32 {\n    2\n}\n",
     );
-    fx.write("docs/notes.md", "alpha is documented here\n");
+    fx.write("notes/alpha.md", "alpha is documented here\n");
     let srv = fx.serve().await;
     let pairs = [
         (
@@ -694,6 +694,6 @@ async fn path_and_snake_case_line_names_are_accepted_as_aliases() {
     let a = srv
         .answer("grep_content", json!({"pattern": "alpha", "path": "src"}))
         .await;
-    assert!(!a.text.contains("docs/notes.md"), "{}", a.text);
+    assert!(!a.text.contains("notes/alpha.md"), "{}", a.text);
     srv.shutdown().await;
 }
