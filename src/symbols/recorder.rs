@@ -128,16 +128,7 @@ fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
         }
         drop_damaged(state, store.as_deref());
         let only_racy = dirty_files(&view);
-        let todo: Vec<Box<str>> = {
-            let recs = state.records();
-            let mut fresh = state.fresh.lock().expect("fresh");
-            fresh.update(&view.index, &recs);
-            let clean = fresh
-                .unrecorded
-                .iter()
-                .filter(|p| !view.is_dirty(&view.root.join(&***p)));
-            only_racy.iter().chain(clean).cloned().collect()
-        };
+        let todo = todo_of(state, &view, &only_racy);
         if todo.is_empty() {
             merge_if_due(state, store.as_deref());
             if let Some(s) = &store {
@@ -164,9 +155,14 @@ fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
         );
         drop(recs);
         if batch.is_empty() {
-            // Every file of the batch was unreadable, or racy and recorded from the same
-            // bytes already: a later round takes them.
-            std::thread::sleep(IDLE * 5);
+            // Every file of the batch was unreadable, or dirty and not racy (the upkeep's),
+            // or racy and recorded from the same bytes already: a later round takes them.
+            merge_if_due(state, store.as_deref());
+            if let Some(s) = &store {
+                loaded_refs = Some(s.side_refs());
+            }
+            let only_dirty = todo.iter().all(|p| only_racy.contains(p));
+            std::thread::sleep(if only_dirty { IDLE } else { IDLE * 5 });
             continue;
         }
         symbols.recorded.fetch_add(batch.len(), Ordering::Relaxed);
@@ -177,6 +173,23 @@ fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
             loaded_refs = Some(s.side_refs());
         }
     }
+}
+
+/// What a round records: the dirty files `only_racy` (first), then the files of the index
+/// whose records do not hold, outside the dirty paths.
+fn todo_of(
+    state: &RootRecords,
+    view: &crate::index::RootView,
+    only_racy: &std::collections::BTreeSet<Box<str>>,
+) -> Vec<Box<str>> {
+    let recs = state.records();
+    let mut fresh = state.fresh.lock().expect("fresh");
+    fresh.update(&view.index, &recs);
+    let clean = fresh
+        .unrecorded
+        .iter()
+        .filter(|p| !view.is_dirty(&view.root.join(&***p)));
+    only_racy.iter().chain(clean).cloned().collect()
 }
 
 /// Dirty paths past which the recorder leaves them all to the upkeep.
