@@ -282,7 +282,7 @@ struct Batch<'a> {
     only_racy: &'a std::collections::BTreeSet<Box<str>>,
 }
 
-/// Records the first files of `todo` (a batch) of `on.index`, in parallel, calling `quiet`
+/// Records the first files of `todo` (a batch) of `at.index`, in parallel, calling `quiet`
 /// before each file; files that cannot be read, and files changed within the racy window
 /// whose newest record has their checksum already, are left for a later round (a racy file
 /// is recorded [`unvouched`]). Returns the records, sorted by path, and how many files of
