@@ -139,7 +139,7 @@ fn run(ws: &Workspace, root: &Path, state: &RootRecords) {
         }
         let quiet = || pacer.wait(ws, &symbols.stop);
         let recs = state.records();
-        let held = |p: &str| recs.newest_hash(p);
+        let held = |p: &str| recs.newest_version(p);
         // On a pool of its own, short of one core: searches keep a core and the global pool.
         let (batch, _) = record_batch(
             Batch {
@@ -273,13 +273,41 @@ impl Pacer {
     }
 }
 
-/// What a batch records from: the root, its index, the content checksum of the newest
-/// record of a path (`held`), and the paths recorded only when racy (dirty ones).
+/// The identity and content checksum of the newest record of a path.
+type Held<'a> = &'a (dyn Fn(&str) -> Option<(Ident, u64)> + Sync);
+
+/// What a batch records from: the root, its index, the newest record of a path (`held`),
+/// and the paths recorded only when racy (dirty ones).
 struct Batch<'a> {
     root: &'a Path,
     index: &'a TrigramIndex,
-    held: &'a (dyn Fn(&str) -> Option<u64> + Sync),
+    held: Held<'a>,
     only_racy: &'a std::collections::BTreeSet<Box<str>>,
+}
+
+/// Whether the file `rel` at `abs` is left alone this round without being read: a dirty
+/// file past the racy window (the upkeep's), or a racy one whose newest record was made
+/// unvouched from a version of the same identity (its change time included). Both are
+/// looked at again each round until the window ends; a stat is all that costs, where a
+/// read would cost the file (a file dated in the future stays racy for good).
+fn skip_unread(
+    abs: &Path,
+    rel: &str,
+    held: Held<'_>,
+    only_racy: &std::collections::BTreeSet<Box<str>>,
+    now: std::time::SystemTime,
+) -> bool {
+    let known = held(rel).filter(|k| k.0.mtime.1 == u32::MAX);
+    let dirty = only_racy.contains(rel);
+    if !dirty && known.is_none() {
+        return false;
+    }
+    let Ok(md) = std::fs::metadata(abs) else {
+        return true;
+    };
+    let id = source::FileId::from_metadata(&md);
+    let racy = md.is_file() && id.is_racy(now);
+    (dirty && !racy) || (racy && known.is_some_and(|k| k.0 == unvouched(Ident::from_id(&id))))
 }
 
 /// Records the first files of `todo` (a batch) of `at.index`, in parallel, calling `quiet`
@@ -315,12 +343,8 @@ fn record_batch(
     let one = |rel: &str| -> Option<FileRecord> {
         quiet();
         let abs = root.join(rel);
-        // A dirty file past the racy window is the upkeep's (not read here each round).
-        if only_racy.contains(rel) {
-            let md = std::fs::metadata(&abs).ok()?;
-            if !md.is_file() || !source::FileId::from_metadata(&md).is_racy(now) {
-                return None;
-            }
+        if skip_unread(&abs, rel, held, only_racy, now) {
+            return None;
         }
         let mut buf = Vec::new();
         let (id, hay) = source::load(&abs, &SourceOptions::default(), &mut buf).ok()?;
@@ -330,7 +354,7 @@ fn record_batch(
         }
         let mut ident = Ident::from_id(&id);
         if id.is_racy(now) {
-            if held(rel) == Some(super::content_hash(&hay)) {
+            if held(rel).map(|k| k.1) == Some(super::content_hash(&hay)) {
                 return None;
             }
             ident = unvouched(ident);
@@ -506,7 +530,7 @@ pub fn record_index(
         let at = Batch {
             root: ix.root(),
             index: ix,
-            held: &|p: &str| recs.newest_hash(p),
+            held: &|p: &str| recs.newest_version(p),
             only_racy: &Default::default(),
         };
         let (batch, taken) = record_batch(at, &todo, &never, &|| {}, None);

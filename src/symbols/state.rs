@@ -58,10 +58,11 @@ impl Records {
             .find_map(|(i, p)| p.1.get(path).map(|&k| (i, k)))
     }
 
-    /// The content checksum of the newest record of `path`.
-    pub(super) fn newest_hash(&self, path: &str) -> Option<u64> {
+    /// The identity and content checksum of the newest record of `path`.
+    pub(super) fn newest_version(&self, path: &str) -> Option<(Ident, u64)> {
         let (i, k) = self.newest(path)?;
-        Some(self.parts[i].0.file(k)?.hash)
+        let f = self.parts[i].0.file(k)?;
+        Some((f.ident, f.hash))
     }
 
     /// The newest record of `path` if it holds for the version `ident`.
