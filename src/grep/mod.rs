@@ -23,6 +23,7 @@
 
 mod collect;
 mod file;
+mod files;
 mod hints;
 mod produce;
 mod query;
@@ -44,6 +45,7 @@ use crate::words::Term;
 use crate::workspace::Workspace;
 
 pub use collect::MAX_NAMED;
+pub use files::{FileList, Hidden, find_files, path_order};
 pub use hints::{DEFAULT_SECTION_PATTERNS, SectionHint, SectionPatterns};
 pub use query::{Cursor, GrepQuery, OutputMode};
 pub use visit::{Flow, Sink, Visited, VisitedFile, visit_in_order};

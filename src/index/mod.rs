@@ -22,6 +22,7 @@ mod build;
 mod check;
 mod checksum;
 mod eval;
+mod list;
 mod live;
 mod persist;
 pub mod plan;
@@ -40,6 +41,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use build::BuildProgress;
+pub use list::{Listing, listing, os_path, walk_paths};
 #[cfg(test)]
 use live::upkeep_now;
 pub use live::{

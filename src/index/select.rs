@@ -279,7 +279,7 @@ struct Picked {
 /// Which entries of `range` (the index's files under `dir`) a dirty path covers, and the
 /// paths to walk instead: the dirty paths at, above or under `dir`, and what the index's
 /// walk could not read there.
-fn dirty_in_scope(
+pub(super) fn dirty_in_scope(
     st: &RootState,
     ix: &TrigramIndex,
     dir: &Path,
@@ -317,7 +317,7 @@ fn dirty_in_scope(
 
 /// Walks the `relevant` paths with the scan's rules: their files, and what it could not
 /// read.
-fn walk_relevant(wb: &ignore::WalkBuilder, relevant: &[PathBuf]) -> WalkFound {
+pub(super) fn walk_relevant(wb: &ignore::WalkBuilder, relevant: &[PathBuf]) -> WalkFound {
     let mut wb = wb.clone();
     let rel2 = relevant.to_vec();
     wb.filter_entry(move |e| {
@@ -414,7 +414,7 @@ fn validated(
 
 /// Whether `p` is `d` or lies under it, by whole components (compared as bytes: paths here
 /// are joined from the same root, never spelled with `.` or doubled separators).
-fn within(p: &Path, d: &Path) -> bool {
+pub(super) fn within(p: &Path, d: &Path) -> bool {
     let (p, d) = (
         p.as_os_str().as_encoded_bytes(),
         d.as_os_str().as_encoded_bytes(),

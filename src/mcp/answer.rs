@@ -174,7 +174,10 @@ pub fn complete_views(result: &mut CallToolResult) {
 }
 
 /// The `truncated` field: present (true) when the response size limit cut the answer.
-pub const TRUNCATED: (&str, &str, &str) = ("truncated", "boolean", "Cut by the response limit");
+pub const TRUNCATED: (&str, &str, &str) = ("truncated", "boolean", "");
+
+/// The `next_cursor` field: present when more follows (the text says how to go on).
+pub const NEXT_CURSOR: (&str, &str, &str) = ("next_cursor", "string", "");
 
 /// The output schema of a tool whose structured view is `content` plus `fields`
 /// (name, JSON type, description).
@@ -182,10 +185,13 @@ pub fn output_schema(fields: &[(&str, &str, &str)]) -> Arc<JsonObject> {
     let mut props = Map::new();
     props.insert("content".into(), serde_json::json!({"type": "string"}));
     for (name, ty, description) in fields {
-        props.insert(
-            (*name).into(),
-            serde_json::json!({"type": ty, "description": description}),
-        );
+        // An empty description is left out (the name says it; tools/list stays small).
+        let prop = if description.is_empty() {
+            serde_json::json!({ "type": ty })
+        } else {
+            serde_json::json!({"type": ty, "description": description})
+        };
+        props.insert((*name).into(), prop);
     }
     let schema = serde_json::json!({
         "type": "object",

@@ -23,7 +23,7 @@ const FILE_READ_DESCRIPTION: &str = r###"Read code by its structure instead of g
 - skeleton: true -> the map: imports, exports, comments, every symbol with kind and lines (`[12-28] function: initializeApp`, members as Class.method), gaps verbatim.
 - target: ["initializeApp"] or ["App.start", "CONFIG"] -> those symbols in full with doc comments and decorators (members collapsed to stubs unless recursive: true). Ambiguous names list candidates.
 - startLine/endLine -> the range with every symbol collapsed to a stub naming its target (not with target).
-grep_content hits in these languages name their enclosing symbol, ready for target. For plain line ranges use read_files."###;
+For plain line ranges use read_files."###;
 
 /// Parameters of `file_read`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

@@ -10,7 +10,7 @@ use rmcp::{ErrorData, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::answer::{Answer, TRUNCATED, output_schema};
+use super::answer::{Answer, NEXT_CURSOR, TRUNCATED, output_schema};
 use super::params::Parameters;
 use super::words::MCP_WORDS;
 use super::{MapgrepServer, with_progress};
@@ -18,12 +18,12 @@ use crate::grep::{self, Cursor, GrepError, GrepQuery, GrepReport, Progress};
 use crate::quote;
 use crate::read::ParamError;
 
-const GREP_CONTENT_DESCRIPTION: &str = r###"Regex search (Rust syntax) over the roots, a directory or a file, in parallel: step 1 of grep -> read. Honours .gitignore; skips hidden and binary files. Matches come sorted by path and line:
+const GREP_CONTENT_DESCRIPTION: &str = r###"Regex search (Rust syntax) over the roots, a directory or a file: step 1 of grep -> read. Honours .gitignore; skips hidden and binary files. Matches sorted by path and line:
   File: WORK.md, Line: 120, Section-End-Hint: 144 (next: ^\[LOG-)
   ---
   [LOG-015] - [2026-01-27 10:00] - [DECISION] - Task: MODEL-A
   ---
-Section-End-Hint: the last line of the match's section, before the nearest later line matching section_patterns (default "^## ", "^# ", "^\[LOG-"; [] disables); Section-Start: its first line. Read it with read_files start_line, end_line. In markdown files headings count by level and `Section: #slug (lines A-B)` names the section for doc_read; in code files `Symbol: App.start (lines 30-60)` names the enclosing symbol for file_read target. A cut result ends with a cursor to pass back."###;
+Section-End-Hint: the match's section ends there, before the next line matching section_patterns (default "^## ", "^# ", "^\[LOG-"); read it with read_files start_line, end_line. Markdown hits name their section (`Section: #slug (lines A-B)`, for doc_read), code hits their enclosing symbol (`Symbol: App.start (lines 30-60)`, for file_read target). A cut result ends with a cursor to pass back."###;
 
 /// Parameters of `grep_content`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -42,20 +42,20 @@ pub struct GrepContentParams {
     pub section_patterns: Option<Vec<String>>,
     /// Globs like "*.rs"; "!" excludes.
     pub glob: Option<Vec<String>>,
-    /// Pattern is literal text.
+    // Pattern is literal text.
     #[serde(default)]
     pub fixed_strings: bool,
-    /// Whole words only.
+    // Whole words only.
     #[serde(default)]
     pub word: bool,
     /// Matching lines in all (default 100, at most 10000).
     pub max_results: Option<u32>,
-    /// The cursor of a cut result, to continue it.
+    // The cursor of a cut result, to continue it.
     pub cursor: Option<String>,
-    /// Search .gitignored files too.
+    // Search .gitignored files too.
     #[serde(default)]
     pub include_ignored: bool,
-    /// Search hidden files too.
+    // Search hidden files too.
     #[serde(default)]
     pub include_hidden: bool,
     /// Skip files over this many bytes.
@@ -174,9 +174,6 @@ fn timed_out(files_searched: u64, provided: &str, limit: std::time::Duration) ->
         plural(files_searched, "file"),
     ))
 }
-
-/// The `next_cursor` field of a cut result.
-const NEXT_CURSOR: (&str, &str, &str) = ("next_cursor", "string", "Pass as cursor to continue");
 
 /// The engine query of a call's parameters (with a note for each value brought into its
 /// range), or the error for a cursor that is not one.

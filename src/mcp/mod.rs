@@ -9,6 +9,7 @@ pub mod budget;
 mod code;
 mod define;
 mod doc;
+mod files;
 mod grep;
 pub mod http;
 mod http_guard;
@@ -54,7 +55,7 @@ first root). Find, then read only what you need: grep_content gives each hit its
 of its section (Section-End-Hint) and, in code, its enclosing symbol; then read_files reads \
 that range (or start_line + read_to_next_pattern), doc_toc/doc_read read markdown sections by \
 title or slug, and file_read reads code symbols by name; find_definition finds where a symbol \
-is defined across the roots.";
+is defined across the roots; find_files finds files by name or glob.";
 
 /// The tool that writes: listed only when the server may write.
 const WRITING_TOOL: &str = "doc_replace";
@@ -97,7 +98,8 @@ impl MapgrepServer {
             + MapgrepServer::code_router()
             + MapgrepServer::define_router()
             + MapgrepServer::refs_router()
-            + MapgrepServer::map_router();
+            + MapgrepServer::map_router()
+            + MapgrepServer::files_router();
         for route in tool_router.map.values_mut() {
             let tool = &mut route.attr;
             tool.input_schema = schema::portable_object(&tool.input_schema);

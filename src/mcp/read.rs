@@ -26,7 +26,7 @@ const READ_FILES_DESCRIPTION: &str = r###"Read files, or exact parts of them, in
   grep_content(pattern="\[DECISION\]") -> File: WORK.md, Line: 120
   read_files(files=[{"path": "WORK.md", "start_line": 120, "read_to_next_pattern": "^\\[LOG-"}]) -> lines 120-144
 Boundaries: "^#+ " any heading, "^## " level 2, "^\\[LOG-" log entry, "^$" blank line. No match: reads to end of file with a Note.
-Each block: `File:`, `Lines: A-B of TOTAL`, notes, the text between `---`. A bad entry gets Error/Problem/Fix; the others are still read. A cut read's Note names the start_line that continues it. Whole JSON/YAML files over 256 KiB need large_file_passthrough."###;
+A bad entry gets Error/Problem/Fix; the others are still read. A cut read's Note names the start_line that continues it. Whole JSON/YAML files over 256 KiB need large_file_passthrough."###;
 
 const READ_TEXT_FILE_DESCRIPTION: &str = "Read complete or partial content of a text file with optional pagination. \
 Result: content and _meta {total_lines, returned_lines, has_more, next_line}; while has_more, call again with line = next_line.";

@@ -8,7 +8,7 @@ use rmcp::{ErrorData, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::answer::{Answer, TRUNCATED, output_schema};
+use super::answer::{Answer, NEXT_CURSOR, TRUNCATED, output_schema};
 use super::budget::{Budget, fit, hold};
 use super::params::Parameters;
 use super::words::MCP_WORDS;
@@ -40,9 +40,6 @@ pub struct FindReferencesParams {
     pub cursor: Option<String>,
     pub max_output_bytes: Option<u32>,
 }
-
-/// The `next_cursor` field of a cut answer.
-const NEXT_CURSOR: (&str, &str, &str) = ("next_cursor", "string", "Pass as cursor to continue");
 
 #[tool_router(router = refs_router, vis = "pub(super)")]
 impl MapgrepServer {

@@ -107,7 +107,7 @@ def main():
         names = sorted(t["name"] for t in listed)
         check("tools/list: the read-only tools, no doc_replace",
               names == ["doc_find", "doc_read", "doc_read_many", "doc_toc", "file_read",
-                        "find_definition", "find_references", "grep_content", "read_files",
+                        "find_definition", "find_files", "find_references", "grep_content", "read_files",
                         "read_text_file", "repo_map"], names)
 
         # read_files: an array of objects, a bare path list, a boolean.

@@ -860,6 +860,7 @@ fn required_args(fx: &Fixture, tool: &str) -> Value {
         "find_definition" => json!({"name": "f"}),
         "find_references" => json!({"name": "f"}),
         "repo_map" => json!({}),
+        "find_files" => json!({"pattern": "*.md"}),
         other => panic!("a new tool, {other}: give it its required arguments here"),
     }
 }

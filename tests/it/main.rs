@@ -21,6 +21,7 @@ mod file_read_langs;
 mod file_read_langs_b;
 mod find_definition;
 mod find_definition_langs;
+mod find_files;
 mod find_references;
 // File names with newlines and quotes (not allowed on Windows).
 #[cfg(unix)]

@@ -247,6 +247,7 @@ async fn the_handshake_by_hand_and_a_good_call() {
             "doc_toc",
             "file_read",
             "find_definition",
+            "find_files",
             "find_references",
             "grep_content",
             "read_files",

@@ -1,0 +1,156 @@
+//! The files below a directory as a ready index lists them, for a listing by name (no
+//! content is read): the index's entries, trusted as the watcher vouches for them, with the
+//! dirty paths walked by the caller's walker instead, as a search's selection has them
+//! ([`super::select`]); and the directories the index's walk entered, whose other entries
+//! are what the walk left out (hidden or ignored entries, and what is not a file).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::TrigramIndex;
+use super::build::rel_bytes;
+use super::live::{Indexes, WalkFound, outside_ignores};
+use super::persist::os_str;
+use super::select::{dirty_in_scope, walk_relevant, within};
+use super::watch::MAX_DIRTY;
+use crate::workspace::Workspace;
+
+/// The index's files below a directory, with the dirty paths walked.
+pub struct Listing {
+    ix: Arc<TrigramIndex>,
+    root: PathBuf,
+    range: std::ops::Range<usize>,
+    /// Beside each entry of `range`: under a dirty path (walked instead).
+    skip: Vec<bool>,
+    walked: WalkFound,
+    /// The paths walked instead of the index's entries (dirty, or unreadable to the index).
+    dirty: Vec<PathBuf>,
+    stamp: (u64, u64),
+}
+
+impl Listing {
+    /// The root of the index.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The index's files below the directory and outside the dirty paths: paths relative
+    /// to the root (`/`-separated bytes), in the index's (byte) order.
+    pub fn indexed(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let start = self.range.start;
+        self.range
+            .clone()
+            .filter(move |&i| !self.skip[i - start])
+            .map(|i| &*self.ix.file(i).path)
+    }
+
+    /// How many entries [`Listing::indexed`] gives at most.
+    pub fn len(&self) -> usize {
+        self.range.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.range.is_empty()
+    }
+
+    /// The files the walk of the dirty paths found (absolute), and what it could not read.
+    pub fn walked(&self) -> (&[PathBuf], &[String]) {
+        (&self.walked.0, &self.walked.1)
+    }
+
+    /// Whether the index lists `rel` (relative to the root) as a file.
+    pub fn lists(&self, rel: &[u8]) -> bool {
+        self.ix.find(rel).is_some()
+    }
+
+    /// Every file the index lists (relative to the root), whether dirty or not.
+    pub fn all_files(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.ix.files().map(|f| &*f.path)
+    }
+
+    /// Whether `path` (absolute) is at or under a path walked instead of the index's
+    /// entries.
+    pub fn is_dirty(&self, path: &Path) -> bool {
+        self.dirty.iter().any(|d| within(path, d))
+    }
+
+    /// The directories below the directory (itself included) that the index's walk entered,
+    /// relative to the root.
+    pub fn dirs(&self, rel: &[u8]) -> Vec<Box<[u8]>> {
+        let mut dirs = self.ix.dirs_under(rel);
+        dirs.insert(0, rel.into());
+        dirs
+    }
+
+    /// What identifies the listing's state: the index generation and the dirty paths'
+    /// sequence number (both change with any change the watcher reported).
+    pub fn stamp(&self) -> (u64, u64) {
+        self.stamp
+    }
+
+    /// The absolute path of `rel` (relative to the root).
+    pub fn path(&self, rel: &[u8]) -> PathBuf {
+        self.root.join(os_str(rel))
+    }
+}
+
+/// The listing of `dir` (walked by `wb` where the watcher reports changes): `None` when its
+/// root has no ready index, the watcher cannot vouch for it (then the caller walks), or the
+/// index's walk did not enter `dir`.
+pub fn listing(ws: &Workspace, dir: &Path, wb: &ignore::WalkBuilder) -> Option<Listing> {
+    let st = ws.state::<Indexes>().for_dir(dir)?;
+    st.current()?;
+    // An ignore source outside the root changed: everything is dirty until the rebuild (as
+    // for a search).
+    let outside = outside_ignores(&st.root);
+    let changed = {
+        let mut seen = st.outside.lock().expect("outside");
+        let changed = seen.as_ref().is_some_and(|s| *s != outside);
+        *seen = Some(outside);
+        changed
+    };
+    if changed {
+        st.dirty.mark(&st.root, &st.root);
+    }
+    if !st.dirty.sync() {
+        return None;
+    }
+    let (ix, dirty, seq) = {
+        let d = st.dirty.inner.lock().expect("dirty");
+        let ix = st.current()?;
+        (ix, d.paths.keys().cloned().collect::<Vec<PathBuf>>(), d.seq)
+    };
+    let rel = rel_bytes(&st.root, dir);
+    if !ix.walked_dir(rel) || dirty.len() > MAX_DIRTY {
+        return None;
+    }
+    let range = ix.under(rel);
+    let (skip, relevant) = dirty_in_scope(&st, &ix, dir, range.clone(), dirty);
+    // Walked with the caller's globs: not the walk a search keeps (that one has none).
+    let walked = if relevant.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        walk_relevant(wb, &relevant)
+    };
+    let dirty = relevant;
+    Some(Listing {
+        root: st.root.clone(),
+        stamp: (ix.generation(), seq),
+        ix,
+        range,
+        skip,
+        walked,
+        dirty,
+    })
+}
+
+/// `rel` (`/`-separated bytes, as the index keeps paths) as a path.
+pub fn os_path(rel: &[u8]) -> &Path {
+    Path::new(os_str(rel))
+}
+
+/// The files under `paths` (each at or below the directory `wb` walks) as `wb` finds them,
+/// and what it could not read.
+pub fn walk_paths(wb: &ignore::WalkBuilder, paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
+    walk_relevant(wb, paths)
+}
