@@ -103,12 +103,16 @@ pub fn find_files(
 /// What identifies a listing from the index: its directory, globs and the index's state.
 type ListKey = (PathBuf, Vec<String>, (u64, u64));
 
-/// The last listings from the index a workspace made ([`LIST_CACHE_ENTRIES`] at most).
+/// The last listings from the index a workspace made ([`LIST_CACHE_ENTRIES`] and
+/// [`LIST_CACHE_NAMES`] at most).
 #[derive(Default)]
 struct ListCache(Mutex<std::collections::VecDeque<(ListKey, Arc<FileList>)>>);
 
 /// How many listings a workspace keeps.
 const LIST_CACHE_ENTRIES: usize = 8;
+
+/// How many names the kept listings hold at most together (about 60 bytes each).
+const LIST_CACHE_NAMES: usize = 200_000;
 
 impl ListCache {
     fn get(&self, key: &ListKey) -> Option<Arc<FileList>> {
@@ -122,10 +126,14 @@ impl ListCache {
         let mut kept = self.0.lock().expect("lists");
         // A listing of another state of the index will not be asked for again.
         kept.retain(|(k, _)| k.2 == key.2);
-        if kept.len() == LIST_CACHE_ENTRIES {
+        kept.push_back((key, list));
+        let names = |kept: &std::collections::VecDeque<(ListKey, Arc<FileList>)>| {
+            kept.iter().map(|(_, l)| l.files.len()).sum::<usize>()
+        };
+        while kept.len() > LIST_CACHE_ENTRIES || (kept.len() > 1 && names(&kept) > LIST_CACHE_NAMES)
+        {
             kept.pop_front();
         }
-        kept.push_back((key, list));
     }
 }
 

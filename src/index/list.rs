@@ -44,15 +44,6 @@ impl Listing {
             .map(|i| &*self.ix.file(i).path)
     }
 
-    /// How many entries [`Listing::indexed`] gives at most.
-    pub fn len(&self) -> usize {
-        self.range.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.range.is_empty()
-    }
-
     /// The files the walk of the dirty paths found (absolute), and what it could not read.
     pub fn walked(&self) -> (&[PathBuf], &[String]) {
         (&self.walked.0, &self.walked.1)
