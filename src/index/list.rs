@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use super::TrigramIndex;
 use super::build::rel_bytes;
-use super::live::{Indexes, WalkFound, outside_ignores};
+use super::live::{Indexes, WalkFound};
 use super::persist::os_str;
-use super::select::{dirty_in_scope, walk_relevant, within};
+use super::select::{check_outside, dirty_in_scope, walk_relevant, within};
 use super::watch::MAX_DIRTY;
 use crate::workspace::Workspace;
 
@@ -91,18 +91,7 @@ impl Listing {
 pub fn listing(ws: &Workspace, dir: &Path, wb: &ignore::WalkBuilder) -> Option<Listing> {
     let st = ws.state::<Indexes>().for_dir(dir)?;
     st.current()?;
-    // An ignore source outside the root changed: everything is dirty until the rebuild (as
-    // for a search).
-    let outside = outside_ignores(&st.root);
-    let changed = {
-        let mut seen = st.outside.lock().expect("outside");
-        let changed = seen.as_ref().is_some_and(|s| *s != outside);
-        *seen = Some(outside);
-        changed
-    };
-    if changed {
-        st.dirty.mark(&st.root, &st.root);
-    }
+    check_outside(&st);
     if !st.dirty.sync() {
         return None;
     }

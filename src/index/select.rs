@@ -68,17 +68,7 @@ pub fn select(
         return None;
     }
     let rel = rel_bytes(&st.root, dir);
-    // An ignore source outside the root changed: everything is dirty until the rebuild.
-    let outside = outside_ignores(&st.root);
-    let changed = {
-        let mut seen = st.outside.lock().expect("outside");
-        let changed = seen.as_ref().is_some_and(|s| *s != outside);
-        *seen = Some(outside);
-        changed
-    };
-    if changed {
-        st.dirty.mark(&st.root, &st.root);
-    }
+    check_outside(&st);
     let synced = q.default_walk && st.dirty.sync();
     // The index and the dirty paths that go with it, read together.
     let (ix, dirty, seq) = {
@@ -92,6 +82,21 @@ pub fn select(
         return Some(watched(&st, &ix, dir, rel, &ids, dirty, q, wb));
     }
     Some(validated(&ix, &ids, &st.root, wb))
+}
+
+/// An ignore source outside the root changed since the last look: everything is dirty until
+/// the rebuild.
+pub(super) fn check_outside(st: &RootState) {
+    let outside = outside_ignores(&st.root);
+    let changed = {
+        let mut seen = st.outside.lock().expect("outside");
+        let changed = seen.as_ref().is_some_and(|s| *s != outside);
+        *seen = Some(outside);
+        changed
+    };
+    if changed {
+        st.dirty.mark(&st.root, &st.root);
+    }
 }
 
 fn too_big(q: &SelectQuery<'_>, len: u64) -> bool {

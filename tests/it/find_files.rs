@@ -25,9 +25,9 @@ fn fixture() -> Fixture {
         ("build/out.rs", "// built\n"),
         ("run.log", "log\n"),
         (".hidden/secret.rs", "fn s() {}\n"),
-        ("docs/.gitignore", "*.tmp\n"),
-        ("docs/guide.md", "# g\n"),
-        ("docs/draft.tmp", "tmp\n"),
+        ("manual/.gitignore", "*.tmp\n"),
+        ("manual/guide.md", "# g\n"),
+        ("manual/draft.tmp", "tmp\n"),
         ("data/blob.bin", "\0\0\0binary"),
     ];
     for (rel, text) in files {
@@ -100,7 +100,7 @@ fn cases() -> Vec<(serde_json::Value, Vec<&'static str>)> {
         // A glob that includes a hidden name lists it, as ripgrep's overrides do.
         (
             json!({"pattern": ".gitignore"}),
-            vec![".gitignore", "docs/.gitignore"],
+            vec![".gitignore", "manual/.gitignore"],
         ),
         // An ignored file a glob includes is listed; in an ignored directory, it is not.
         (json!({"pattern": "*.log"}), vec!["run.log"]),
@@ -129,7 +129,7 @@ fn cases() -> Vec<(serde_json::Value, Vec<&'static str>)> {
         ),
         (
             json!({"pattern": "*.md"}),
-            vec!["README.md", "docs/guide.md"],
+            vec!["README.md", "manual/guide.md"],
         ),
         // `*` includes every name, directories too: the hidden and ignored ones are entered.
         (
@@ -141,9 +141,9 @@ fn cases() -> Vec<(serde_json::Value, Vec<&'static str>)> {
                 "README.md",
                 "build/out.rs",
                 "data/blob.bin",
-                "docs/.gitignore",
-                "docs/draft.tmp",
-                "docs/guide.md",
+                "manual/.gitignore",
+                "manual/draft.tmp",
+                "manual/guide.md",
                 "run.log",
                 "src/Makefile",
                 "src/lib.rs",
@@ -177,7 +177,7 @@ async fn the_lists_rg_files_gives_from_a_walk_and_from_the_index() {
     let (srv, _log) = fx.serve_indexed().await;
     check_cases(&srv, "from the index").await;
     // What the ignore rules hid: `.git`, `.hidden` and `build` kept the walk out; `run.log`,
-    // `docs/draft.tmp` and the `.gitignore` files match no glob of this call.
+    // `manual/draft.tmp` and the `.gitignore` files match no glob of this call.
     let a = srv.ok("find_files", json!({"pattern": "*.rs"})).await;
     assert!(
         a.text
