@@ -101,7 +101,7 @@ pub fn find_files(
 }
 
 /// What identifies a listing from the index: its directory, globs and the index's state.
-type ListKey = (PathBuf, Vec<String>, (u64, u64));
+type ListKey = (PathBuf, Vec<String>, crate::index::Stamp);
 
 /// The last listings from the index a workspace made ([`LIST_CACHE_ENTRIES`] and
 /// [`LIST_CACHE_NAMES`] at most).
@@ -340,11 +340,12 @@ enum Kind {
 
 /// The entries of the whole root's walked directories that the index's walk left out
 /// (neither listed files nor walked directories; links and other non-files aside), relative
-/// to the root: made once per index generation and kept (the dirty paths, whose entries may
+/// to the root: made once per index view and kept (the dirty paths, whose entries may
 /// have changed since, are walked by each listing instead). The directories' entries are
 /// kept too, and only a directory whose modification time changed is read again.
 fn left_out(ws: &Workspace, listing: &Listing) -> Arc<Vec<(Box<[u8]>, Kind)>> {
-    let key = (listing.root().to_path_buf(), listing.stamp().0);
+    let stamp = listing.stamp();
+    let key = (listing.root().to_path_buf(), stamp.generation, stamp.view);
     let kept = ws.state::<LeftOutCache>();
     let mut read = {
         let mut st = kept.0.lock().expect("left out");
@@ -461,7 +462,7 @@ struct LeftOutCache(Mutex<LeftOutState>);
 
 #[derive(Default)]
 struct LeftOutState {
-    key: Option<(PathBuf, u64)>,
+    key: Option<(PathBuf, u64, usize)>,
     found: Arc<Vec<(Box<[u8]>, Kind)>>,
     dirs: HashMap<Box<[u8]>, Entries>,
 }

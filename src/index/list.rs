@@ -25,7 +25,7 @@ pub struct Listing {
     walked: WalkFound,
     /// The paths walked instead of the index's entries (dirty, or unreadable to the index).
     dirty: Vec<PathBuf>,
-    stamp: (u64, u64),
+    stamp: Stamp,
 }
 
 impl Listing {
@@ -73,9 +73,10 @@ impl Listing {
         dirs
     }
 
-    /// What identifies the listing's state: the index generation and the dirty paths'
-    /// sequence number (both change with any change the watcher reported).
-    pub fn stamp(&self) -> (u64, u64) {
+    /// What identifies the listing's state: the index's (its generation, and the view
+    /// itself: an index built again may count generations from the start again) and the
+    /// dirty paths' sequence number (which changes with any change the watcher reported).
+    pub fn stamp(&self) -> Stamp {
         self.stamp
     }
 
@@ -83,6 +84,16 @@ impl Listing {
     pub fn path(&self, rel: &[u8]) -> PathBuf {
         self.root.join(os_str(rel))
     }
+}
+
+/// What identifies a [`Listing`]'s state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Stamp {
+    pub generation: u64,
+    /// The index view's address (a new view per change; with the generation, never reused
+    /// while a cache keyed by it could be stale).
+    pub view: usize,
+    pub dirty: u64,
 }
 
 /// The listing of `dir` (walked by `wb` where the watcher reports changes): `None` when its
@@ -115,7 +126,11 @@ pub fn listing(ws: &Workspace, dir: &Path, wb: &ignore::WalkBuilder) -> Option<L
     let dirty = relevant;
     Some(Listing {
         root: st.root.clone(),
-        stamp: (ix.generation(), seq),
+        stamp: Stamp {
+            generation: ix.generation(),
+            view: Arc::as_ptr(&ix) as usize,
+            dirty: seq,
+        },
         ix,
         range,
         skip,

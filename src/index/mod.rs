@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use build::BuildProgress;
-pub use list::{Listing, listing, os_path, walk_paths};
+pub use list::{Listing, Stamp, listing, os_path, walk_paths};
 #[cfg(test)]
 use live::upkeep_now;
 pub use live::{
