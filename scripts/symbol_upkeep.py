@@ -11,7 +11,7 @@ records alone (recorded, not parsed at query time). Every edit is undone at the 
 
 Usage: python3 scripts/symbol_upkeep.py [--tree corpora/linux] [--mapgrep target/release/mapgrep]
        [--index-dir DIR (reused when given: a ready index and records)] [--edits 60]
-       [--interval 2] [--seed 1]
+       [--interval 2] [--seed 1] [--perf FILE (perf record of the server over the edits)]
 Needs: a release build and the tree (corpora/fetch_linux.sh).
 """
 
@@ -19,7 +19,9 @@ import argparse
 import os
 import random
 import shutil
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -48,6 +50,7 @@ def main():
     ap.add_argument("--edits", type=int, default=60)
     ap.add_argument("--interval", type=float, default=2.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--perf")
     a = ap.parse_args()
     tree = os.path.realpath(a.tree)
     work = None
@@ -69,6 +72,10 @@ def main():
             files += [os.path.join(base, n) for n in names if n.endswith(".c")]
     files.sort()
     saved = {}
+    perf = None
+    if a.perf:
+        perf = subprocess.Popen(["perf", "record", "-q", "--call-graph", "dwarf", "-F", "499", "-o", a.perf, "-p", str(c.p.pid)])
+        time.sleep(1)
     cpu0, io0 = c.cpu(), c.io()
     found, times, names = 0, [], []
     try:
@@ -89,6 +96,9 @@ def main():
                 print(f"  MISSED {name} in {path}: {line}")
             time.sleep(a.interval)
         cpu1, io1 = c.cpu(), c.io()
+        if perf:
+            perf.send_signal(signal.SIGINT)
+            perf.wait()
         print(f"{found}/{a.edits} lookups found their new function; latency median "
               f"{statistics.median(times):.1f} ms, worst {max(times):.1f} ms")
         print(f"server over the session: {cpu1 - cpu0:.2f} s CPU, "

@@ -60,8 +60,8 @@ pub struct ServeIndexArgs {
     pub index_cap_bytes: u64,
     /// Every indexed file is compared with its file by metadata within this many seconds
     /// (catches writes no watcher reports: through another hard link, a shared map); a tree
-    /// of more than 100,000 files is swept at the same pace (within a longer window); 0
-    /// turns the sweep off.
+    /// of more than 30,000 files is swept at the same pace, about 1,000 files a second
+    /// (within a longer window); 0 turns the sweep off.
     #[arg(long, default_value_t = 30)]
     pub index_sweep_secs: u64,
 }

@@ -367,7 +367,7 @@ impl TrigramIndex {
         if let Some(seg) = segs.get(big) {
             take_big(seg.files.len(), &mut order, &mut view_of);
         }
-        let special = select::special_ids(&segs, &order);
+        let special = select::special_ids(&segs, &view_of);
         TrigramIndex {
             root: root.to_path_buf(),
             segs,

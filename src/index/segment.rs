@@ -38,6 +38,8 @@ pub struct Segment {
     sums_off: usize,
     /// A search found bytes of it that are not those written (see [`Segment::check`]).
     damaged: AtomicBool,
+    /// The positions of its binary and unread files (what every search reads or lists).
+    pub(super) special: Vec<u32>,
 }
 
 impl std::fmt::Debug for Segment {
@@ -104,7 +106,11 @@ impl Segment {
     }
 
     fn from_parsed(p: persist::Parsed, data: Data, number: u64) -> Segment {
+        let special = (0..p.files.len() as u32)
+            .filter(|&k| p.files[k as usize].flags & (super::FLAG_BINARY | super::FLAG_UNREAD) != 0)
+            .collect();
         Segment {
+            special,
             docs: p.docs,
             files: p.files,
             dirs: p.dirs,

@@ -236,13 +236,18 @@ fn dirty_walk(st: &RootState, key: WalkKey, wb: &ignore::WalkBuilder) -> Arc<Wal
     }
 }
 
-/// The view ids of the binary and unread files among the live entries `order` of `segs`
-/// (what every search reads or lists, whatever it looks for).
-pub(super) fn special_ids(segs: &[Arc<super::Segment>], order: &[(u32, u32)]) -> Vec<u32> {
-    let flags = |&(s, k): &(u32, u32)| segs[s as usize].files[k as usize].flags;
-    (0..order.len() as u32)
-        .filter(|&i| flags(&order[i as usize]) & (FLAG_BINARY | FLAG_UNREAD) != 0)
-        .collect()
+/// The view ids of the binary and unread files among the live entries of `segs` (what
+/// every search reads or lists, whatever it looks for), sorted; `view_of` maps a
+/// segment's positions to view ids (`u32::MAX`: not live).
+pub(super) fn special_ids(segs: &[Arc<super::Segment>], view_of: &[Vec<u32>]) -> Vec<u32> {
+    let mut ids: Vec<u32> = segs
+        .iter()
+        .zip(view_of)
+        .flat_map(|(seg, view)| seg.special.iter().map(|&k| view[k as usize]))
+        .filter(|&i| i != u32::MAX)
+        .collect();
+    ids.sort_unstable();
+    ids
 }
 
 /// The view ids of `ix`'s binary and unread files within `range`, in order.

@@ -567,3 +567,19 @@ fn merge_lists<W: Write>(
     }
     w.end_block(&table, post_off, 0, docs)
 }
+
+/// The store's current generation when it is not `current`'s (a writer published since):
+/// read as [`TrigramIndex::open`] reads it, with `current`'s segments kept. Only the
+/// manifest is read when nothing was published.
+pub(super) fn open_other(
+    store: &Arc<Store>,
+    current: &TrigramIndex,
+) -> Result<Option<TrigramIndex>, super::persist::IndexFileError> {
+    match store.manifest()? {
+        Some(m) if m.generation != current.generation() => {
+            let next = TrigramIndex::open(store, Some(current))?;
+            Ok(next.filter(|n| n.generation() != current.generation()))
+        }
+        _ => Ok(None),
+    }
+}

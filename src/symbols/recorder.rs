@@ -29,6 +29,8 @@ use super::state::{Records, RootRecords, Symbols};
 /// A batch is written once it holds this many files, or this many bytes of them.
 const BATCH_FILES: usize = 8_192;
 const BATCH_BYTES: u64 = 96 << 20;
+/// A batch that read at least this much hands the heap its parses freed back to the system.
+const RELEASE_AFTER_BYTES: u64 = 8 << 20;
 
 /// More side files than this are merged whatever their sizes (the newest half).
 const MAX_PARTS: usize = 32;
@@ -380,7 +382,11 @@ fn record_batch(
         None => all(),
     };
     records.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-    crate::source::release_free_memory();
+    // The heap a large batch's parses freed goes back to the system; trimming after the
+    // one-file batches of an editing session would cost more than they free.
+    if bytes >= RELEASE_AFTER_BYTES {
+        crate::source::release_free_memory();
+    }
     (records, n)
 }
 
