@@ -246,8 +246,11 @@ fn symbols(
         return true;
     };
     // The index's records of this version, when there are: no parse.
-    let hash = || crate::symbols::content_hash(file.bytes);
-    if let Some(found) = crate::symbols::enclosing(ws, file.path, hash, lines) {
+    let version = crate::symbols::Held {
+        id: file.id,
+        hash: || crate::symbols::content_hash(file.bytes),
+    };
+    if let Some(found) = crate::symbols::enclosing(ws, file.path, version, lines) {
         for (h, e) in hints.iter_mut().zip(found) {
             h.symbol = e.map(|e| EnclosingSymbol {
                 name: e.address,

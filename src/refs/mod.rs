@@ -411,9 +411,9 @@ impl FileCtx<'_> {
         } else {
             std::env::current_dir().unwrap_or_default().join(self.path)
         };
-        let hash = || crate::symbols::content_hash(self.bytes);
+        let version = crate::symbols::by_hash(|| crate::symbols::content_hash(self.bytes));
         if let Some(n) =
-            crate::symbols::name_in_file(self.ws, &abs, hash, self.word, lines, self.ids)
+            crate::symbols::name_in_file(self.ws, &abs, version, self.word, lines, self.ids)
         {
             let enclosing = n
                 .enclosing

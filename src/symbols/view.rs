@@ -209,16 +209,16 @@ pub struct Enclosing {
     pub end_line: u32,
 }
 
-/// The innermost recorded symbol around each of `lines` of the file at `abs`, whose bytes
-/// have the checksum `hash()` (the bytes a search read; computed only when a record of the
-/// path exists): `None` when no record of that version exists (the caller parses).
+/// The innermost recorded symbol around each of `lines` of the file at `abs`, in the
+/// `version` a search read: `None` when no record of that version exists (the caller
+/// parses).
 pub fn enclosing(
     ws: &Workspace,
     abs: &Path,
-    hash: impl FnOnce() -> u64,
+    version: Held<impl FnOnce() -> u64>,
     lines: &[u64],
 ) -> Option<Vec<Option<Enclosing>>> {
-    let (held, f) = file_record(ws, abs, hash)?;
+    let (held, f) = file_record(ws, abs, version)?;
     let part = &held.0;
     let syms = part.symbols(&f)?;
     let mut strings = BlockCache::kept(part);
@@ -266,19 +266,19 @@ impl NameIds {
     }
 }
 
-/// For the file at `abs` whose bytes have the checksum `hash()`: the symbols named `name`
+/// For the file at `abs` in `version`: the symbols named `name`
 /// and the innermost symbol around each of `lines`; `None` when no record of that version
 /// exists (the caller parses). Only the strings shown are decoded; `ids` keeps the name's
 /// string id of each part across the files of one search.
 pub fn name_in_file(
     ws: &Workspace,
     abs: &Path,
-    hash: impl FnOnce() -> u64,
+    version: Held<impl FnOnce() -> u64>,
     name: &str,
     lines: &[u64],
     ids: &NameIds,
 ) -> Option<NameInFile> {
-    let (held, f) = file_record(ws, abs, hash)?;
+    let (held, f) = file_record(ws, abs, version)?;
     let part = &held.0;
     let syms = part.symbols(&f)?;
     let id = ids.get(&held, name)?;
@@ -298,17 +298,17 @@ pub fn name_in_file(
     })
 }
 
-/// The definitions named `name` in the record of the file at `abs` whose bytes have the
-/// checksum `hash()` (the bytes a lookup holds of a file whose identity the records cannot
+/// The definitions named `name` in the record of the file at `abs` in `version` (the
+/// bytes a lookup holds of a file whose identity the records cannot
 /// vouch for: changed, dirty, or recorded from a read inside the racy window); `None` when
 /// no parsed record of that version exists (the caller parses).
 pub fn definitions_in_file(
     ws: &Workspace,
     abs: &Path,
-    hash: impl FnOnce() -> u64,
+    version: Held<impl FnOnce() -> u64>,
     name: &str,
 ) -> Option<Vec<Definition>> {
-    let (held, f) = file_record(ws, abs, hash)?;
+    let (held, f) = file_record(ws, abs, version)?;
     let part = &held.0;
     let syms = part.symbols(&f)?;
     let mut strings = BlockCache::kept(part);
@@ -322,12 +322,38 @@ pub fn definitions_in_file(
     (!part.side.is_damaged()).then_some(found)
 }
 
-/// The newest record of the file at `abs` and its part, when it records the version whose
-/// bytes have the checksum `hash()` and was parsed.
+/// The version of a file a caller holds: the identity its bytes were read with, when known,
+/// and the checksum of those bytes, computed only when the identity cannot tell (no
+/// identity, or one within the racy window) and a record of the path exists.
+pub struct Held<F: FnOnce() -> u64> {
+    pub id: Option<crate::source::FileId>,
+    pub hash: F,
+}
+
+/// A version known by the checksum of its bytes alone.
+pub fn by_hash<F: FnOnce() -> u64>(hash: F) -> Held<F> {
+    Held { id: None, hash }
+}
+
+impl<F: FnOnce() -> u64> Held<F> {
+    /// Whether the record `f` is of this version: its identity is the record's (a record
+    /// is vouched for only when made outside the racy window, and an unvouched one has an
+    /// identity no file has), else the checksums are equal.
+    fn is(self, f: &FileEntry) -> bool {
+        let now = std::time::SystemTime::now();
+        match self.id {
+            Some(id) if !id.is_racy(now) && crate::index::Ident::from_id(&id) == f.ident => true,
+            _ => f.hash == (self.hash)(),
+        }
+    }
+}
+
+/// The newest record of the file at `abs` and its part, when it records the version `held`
+/// and was parsed.
 fn file_record(
     ws: &Workspace,
     abs: &Path,
-    hash: impl FnOnce() -> u64,
+    held: Held<impl FnOnce() -> u64>,
 ) -> Option<(std::sync::Arc<super::state::PartPaths>, FileEntry)> {
     let root = crate::index::indexed_roots(ws)
         .into_iter()
@@ -342,7 +368,7 @@ fn file_record(
     let (i, k) = recs.newest(&rel)?;
     let part = std::sync::Arc::clone(&recs.parts[i]);
     let f = part.0.file(k)?;
-    (f.status == 0 && f.hash == hash()).then_some((part, f))
+    (f.status == 0 && held.is(&f)).then_some((part, f))
 }
 
 /// The innermost symbol whose lines hold `line`, as a structure finds it: the first top-level
