@@ -246,10 +246,7 @@ fn symbols(
         return true;
     };
     // The index's records of this version, when there are: no parse.
-    let version = crate::symbols::Held {
-        id: file.id,
-        hash: || crate::symbols::content_hash(file.bytes),
-    };
+    let version = crate::symbols::held(file.id, file.bytes);
     if let Some(found) = crate::symbols::enclosing(ws, file.path, version, lines) {
         for (h, e) in hints.iter_mut().zip(found) {
             h.symbol = e.map(|e| EnclosingSymbol {

@@ -491,12 +491,8 @@ fn one_file(
         return Outcome::Sites(Vec::new(), 0);
     }
     let bytes = source.bytes().len() as u64;
-    let version = crate::symbols::Held {
-        id: Some(source.id()),
-        hash: || crate::symbols::content_hash(source.bytes()),
-    };
-    if let Some(defs) = crate::symbols::definitions_in_file(ws, source.path(), version, &want.last)
-    {
+    let held = crate::symbols::held(Some(source.id()), source.bytes());
+    if let Some(defs) = crate::symbols::definitions_in_file(ws, source.path(), held, &want.last) {
         let sites = defs
             .iter()
             .filter_map(|d| recorded::site_of(d, want, || c.path.clone()));

@@ -411,7 +411,7 @@ impl FileCtx<'_> {
         } else {
             std::env::current_dir().unwrap_or_default().join(self.path)
         };
-        let version = crate::symbols::by_hash(|| crate::symbols::content_hash(self.bytes));
+        let version = crate::symbols::held(None, self.bytes);
         if let Some(n) =
             crate::symbols::name_in_file(self.ws, &abs, version, self.word, lines, self.ids)
         {

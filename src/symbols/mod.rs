@@ -34,8 +34,8 @@ pub use extract::{content_hash, record};
 pub use facts::{FileFacts, facts};
 pub use recorder::{record_index, start, wait_recorded};
 pub use view::{
-    Definition, Enclosing, Held, Lookup, NameIds, NameInFile, by_hash, definitions,
-    definitions_in_file, enclosing, name_in_file, unrecorded_count,
+    Definition, Enclosing, Held, Lookup, NameIds, NameInFile, definitions, definitions_in_file,
+    enclosing, held, name_in_file, unrecorded_count,
 };
 
 use crate::index::Ident;

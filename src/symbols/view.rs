@@ -330,9 +330,12 @@ pub struct Held<F: FnOnce() -> u64> {
     pub hash: F,
 }
 
-/// A version known by the checksum of its bytes alone.
-pub fn by_hash<F: FnOnce() -> u64>(hash: F) -> Held<F> {
-    Held { id: None, hash }
+/// The version of `bytes`, read with the identity `id` when known.
+pub fn held(id: Option<crate::source::FileId>, bytes: &[u8]) -> Held<impl FnOnce() -> u64 + '_> {
+    Held {
+        id,
+        hash: move || super::content_hash(bytes),
+    }
 }
 
 impl<F: FnOnce() -> u64> Held<F> {
