@@ -33,21 +33,18 @@ impl Display {
     }
 
     pub(super) fn of(&self, path: &Path) -> String {
-        let rel = below(path, &self.root);
-        let rel = String::from_utf8_lossy(rel);
-        match (self.prefix.as_str(), rel.as_ref()) {
-            (p, "") => p.to_string(),
-            ("", r) => r.to_string(),
-            (p, r) => {
-                let mut name = String::with_capacity(p.len() + 1 + r.len());
-                name.push_str(p);
-                if !p.ends_with('/') {
-                    name.push('/');
-                }
-                name.push_str(r);
-                name
-            }
-        }
+        join(&self.prefix, below(path, &self.root))
+    }
+}
+
+/// `prefix/rest` as a display name (`prefix` alone for an empty `rest`).
+pub(super) fn join(prefix: &str, rest: &[u8]) -> String {
+    let rest = String::from_utf8_lossy(rest);
+    match (prefix, rest.as_ref()) {
+        (p, "") => p.to_string(),
+        ("", r) => r.to_string(),
+        (p, r) if p.ends_with('/') => format!("{p}{r}"),
+        (p, r) => format!("{p}/{r}"),
     }
 }
 

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use ignore::overrides::Override;
 use rayon::prelude::*;
 
-use super::collect::{Display, below};
+use super::collect::{Display, below, join};
 use super::produce::{Plan, Target, resolve};
 use super::visit::{Flow, Sink, visit_in_order};
 use super::{GrepError, GrepQuery, Progress};
@@ -268,16 +268,6 @@ fn left_out_selected(
         }
     }
     (files, hidden, enter)
-}
-
-/// `prefix/rest` as a display name.
-fn join(prefix: &str, rest: &[u8]) -> String {
-    let rest = String::from_utf8_lossy(rest);
-    match (prefix, rest.as_ref()) {
-        ("", r) => r.to_string(),
-        (p, r) if p.ends_with('/') => format!("{p}{r}"),
-        (p, r) => format!("{p}/{r}"),
-    }
 }
 
 /// The query's globs as the walk of `dir` applies them (relative to `dir`).

@@ -203,3 +203,14 @@ pub fn output_schema(fields: &[(&str, &str, &str)]) -> Arc<JsonObject> {
         _ => unreachable!("a JSON object literal"),
     }
 }
+
+/// `n` with its noun, in the plural unless `n` is 1 ("directory" and "file or directory"
+/// as English has them).
+pub(crate) fn plural(n: u64, what: &str) -> String {
+    match (n, what) {
+        (1, w) => format!("1 {w}"),
+        (n, "directory") => format!("{n} directories"),
+        (n, "file or directory") => format!("{n} files or directories"),
+        (n, w) => format!("{n} {w}s"),
+    }
+}

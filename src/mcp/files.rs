@@ -9,7 +9,7 @@ use rmcp::{ErrorData, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::answer::{Answer, NEXT_CURSOR, TRUNCATED, output_schema};
+use super::answer::{Answer, NEXT_CURSOR, TRUNCATED, output_schema, plural};
 use super::budget::{Budget, fit, hold};
 use super::params::Parameters;
 use super::{MapgrepServer, with_progress};
@@ -175,14 +175,6 @@ fn render(list: &FileList, cursor: Option<&str>, room: usize) -> Answer {
     Answer::ok(text)
         .field("next_cursor", next)
         .field("truncated", cut)
-}
-
-fn plural(n: u64, what: &str) -> String {
-    match (n, what) {
-        (1, w) => format!("1 {w}"),
-        (n, "directory") => format!("{n} directories"),
-        (n, w) => format!("{n} {w}s"),
-    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use rmcp::{ErrorData, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::answer::{Answer, NEXT_CURSOR, TRUNCATED, output_schema};
+use super::answer::{Answer, NEXT_CURSOR, TRUNCATED, output_schema, plural};
 use super::params::Parameters;
 use super::words::MCP_WORDS;
 use super::{MapgrepServer, with_progress};
@@ -478,13 +478,5 @@ fn list_names(
     }
     if (names.len() as u64) < count {
         let _ = writeln!(text, "  … {} more not named", count - names.len() as u64);
-    }
-}
-
-fn plural(n: u64, what: &str) -> String {
-    match (n, what) {
-        (1, w) => format!("1 {w}"),
-        (n, "file or directory") => format!("{n} files or directories"),
-        (n, w) => format!("{n} {w}s"),
     }
 }
