@@ -335,14 +335,18 @@ enum Kind {
 /// kept too, and only a directory whose modification time changed is read again.
 fn left_out(ws: &Workspace, listing: &Listing) -> Arc<Vec<(Box<[u8]>, Kind)>> {
     let stamp = listing.stamp();
-    let key = (listing.root().to_path_buf(), stamp.generation, stamp.view);
+    let key = LeftOutKey {
+        root: listing.root().to_path_buf(),
+        generation: stamp.generation,
+        view: stamp.view,
+    };
     let kept = ws.state::<LeftOutCache>();
     let mut read = {
         let mut st = kept.0.lock().expect("left out");
         if st.key.as_ref() == Some(&key) {
             return Arc::clone(&st.found);
         }
-        if st.key.as_ref().is_some_and(|k| k.0 != key.0) {
+        if st.key.as_ref().is_some_and(|k| k.root != key.root) {
             st.dirs.clear();
         }
         std::mem::take(&mut st.dirs)
@@ -450,9 +454,25 @@ type Entries = (Option<std::time::SystemTime>, Arc<[(Box<[u8]>, Kind)]>);
 #[derive(Default)]
 struct LeftOutCache(Mutex<LeftOutState>);
 
+/// What a root's left-out entries were read for: the index view (held weakly, so that its
+/// identity is not reused while kept here) and its generation; not the dirty paths.
+struct LeftOutKey {
+    root: PathBuf,
+    generation: u64,
+    view: std::sync::Weak<crate::index::TrigramIndex>,
+}
+
+impl PartialEq for LeftOutKey {
+    fn eq(&self, other: &LeftOutKey) -> bool {
+        self.root == other.root
+            && self.generation == other.generation
+            && std::sync::Weak::ptr_eq(&self.view, &other.view)
+    }
+}
+
 #[derive(Default)]
 struct LeftOutState {
-    key: Option<(PathBuf, u64, usize)>,
+    key: Option<LeftOutKey>,
     found: Arc<Vec<(Box<[u8]>, Kind)>>,
     dirs: HashMap<Box<[u8]>, Entries>,
 }

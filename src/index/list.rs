@@ -77,7 +77,7 @@ impl Listing {
     /// itself: an index built again may count generations from the start again) and the
     /// dirty paths' sequence number (which changes with any change the watcher reported).
     pub fn stamp(&self) -> Stamp {
-        self.stamp
+        self.stamp.clone()
     }
 
     /// The absolute path of `rel` (relative to the root).
@@ -87,14 +87,24 @@ impl Listing {
 }
 
 /// What identifies a [`Listing`]'s state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug)]
 pub struct Stamp {
     pub generation: u64,
-    /// The index view's address (a new view per change; with the generation, never reused
-    /// while a cache keyed by it could be stale).
-    pub view: usize,
+    /// The index view (a new view per change), held weakly: its allocation, and so its
+    /// identity, is not reused while a cache keyed by it holds the stamp.
+    pub view: std::sync::Weak<TrigramIndex>,
     pub dirty: u64,
 }
+
+impl PartialEq for Stamp {
+    fn eq(&self, other: &Stamp) -> bool {
+        self.generation == other.generation
+            && self.dirty == other.dirty
+            && std::sync::Weak::ptr_eq(&self.view, &other.view)
+    }
+}
+
+impl Eq for Stamp {}
 
 /// The listing of `dir` (walked by `wb` where the watcher reports changes): `None` when its
 /// root has no ready index, the watcher cannot vouch for it (then the caller walks), or the
@@ -128,7 +138,7 @@ pub fn listing(ws: &Workspace, dir: &Path, wb: &ignore::WalkBuilder) -> Option<L
         root: st.root.clone(),
         stamp: Stamp {
             generation: ix.generation(),
-            view: Arc::as_ptr(&ix) as usize,
+            view: Arc::downgrade(&ix),
             dirty: seq,
         },
         ix,
