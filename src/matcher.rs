@@ -264,8 +264,11 @@ pub fn next_line_match(
 /// and only a search that stops between slices can be cancelled or run out of time promptly.
 pub const SLICED_MIN_AUTOMATON: usize = 256 * 1024;
 
-/// Bytes searched between two looks at the stop flag in a sliced search.
-const SLICE: usize = 1024;
+/// Bytes searched between two looks at the stop flag in a sliced search. Small: a pattern
+/// whose states do not fit the DFA's cache rebuilds them byte after byte, and 1,024 such bytes
+/// took over 100 ms in a debug build (a cancelled search ran on past its tenth of a second);
+/// one relaxed load per 64 bytes is nothing next to stepping the DFA a byte at a time.
+const SLICE: usize = 64;
 
 /// A pattern's lazy DFA, stepped byte by byte so that a search looks at its stop flag every
 /// [`SLICE`] bytes whatever the pattern costs. It never gives up (the cache is cleared and
