@@ -199,6 +199,13 @@ impl Reads {
         }
     }
 
+    /// Adds the reads of `other` (recorded elsewhere, for the same segment).
+    pub(super) fn extend(&mut self, other: Reads) {
+        if self.record {
+            self.ranges.extend(other.ranges);
+        }
+    }
+
     pub(super) fn ranges(&self) -> &[(u64, u64)] {
         &self.ranges
     }
