@@ -32,7 +32,6 @@
 //!   message by (a link refused, a name too long, a directory, not writable).
 //! - **Signals** — [`termination`]: a request to end the process (SIGTERM, SIGINT…), awaited
 //!   by a server so that it removes its own files first (feature "server": tokio's).
-//! - **Scheduling** — [`background_priority`]: a background thread gives way to queries.
 //! - **The rest** — [`stdin_has_input`], [`os_str_from_bytes`], [`cache_dir`],
 //!   [`file_kind`]; [`test_support`] for tests (links, modes, owners).
 //!
@@ -204,15 +203,6 @@ pub fn lock_is_free(path: &Path) -> bool {
 #[cfg(feature = "server")]
 pub async fn termination() -> u8 {
     os::termination().await
-}
-
-/// Lowers the calling thread's scheduling priority to the lowest (nice 19), for background
-/// work that must give way to the queries an agent waits for: on Linux the nice value is the
-/// thread's own, so the rest of the process keeps its priority. Nothing elsewhere (there it
-/// would lower the whole process). Best effort: a refusal is ignored.
-pub fn background_priority() {
-    #[cfg(target_os = "linux")]
-    let _ = rustix::process::setpriority_process(None, 19);
 }
 
 #[cfg(test)]

@@ -49,9 +49,7 @@ fn unvouched(ident: Ident) -> Ident {
 /// The longest a file's record may take (its parse): past it the file is read as text.
 const FILE_BUDGET: Duration = Duration::from_secs(3);
 
-/// The recorder's threads: all cores but one (one at least), at the lowest priority (a grep
-/// or a lookup the agent waits for comes first; with two cores the recorder's parsing took a
-/// third of a restarted server's CPU while its first greps ran).
+/// The recorder's threads: all cores but one (one at least).
 fn pool() -> &'static rayon::ThreadPool {
     static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
@@ -59,7 +57,6 @@ fn pool() -> &'static rayon::ThreadPool {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n.saturating_sub(1).max(1))
             .thread_name(|i| format!("mapgrep-record-{i}"))
-            .start_handler(|_| crate::platform::background_priority())
             .build()
             .expect("the recorder's thread pool")
     })
@@ -81,10 +78,7 @@ pub fn start(ws: &Arc<Workspace>) {
             .insert(root.clone(), Arc::clone(&state));
         std::thread::Builder::new()
             .name("mapgrep-symbols".into())
-            .spawn(move || {
-                crate::platform::background_priority();
-                run(&ws, &root, &state)
-            })
+            .spawn(move || run(&ws, &root, &state))
             .expect("spawn the symbol recorder");
     }
 }
