@@ -723,3 +723,37 @@ pub async fn files_with(srv: &Server, pattern: &str) -> Vec<String> {
     files.dedup();
     files
 }
+
+/// The summary line of a lookup.
+pub async fn summary(srv: &Server, name: &str) -> (String, String) {
+    let a = srv
+        .ok(
+            "find_definition",
+            serde_json::json!({"name": name, "code": false}),
+        )
+        .await;
+    let line = a
+        .text
+        .lines()
+        .find(|l| l.starts_with("Found") || l.starts_with("No definition"))
+        .unwrap_or_default()
+        .to_string();
+    (a.text, line)
+}
+
+/// Waits until lookups of `name` answer from the records alone.
+pub async fn wait_recorded(srv: &Server, name: &str) -> String {
+    let t = std::time::Instant::now();
+    loop {
+        let (text, line) = summary(srv, name).await;
+        if line.contains("from the symbol index") && !line.contains("not indexed yet") {
+            return text;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "never recorded: {line}"
+        );
+        // Apart by more than the recorder's quiet period (a call pauses it for 250 ms).
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::common::{Fixture, Server};
+use crate::common::{Fixture, Server, summary, wait_recorded};
 
 fn fixture() -> Fixture {
     let fx = Fixture::new();
@@ -32,37 +32,6 @@ fn fixture() -> Fixture {
         crate::common::date_back(&fx.root.join(p));
     }
     fx
-}
-
-/// The summary line of a lookup.
-async fn summary(srv: &Server, name: &str) -> (String, String) {
-    let a = srv
-        .ok("find_definition", json!({"name": name, "code": false}))
-        .await;
-    let line = a
-        .text
-        .lines()
-        .find(|l| l.starts_with("Found") || l.starts_with("No definition"))
-        .unwrap_or_default()
-        .to_string();
-    (a.text, line)
-}
-
-/// Waits until lookups of `name` answer from the records alone.
-async fn wait_recorded(srv: &Server, name: &str) -> String {
-    let t = Instant::now();
-    loop {
-        let (text, line) = summary(srv, name).await;
-        if line.contains("from the symbol index") && !line.contains("not indexed yet") {
-            return text;
-        }
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "never recorded: {line}"
-        );
-        // Apart by more than the recorder's quiet period (a call pauses it for 250 ms).
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
 }
 
 fn sides(index: &Path) -> usize {
