@@ -100,6 +100,36 @@ impl ParamError {
     }
 }
 
+impl ParamError {
+    /// The error of a regex parameter (`param`, as the front-end names it) that does not
+    /// compile: one wording for every tool that takes a regex. `fix` says how to write one
+    /// for that parameter (the syntax error's fix); too large an automaton always gets the
+    /// same advice.
+    pub fn regex(
+        param: &str,
+        pattern: &str,
+        e: &regex_automata::meta::BuildError,
+        provided: String,
+        fix: &str,
+    ) -> ParamError {
+        let pattern = clip(pattern);
+        match crate::matcher::build_error_kind(e) {
+            Ok(detail) => ParamError::new(
+                &format!("Invalid regex in {param}"),
+                provided,
+                format!("'{pattern}' is not a valid regular expression: {detail}"),
+                fix,
+            ),
+            Err(detail) => ParamError::new(
+                &format!("Regex too large in {param}"),
+                provided,
+                format!("'{pattern}' compiles to more than the size limit: {detail}"),
+                "Simplify the regex: fewer alternatives, smaller repetition counts ({n} bounds), or split it into several searches.",
+            ),
+        }
+    }
+}
+
 /// Longest echo of a caller's value (a path, a pattern, a section name) in an answer: as long
 /// as the longest path Linux takes, so real values are never cut.
 pub const MAX_ECHO: usize = 4096;

@@ -204,27 +204,16 @@ impl GrepQuery {
         pattern: &str,
         e: &regex_automata::meta::BuildError,
     ) -> ParamError {
-        let what = w.name(what);
-        match e.syntax_error() {
-            Some(s) => self.error(
-                w,
-                &format!("Invalid regex in {what}"),
-                format!(
-                    "'{pattern}' is not a valid regular expression: {}",
-                    crate::matcher::syntax_error_summary(s)
-                ),
-                &format!(
-                    "Fix the regex (Rust regex syntax: escape literal ( [ {{ . * + ? with a backslash), or pass {} to search for the text literally.",
-                    w.set(Term::FixedStrings)
-                ),
+        ParamError::regex(
+            w.name(what),
+            pattern,
+            e,
+            self.provided(w),
+            &format!(
+                "Fix the regex (Rust regex syntax: escape literal ( [ {{ . * + ? with a backslash), or pass {} to search for the text literally.",
+                w.set(Term::FixedStrings)
             ),
-            None => self.error(
-                w,
-                &format!("Regex too large in {what}"),
-                format!("'{pattern}' compiles to more than the size limit: {e}"),
-                "Simplify the regex: fewer alternatives, smaller repetition counts ({n} bounds), or split it into several searches.",
-            ),
-        }
+        )
     }
 
     /// The pattern can only match across a line break: a search line by line never finds it.

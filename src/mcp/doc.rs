@@ -455,21 +455,15 @@ fn content_regex(
             "Pass a regex such as \"TODO|FIXME\", or leave content_pattern out.",
         ));
     }
-    ws.regex(re, false)
-        .map_err(|e| match crate::matcher::build_error_kind(&e) {
-            Ok(detail) => ParamError::new(
-                "Invalid content_pattern",
-                provided.into(),
-                format!("content_pattern is not a valid regex: {detail}"),
-                "Fix the regex (Rust syntax; escape special characters like \\[ or \\().",
-            ),
-            Err(detail) => ParamError::new(
-                "Regex too large in content_pattern",
-                provided.into(),
-                format!("content_pattern compiles to more than the size limit: {detail}"),
-                "Simplify the regex: fewer alternatives, smaller repetition counts ({n} bounds).",
-            ),
-        })
+    ws.regex(re, false).map_err(|e| {
+        ParamError::regex(
+            "content_pattern",
+            re,
+            &e,
+            provided.into(),
+            "Fix the regex (Rust syntax; escape special characters like \\[ or \\().",
+        )
+    })
 }
 
 fn replace(ws: &Workspace, p: DocReplaceParams) -> Result<Answer, ParamError> {

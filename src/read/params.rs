@@ -252,23 +252,13 @@ pub(super) fn invalid_regex(
     e: &regex_automata::meta::BuildError,
     w: &dyn Words,
 ) -> ParamError {
-    let next = w.name(Term::ToNextPattern);
-    match crate::matcher::build_error_kind(e) {
-        Ok(detail) => ParamError {
-            short: format!("Invalid regex in {next}"),
-            provided: req.provided(w),
-            problem: format!("'{pattern}' is not a valid regular expression: {detail}"),
-            fix: "Fix the regex (Rust regex syntax; escape literal brackets as \\[ ), e.g. \"^\\\\[LOG-\" or \"^## \".".into(),
-            tip: None,
-        },
-        Err(detail) => ParamError {
-            short: format!("Regex too large in {next}"),
-            provided: req.provided(w),
-            problem: format!("'{pattern}' compiles to more than the size limit: {detail}"),
-            fix: "Simplify the regex: fewer alternatives, smaller repetition counts ({n} bounds).".into(),
-            tip: None,
-        },
-    }
+    ParamError::regex(
+        w.name(Term::ToNextPattern),
+        pattern,
+        e,
+        req.provided(w),
+        "Fix the regex (Rust regex syntax; escape literal brackets as \\[ ), e.g. \"^\\\\[LOG-\" or \"^## \".",
+    )
 }
 
 /// `read_to_next_pattern` can only match across a line break, which no line holds.

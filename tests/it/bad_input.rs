@@ -97,7 +97,7 @@ async fn invalid_regexes_are_layout_errors_in_every_regex_parameter() {
         (
             "doc_find",
             json!({"path": "a.md", "content_pattern": "(a"}),
-            "Invalid content_pattern",
+            "Invalid regex in content_pattern",
         ),
     ];
     for (tool, args, short) in cases {

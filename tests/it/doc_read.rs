@@ -240,7 +240,7 @@ async fn read_many_and_find(srv: &Server) {
         find(json!({"content_pattern": "("}))
             .await
             .unwrap_err()
-            .starts_with("Error: Invalid content_pattern")
+            .starts_with("Error: Invalid regex in content_pattern")
     );
     assert!(
         find(json!({"level": 9}))

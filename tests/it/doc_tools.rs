@@ -1233,8 +1233,14 @@ async fn doc_find_filters_by_title_level_content_size_and_depth() {
 
     // Bad filters.
     for (args, short) in [
-        (json!({"content_pattern": "("}), "Invalid content_pattern"),
-        (json!({"content_pattern": "[a-"}), "Invalid content_pattern"),
+        (
+            json!({"content_pattern": "("}),
+            "Invalid regex in content_pattern",
+        ),
+        (
+            json!({"content_pattern": "[a-"}),
+            "Invalid regex in content_pattern",
+        ),
         (json!({"content_pattern": ""}), "Empty content_pattern"),
         (json!({"level": 9}), "Invalid level"),
         (json!({"level": 0}), "Invalid level"),
