@@ -98,9 +98,7 @@ impl ParamError {
             tip: None,
         }
     }
-}
 
-impl ParamError {
     /// The error of a regex parameter (`param`, as the front-end names it) that does not
     /// compile: one wording for every tool that takes a regex. `fix` says how to write one
     /// for that parameter (the syntax error's fix); too large an automaton always gets the
