@@ -10,8 +10,9 @@
 use std::fs::File;
 use std::io;
 
+use std::sync::atomic::Ordering;
 #[cfg(unix)]
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 #[cfg(unix)]
 use std::sync::{Once, OnceLock};
 
