@@ -8,7 +8,6 @@ use super::errors::CLI_WORDS;
 use crate::code::answer::answer;
 use crate::code::{CodeFile, ReadQuery};
 use crate::read::file_error_layout;
-use crate::roots::Roots;
 
 #[derive(Debug, clap::Args)]
 pub struct OutlineArgs {
@@ -49,8 +48,8 @@ pub fn symbol(args: SymbolArgs) -> anyhow::Result<ExitCode> {
 
 /// A workspace for a person at a shell (everything their user may read), one answer.
 fn run(path: &str, query: &ReadQuery, provided: &str) -> anyhow::Result<ExitCode> {
-    let ws = super::errors::workspace(Roots::new(["/"])?);
     let full = std::env::current_dir()?.join(path);
+    let ws = super::errors::whole_filesystem(&full)?;
     let file = match CodeFile::open(&ws, &full.to_string_lossy()) {
         Ok(file) => file,
         Err(e) => {

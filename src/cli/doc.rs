@@ -8,7 +8,6 @@ use super::errors::CLI_WORDS;
 use crate::markdown::doc::{self, Document};
 use crate::markdown::render;
 use crate::read::file_error_layout;
-use crate::roots::Roots;
 use crate::workspace::Workspace;
 
 #[derive(Debug, clap::Args)]
@@ -40,8 +39,8 @@ pub struct SectionArgs {
 
 /// A workspace for a person at a shell: everything their user may read.
 fn open(path: &str) -> anyhow::Result<Result<(Workspace, Document, String), ExitCode>> {
-    let ws = super::errors::workspace(Roots::new(["/"])?);
     let full = std::env::current_dir()?.join(path);
+    let ws = super::errors::whole_filesystem(&full)?;
     let full = full.to_string_lossy().into_owned();
     match Document::open(&ws, &full) {
         Ok(doc) => Ok(Ok((ws, doc, full))),

@@ -10,6 +10,14 @@ pub fn workspace(roots: Roots) -> Workspace {
     builder().build(roots)
 }
 
+/// A workspace for a person at a shell who reads `path` (absolute): everything their user may
+/// read on its file system, rooted at `/` on Unix and at the path's drive on Windows (`C:\\`:
+/// a root `/` there would be the current drive's alone).
+pub fn whole_filesystem(path: &std::path::Path) -> anyhow::Result<Workspace> {
+    let top = path.ancestors().last().unwrap_or(path);
+    Ok(workspace(Roots::new([top])?))
+}
+
 /// A workspace builder with the command line's words.
 pub fn builder() -> WorkspaceBuilder {
     let mut b = WorkspaceBuilder::new();

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use super::errors::CLI_WORDS;
 use crate::read::{self, ReadError, ReadRequest};
-use crate::roots::Roots;
 
 #[derive(Debug, clap::Args)]
 pub struct ReadArgs {
@@ -34,8 +33,8 @@ pub struct ReadArgs {
 pub fn run(args: ReadArgs) -> anyhow::Result<ExitCode> {
     // People at a shell may read whatever their user may read: the root is `/`, and relative
     // paths are taken from the current directory.
-    let ws = super::errors::workspace(Roots::new(["/"])?);
     let path = std::env::current_dir()?.join(&args.path);
+    let ws = super::errors::whole_filesystem(&path)?;
     let req = ReadRequest {
         path: path.to_string_lossy().into_owned(),
         head: args.head,

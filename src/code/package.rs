@@ -30,11 +30,18 @@ pub(super) fn of(lang: Lang, root: Node, bytes: &[u8]) -> Vec<String> {
 /// directories (Python: the dotted path below the topmost directory with an `__init__.py`;
 /// Rust: the crate and the path below its `src/`; Go: the import path; TypeScript and
 /// JavaScript: the file's stem), outermost first; empty for the others. `rel` is the file's path
-/// (`/`-separated, as a search shows it); `is_file` tells whether a path beside it exists.
+/// below the root as a search shows it (on Windows with `\\`: read as `/`); `is_file` tells
+/// whether a path beside it (`/`-separated) exists.
 pub fn of_path(lang: Lang, rel: &str, is_file: &dyn Fn(&str) -> bool) -> Vec<String> {
     match lang {
         Lang::Python | Lang::Rust | Lang::Go | Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
-            super::package_a::of_path(lang, rel, is_file)
+            let sep = std::path::MAIN_SEPARATOR;
+            let rel = if sep == '/' {
+                std::borrow::Cow::Borrowed(rel)
+            } else {
+                std::borrow::Cow::Owned(rel.replace(sep, "/"))
+            };
+            super::package_a::of_path(lang, &rel, is_file)
         }
         _ => Vec::new(),
     }

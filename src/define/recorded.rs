@@ -131,19 +131,13 @@ fn display(
         };
         let prefix = if scope.relative_to_root {
             match d.strip_prefix(first_root) {
-                Ok(r) => r.to_string_lossy().into_owned(),
+                Ok(r) => crate::platform::slashed(r.to_string_lossy()).into_owned(),
                 Err(_) => d.to_string_lossy().into_owned(),
             }
         } else {
             g.clone()
         };
-        let rel = rel.to_string_lossy();
-        return match (prefix.as_str(), rel.as_ref()) {
-            (p, "") => p.to_string(),
-            ("", r) => r.to_string(),
-            (p, r) if p.ends_with('/') => format!("{p}{r}"),
-            (p, r) => format!("{p}/{r}"),
-        };
+        return crate::grep::join_shown(&prefix, rel.as_os_str().as_encoded_bytes());
     }
     abs.to_string_lossy().into_owned()
 }

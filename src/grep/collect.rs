@@ -6,6 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Cursor, Flow, GrepMatch, GrepQuery, GrepReport, Sink};
+use crate::platform;
 use crate::workspace::Workspace;
 
 /// How walked paths are displayed: the caller's spelling of the search path, joined with the
@@ -20,7 +21,7 @@ impl Display {
         let first_root = &ws.roots().as_slice()[0];
         let prefix = if q.display_relative_to_root() {
             match resolved.strip_prefix(first_root) {
-                Ok(rel) => rel.to_string_lossy().into_owned(),
+                Ok(rel) => platform::slashed(rel.to_string_lossy()).into_owned(),
                 Err(_) => resolved.to_string_lossy().into_owned(),
             }
         } else {
@@ -37,9 +38,10 @@ impl Display {
     }
 }
 
-/// `prefix/rest` as a display name (`prefix` alone for an empty `rest`).
-pub(super) fn join(prefix: &str, rest: &[u8]) -> String {
-    let rest = String::from_utf8_lossy(rest);
+/// `prefix/rest` as a display name (`prefix` alone for an empty `rest`), `rest` (a path below
+/// `prefix`) with `/` between its parts on every system ([`platform::slashed`]).
+pub(crate) fn join(prefix: &str, rest: &[u8]) -> String {
+    let rest = platform::slashed(String::from_utf8_lossy(rest));
     match (prefix, rest.as_ref()) {
         (p, "") => p.to_string(),
         ("", r) => r.to_string(),

@@ -45,6 +45,7 @@ use crate::words::Term;
 use crate::workspace::Workspace;
 
 pub use collect::MAX_NAMED;
+pub(crate) use collect::join as join_shown;
 pub use files::{FileList, Hidden, find_files, path_order};
 pub use hints::{DEFAULT_SECTION_PATTERNS, SectionHint, SectionPatterns};
 pub use query::{Cursor, GrepQuery, OutputMode};

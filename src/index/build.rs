@@ -252,7 +252,7 @@ pub(super) fn walk(root: &Path, progress: &BuildProgress) -> Walked {
         })
     });
     let mut files = files.into_inner().expect("walk");
-    files.sort_unstable_by(|a, b| rel_bytes(root, a).cmp(rel_bytes(root, b)));
+    files.sort_unstable_by(|a, b| rel_bytes(root, a).cmp(&rel_bytes(root, b)));
     let mut dirs: Vec<(Box<[u8]>, bool)> = dirs
         .into_inner()
         .expect("walk")
@@ -273,12 +273,20 @@ pub(super) fn walk(root: &Path, progress: &BuildProgress) -> Walked {
     }
 }
 
-/// `path` relative to `root`, as bytes (`""` for the root itself).
-pub(super) fn rel_bytes<'a>(root: &Path, path: &'a Path) -> &'a [u8] {
-    path.strip_prefix(root)
+/// `path` relative to `root`, as bytes with `/` between its parts (`""` for the root itself).
+pub(super) fn rel_bytes<'a>(root: &Path, path: &'a Path) -> std::borrow::Cow<'a, [u8]> {
+    let rel = path
+        .strip_prefix(root)
         .unwrap_or(path)
         .as_os_str()
-        .as_encoded_bytes()
+        .as_encoded_bytes();
+    // The index keeps `/` between a path's parts on every system (Windows writes `\\`).
+    const SEP: u8 = std::path::MAIN_SEPARATOR as u8;
+    if SEP == b'/' || !rel.contains(&SEP) {
+        return std::borrow::Cow::Borrowed(rel);
+    }
+    let slashed = rel.iter().map(|&b| if b == SEP { b'/' } else { b });
+    std::borrow::Cow::Owned(slashed.collect())
 }
 
 thread_local! {
@@ -436,7 +444,7 @@ fn segments<W: Write + Send>(
                 })?;
             }
             entries.push(FileEntry {
-                path: rel_bytes(root, path).into(),
+                path: rel_bytes(root, path).into_owned().into(),
                 id: r.id,
                 flags: r.flags,
                 pieces: r.pieces,

@@ -37,7 +37,7 @@ impl RootState {
         let mut present = vec![false; ix.len()];
         let mut changed = 0;
         for (p, id) in &seen {
-            match ix.find(rel_bytes(&self.root, p)) {
+            match ix.find(&rel_bytes(&self.root, p)) {
                 Some(i) if Some(ix.file(i).id) == *id => {
                     present[i] = true;
                     // Unchanged, as far as its identity can tell: trusted unless it was

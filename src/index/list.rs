@@ -122,6 +122,7 @@ pub fn listing(ws: &Workspace, dir: &Path, wb: &ignore::WalkBuilder) -> Option<L
         (ix, d.paths.keys().cloned().collect::<Vec<PathBuf>>(), d.seq)
     };
     let rel = rel_bytes(&st.root, dir);
+    let rel = &rel[..];
     if !ix.walked_dir(rel) || dirty.len() > MAX_DIRTY {
         return None;
     }

@@ -68,6 +68,7 @@ pub fn select(
         return None;
     }
     let rel = rel_bytes(&st.root, dir);
+    let rel = &rel[..];
     check_outside(&st);
     let synced = q.default_walk && st.dirty.sync();
     // The index and the dirty paths that go with it, read together.
@@ -303,6 +304,7 @@ pub(super) fn dirty_in_scope(
             skip.iter_mut().for_each(|s| *s = true);
         } else if d.starts_with(dir) {
             let r = rel_bytes(&st.root, &d);
+            let r = &r[..];
             let mut mark = |i: usize| {
                 if range.contains(&i) {
                     skip[i - range.start] = true;
@@ -375,7 +377,7 @@ fn validated(
                 return ignore::WalkState::Continue;
             }
             let p = e.path();
-            let known = ix.find(rel_bytes(root, p)).filter(|&i| {
+            let known = ix.find(&rel_bytes(root, p)).filter(|&i| {
                 let f = ix.file(i);
                 f.flags & (FLAG_RACY | FLAG_UNREAD) == 0
                     && e.metadata().is_ok_and(|m| Ident::from_metadata(&m) == f.id)
@@ -431,6 +433,6 @@ pub(super) fn within(p: &Path, d: &Path) -> bool {
     );
     p.starts_with(d)
         && (p.len() == d.len()
-            || p[d.len()] == std::path::MAIN_SEPARATOR as u8
+            || std::path::is_separator(char::from(p[d.len()]))
             || d.ends_with(b"/"))
 }

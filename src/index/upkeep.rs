@@ -3,6 +3,7 @@
 //! size-tiered policy ([`plan_merge`], [`merge`]) so that their number stays small and the
 //! bytes rewritten stay a small multiple of the bytes changed.
 
+use std::borrow::Cow;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -122,24 +123,24 @@ pub(super) fn changes(ix: &TrigramIndex, dirty: &[PathBuf]) -> Changes {
     let found = walk_dirty(&root, &dirty);
     let mut out = Walked::default();
     let (seen, deferred) = changed_files(ix, &root, &found.files, &mut out);
-    let seen_dirs: HashSet<&[u8]> = found.dirs.iter().map(|d| rel_bytes(&root, d)).collect();
+    let seen_dirs: Seen<'_> = found.dirs.iter().map(|d| rel_bytes(&root, d)).collect();
     for d in &found.dirs {
         let rel = rel_bytes(&root, d);
-        if !rel.is_empty() && !ix.walked_dir(rel) {
-            out.dirs.push((rel.into(), true));
+        if !rel.is_empty() && !ix.walked_dir(&rel) {
+            out.dirs.push((rel.into_owned().into(), true));
         }
     }
     for d in dirty.iter() {
         gone_under(
             ix,
             &root,
-            rel_bytes(&root, d),
+            &rel_bytes(&root, d),
             (&seen, &seen_dirs),
             &mut out,
         );
     }
     out.files
-        .sort_unstable_by(|a, b| rel_bytes(&root, a).cmp(rel_bytes(&root, b)));
+        .sort_unstable_by(|a, b| rel_bytes(&root, a).cmp(&rel_bytes(&root, b)));
     out.files.dedup();
     out.dirs.sort_unstable();
     out.dirs.dedup_by(|a, b| a.0 == b.0);
@@ -228,6 +229,9 @@ fn walk_dirty(root: &Path, dirty: &Arc<HashSet<PathBuf>>) -> Found {
     }
 }
 
+/// The relative paths (index bytes) a walk found.
+type Seen<'a> = HashSet<Cow<'a, [u8]>>;
+
 /// Puts in `out` the found files whose entry in `ix` is missing, of another identity or
 /// racy; returns every found file's relative path, and the changed files written within
 /// the racy window (left for a later round).
@@ -236,17 +240,17 @@ fn changed_files<'f>(
     root: &Path,
     found: &'f [(PathBuf, Option<Ident>)],
     out: &mut Walked,
-) -> (HashSet<&'f [u8]>, Vec<PathBuf>) {
-    let mut seen: HashSet<&[u8]> = HashSet::with_capacity(found.len());
+) -> (Seen<'f>, Vec<PathBuf>) {
+    let mut seen: Seen<'f> = HashSet::with_capacity(found.len());
     let mut deferred = Vec::new();
     let now = std::time::SystemTime::now();
     for (p, id) in found {
         let rel = rel_bytes(root, p);
-        seen.insert(rel);
-        let same = ix.find(rel).is_some_and(|i| {
+        let same = ix.find(&rel).is_some_and(|i| {
             let f = ix.file(i);
             Some(f.id) == *id && f.flags & FLAG_RACY == 0
         });
+        seen.insert(rel);
         if same {
             continue;
         }
@@ -265,7 +269,7 @@ fn gone_under(
     ix: &TrigramIndex,
     root: &Path,
     rel: &[u8],
-    (seen, seen_dirs): (&HashSet<&[u8]>, &HashSet<&[u8]>),
+    (seen, seen_dirs): (&Seen<'_>, &Seen<'_>),
     out: &mut Walked,
 ) {
     for i in ix.find(rel).into_iter().chain(ix.under(rel)) {
@@ -312,7 +316,7 @@ impl Changes {
     pub(super) fn taken_in(&self, ix: &TrigramIndex) -> HashSet<PathBuf> {
         let root = ix.root();
         let racy = self.walked.files.iter().filter(|p| {
-            ix.find(rel_bytes(root, p))
+            ix.find(&rel_bytes(root, p))
                 .is_some_and(|i| ix.file(i).flags & FLAG_RACY != 0)
         });
         covering(&self.dirty, root, racy.chain(&self.deferred).cloned())

@@ -243,12 +243,28 @@ pub fn replace(ws: &Workspace, path: &str, req: &ReplaceRequest) -> Result<Repla
             // Replaced between the lock and the read by a writer that does not lock.
             return Err(ReplaceError::Changed);
         }
-        replace_locked(&doc, req)
+        let (written, replaced) = replace_locked(&doc, req)?;
+        let expected = doc.id();
+        // The document (its mapping) goes before the rename: Windows does not replace a file
+        // that is mapped. Where a rename cannot replace an open file, the lock goes too: the
+        // identity check just before the rename still refuses a file another writer replaced
+        // (this process's edits stay serialised by the edit lock above; between two processes
+        // a window of the check's length remains).
+        drop(doc);
+        if !crate::platform::RENAME_REPLACES_OPEN_FILES {
+            drop(lock);
+        }
+        crate::source::replace_file(&canonical, &written, expected, req.allow_read_only)?;
+        Ok(replaced)
     })
 }
 
-/// [`replace`] of a document opened under the edit locks.
-fn replace_locked(doc: &Document, req: &ReplaceRequest) -> Result<Replaced, ReplaceError> {
+/// [`replace`] of a document opened under the edit locks: the bytes to write in its place,
+/// and what they replace.
+fn replace_locked(
+    doc: &Document,
+    req: &ReplaceRequest,
+) -> Result<(Vec<u8>, Replaced), ReplaceError> {
     match doc.source().encoding() {
         Encoding::Utf16 => return Err(ReplaceError::Encoding("UTF-16")),
         Encoding::Binary => return Err(ReplaceError::Encoding("binary")),
@@ -290,18 +306,16 @@ fn replace_locked(doc: &Document, req: &ReplaceRequest) -> Result<Replaced, Repl
         _ => new_doc,
     };
     doc.check_intact()?;
-    let canonical = doc.source().path().to_path_buf();
-    let expected = doc.id();
-    crate::source::replace_file(&canonical, &written, expected, req.allow_read_only)?;
     let new_range = covered(&new_outline, edited, req.include_children);
-    Ok(Replaced {
+    let replaced = Replaced {
         old: Candidate::of(section),
         new: Candidate::of(edited),
         hash: content_hash(&written[written.len() - new_len..][new_range]),
         total_lines: new_outline.total_lines(),
         old_len,
         new_len,
-    })
+    };
+    Ok((written, replaced))
 }
 
 /// The line ending a document uses: CRLF if most of its line ends are.

@@ -148,6 +148,21 @@ pub enum OsError {
     NotPermitted,
 }
 
+/// Whether a rename may replace a file that this process holds open (Unix: yes; Windows: not
+/// where the system renames the old way, as wine and older Windows do: the rename is refused
+/// with "access denied" while any handle to the file is open).
+pub const RENAME_REPLACES_OPEN_FILES: bool = cfg!(unix);
+
+/// `rel`, a path below a root as this system writes it, with `/` between its parts: how
+/// answers show paths on every system (Windows writes `\\`, which JSON doubles and agents
+/// copy back either way; Windows takes `/` in a path as well).
+pub fn slashed(rel: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'_, str> {
+    if std::path::MAIN_SEPARATOR == '/' || !rel.contains(std::path::MAIN_SEPARATOR) {
+        return rel;
+    }
+    std::borrow::Cow::Owned(rel.replace(std::path::MAIN_SEPARATOR, "/"))
+}
+
 /// The error the sandbox answers for a link it refuses (what Linux's `ELOOP` is).
 pub fn link_refused() -> io::Error {
     os::link_refused()

@@ -149,10 +149,26 @@ pub fn create_private(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
-/// Whether standard input is redirected (not a console).
+/// Whether standard input is a pipe or a file (not a console, not the NUL device).
+#[allow(unsafe_code)]
 pub fn stdin_has_input() -> bool {
-    use std::io::IsTerminal;
-    !std::io::stdin().is_terminal()
+    use std::os::windows::io::AsRawHandle;
+    const FILE_TYPE_DISK: u32 = 1;
+    const FILE_TYPE_PIPE: u32 = 3;
+    #[link(name = "kernel32")]
+    unsafe extern "system" {
+        fn GetFileType(file: *mut std::ffi::c_void) -> u32;
+    }
+    let handle = std::io::stdin().as_raw_handle();
+    if handle.is_null() {
+        return false;
+    }
+    // A pipe or a file is input; a console or the NUL device (what a program started without
+    // standard input gets) is not, as on Unix only a FIFO or a regular file is.
+    // SAFETY: GetFileType reads the type of the handle it is given and nothing else; a handle
+    // that is not valid gives FILE_TYPE_UNKNOWN.
+    let kind = unsafe { GetFileType(handle) };
+    matches!(kind, FILE_TYPE_DISK | FILE_TYPE_PIPE)
 }
 
 /// Bytes read from an index file (a path as `as_encoded_bytes` wrote it) as an `OsStr`:

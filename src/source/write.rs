@@ -45,13 +45,23 @@ pub fn lock_file(path: &Path, wait: std::time::Duration) -> Result<Option<FileLo
     loop {
         let file = open_nonblocking(path)?;
         regular_identity(&file, path)?;
-        while !platform::try_lock(&file).map_err(|e| Error::io(path, e))? {
+        let mut locked = platform::try_lock(&file).map_err(|e| Error::io(path, e))?;
+        while !locked {
             let now = Instant::now();
             if now >= deadline {
                 return Ok(None);
             }
             std::thread::sleep(pause.min(deadline - now));
             pause = (pause * 2).min(Duration::from_millis(20));
+            if !platform::RENAME_REPLACES_OPEN_FILES {
+                // Where an open file cannot be replaced, a waiter does not keep it open: the
+                // holder's rename would fail. Opened again for the next try.
+                break;
+            }
+            locked = platform::try_lock(&file).map_err(|e| Error::io(path, e))?;
+        }
+        if !locked {
+            continue;
         }
         let md = file.metadata().map_err(|e| Error::io(path, e))?;
         let at_path = regular_identity(&open_nonblocking(path)?, path)?;
@@ -147,13 +157,14 @@ pub fn replace_file(
         tmp.sync_all().map_err(io_err)?;
         // Last look before the rename: another writer that does not take the lock (an editor)
         // may have replaced the file since it was read.
-        let now = dir.open_read(name).map_err(io_err)?;
-        if FileId::from_metadata(&now.metadata().map_err(io_err)?) != expected {
+        // (Closed before the rename: Windows does not replace a file that is open.)
+        let now = (dir.open_read(name).and_then(|f| f.metadata())).map_err(io_err)?;
+        if FileId::from_metadata(&now) != expected {
             return Err(Error::Changed {
                 path: path.to_path_buf(),
             });
         }
-        dir.rename(tmp_name, name).map_err(io_err)?;
+        rename_over(&dir, tmp_name, name).map_err(io_err)?;
         let _ = dir.sync();
         // The identity as it is now (a rename may touch the change time).
         dir.open_read(name)
@@ -165,6 +176,31 @@ pub fn replace_file(
         Err(e) => {
             let _ = dir.remove(tmp_name);
             Err(e)
+        }
+    }
+}
+
+/// Renames `from` over `to` in `dir`. Where a rename cannot replace a file that is open
+/// (Windows' older rename), a reader that has it open for a moment (a search, the index, a
+/// waiting writer) makes it fail with "access denied": tried again for up to a second.
+fn rename_over(
+    dir: &platform::Dir,
+    from: &std::ffi::OsStr,
+    to: &std::ffi::OsStr,
+) -> io::Result<()> {
+    let mut pause = std::time::Duration::from_millis(1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    loop {
+        match dir.rename(from, to) {
+            Err(e)
+                if !platform::RENAME_REPLACES_OPEN_FILES
+                    && e.kind() == io::ErrorKind::PermissionDenied
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(20));
+            }
+            done => return done,
         }
     }
 }

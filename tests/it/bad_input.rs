@@ -2095,7 +2095,14 @@ async fn file_uris_and_home_paths_are_understood_and_other_schemes_named() {
     let fx = base_fixture();
     let srv = fx.serve().await;
     let abs = fx.abs("a.md");
-    let uri = format!("file://{}", abs.replace(' ', "%20"));
+    // As a client on this system writes it: `file:///C:/…/a.md` on Windows.
+    let plain = abs.strip_prefix(r"\\?\").unwrap_or(&abs).replace('\\', "/");
+    let plain = if plain.starts_with('/') {
+        plain
+    } else {
+        format!("/{plain}")
+    };
+    let uri = format!("file://{}", plain.replace(' ', "%20"));
     let a = srv
         .ok("read_files", json!({"files": [{"path": uri, "head": 1}]}))
         .await;

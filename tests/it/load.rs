@@ -277,6 +277,9 @@ fn small_calls() -> Vec<Call> {
 
 /// Puts the log's absolute path where a call says `{WORK}` (read_text_file wants one).
 fn with_root(calls: Vec<Call>, work: &str) -> Vec<Call> {
+    // As it is written inside a JSON string (Windows' `\` escaped).
+    let quoted = serde_json::to_string(work).expect("a string");
+    let work = &quoted[1..quoted.len() - 1];
     calls
         .into_iter()
         .map(|(tool, args)| {
