@@ -225,7 +225,9 @@ mod tests {
             "/x/验.md"
         );
         assert_eq!(spelled_path("src/a.rs").unwrap(), "src/a.rs");
-        let home = std::env::var("HOME").unwrap();
+        // `HOME`, or on Windows where it is not set, the system's (`%USERPROFILE%`).
+        let home = crate::platform::home_dir().unwrap();
+        let home = home.to_str().unwrap();
         assert_eq!(
             spelled_path("~/notes.md").unwrap(),
             format!("{home}/notes.md")

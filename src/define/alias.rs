@@ -149,7 +149,11 @@ fn module_files(ws: &Workspace, file: &str) -> Option<Vec<String>> {
             if let Ok(rel) = std::str::from_utf8(&f.path)
                 && is_module(rel, file)
             {
-                out.push(view.root.join(rel).to_string_lossy().into_owned());
+                out.push(
+                    crate::platform::join_slashed(&view.root, rel)
+                        .to_string_lossy()
+                        .into_owned(),
+                );
             }
         }
         for d in &view.dirty {

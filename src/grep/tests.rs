@@ -354,12 +354,7 @@ fn a_caching_workspace_sees_every_change_between_calls() {
     let p = dir.path();
     std::fs::create_dir_all(p.join("d")).unwrap();
     let old = SystemTime::now() - Duration::from_secs(3600);
-    let age = |path: &Path| {
-        std::fs::File::open(path)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
-    };
+    let age = |path: &Path| crate::platform::test_support::set_mtime(path, old).unwrap();
     for (name, text) in [
         ("d/a.txt", "needle 1\n"),
         ("d/b.txt", "nothing\n"),
@@ -486,12 +481,7 @@ fn a_caching_workspace_honours_every_ignore_source() {
     std::fs::write(p.join("d/b.txt"), "needle\n").unwrap();
     // Everything old: the walk list is trusted from the second call on.
     let old = SystemTime::now() - Duration::from_secs(3600);
-    let age = |path: &Path| {
-        std::fs::File::open(path)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
-    };
+    let age = |path: &Path| crate::platform::test_support::set_mtime(path, old).unwrap();
     for f in [
         ".git/info/exclude",
         "d/a.txt",

@@ -61,8 +61,10 @@ impl RootState {
         for (i, f) in ix.files().enumerate() {
             if !present[i] {
                 changed += 1;
-                self.dirty
-                    .mark(&self.root, &self.root.join(os_str(&f.path)));
+                self.dirty.mark(
+                    &self.root,
+                    &crate::platform::join_slashed(&self.root, os_str(&f.path)),
+                );
             }
         }
         let mut unreadable = unreadable.into_inner().expect("seen");
@@ -91,7 +93,11 @@ impl RootState {
                 None => (&f.path[..0], &f.path[..]),
             };
             if dir.as_ref().is_none_or(|d| d.0 != parent) {
-                let handle = crate::platform::open_dir(&self.root.join(os_str(parent))).ok();
+                let handle = crate::platform::open_dir(&crate::platform::join_slashed(
+                    &self.root,
+                    os_str(parent),
+                ))
+                .ok();
                 dir = Some((parent, handle));
             }
             let now = dir
@@ -100,8 +106,10 @@ impl RootState {
                 .and_then(|d| d.stamp_at(os_str(name)).ok())
                 .map(|id| Ident::from_id(&id));
             if now != Some(f.id) {
-                self.dirty
-                    .mark(&self.root, &self.root.join(os_str(&f.path)));
+                self.dirty.mark(
+                    &self.root,
+                    &crate::platform::join_slashed(&self.root, os_str(&f.path)),
+                );
             }
         }
     }

@@ -82,7 +82,7 @@ impl Listing {
 
     /// The absolute path of `rel` (relative to the root).
     pub fn path(&self, rel: &[u8]) -> PathBuf {
-        self.root.join(os_str(rel))
+        crate::platform::join_slashed(&self.root, os_str(rel))
     }
 }
 

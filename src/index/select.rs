@@ -175,7 +175,7 @@ fn pick(
         .iter()
         .take_while(|c| (c.0 as usize) < range.end)
         .map(|c| (c.0 as usize, Some(&c.1)));
-    let path = |i: usize| st.root.join(os_str(&ix.file(i).path));
+    let path = |i: usize| crate::platform::join_slashed(&st.root, os_str(&ix.file(i).path));
     // Only the candidates and the binary or unread files are looked at (not every file of
     // the scope): the rest are ruled out, counted from the scope's size.
     let special = special_in(ix, range.clone())

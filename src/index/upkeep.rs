@@ -147,12 +147,11 @@ pub(super) fn changes(ix: &TrigramIndex, dirty: &[PathBuf]) -> Changes {
     let mut unreadable = found.unreadable;
     unreadable.sort_unstable();
     unreadable.dedup();
-    let changed = out
-        .files
-        .iter()
-        .chain(&deferred)
-        .cloned()
-        .chain(out.dirs.iter().map(|d| root.join(os_str(&d.0))));
+    let changed = out.files.iter().chain(&deferred).cloned().chain(
+        out.dirs
+            .iter()
+            .map(|d| crate::platform::join_slashed(&root, os_str(&d.0))),
+    );
     let unclean = covering(&dirty, &root, changed);
     Changes {
         walked: out,
@@ -275,7 +274,7 @@ fn gone_under(
     for i in ix.find(rel).into_iter().chain(ix.under(rel)) {
         let f = ix.file(i);
         if !seen.contains(&*f.path) {
-            let p = root.join(os_str(&f.path));
+            let p = crate::platform::join_slashed(root, os_str(&f.path));
             out.gone.insert(p.clone());
             out.files.push(p);
         }

@@ -153,6 +153,21 @@ pub enum OsError {
 /// with "access denied" while any handle to the file is open).
 pub const RENAME_REPLACES_OPEN_FILES: bool = cfg!(unix);
 
+/// `root` joined with `rel`, a relative path with `/` between its parts (as the index, the
+/// symbol records and the answers keep them). On Windows each `/` becomes `\\`: a verbatim
+/// path (`\\\\?\\C:\\…`, which is what canonicalizing gives there, and so every root) takes a
+/// `/` as part of a name.
+pub fn join_slashed(root: &Path, rel: impl AsRef<std::ffi::OsStr>) -> PathBuf {
+    let rel = rel.as_ref();
+    if std::path::MAIN_SEPARATOR == '/' {
+        return root.join(rel);
+    }
+    match rel.to_str() {
+        Some(s) if s.contains('/') => root.join(s.replace('/', std::path::MAIN_SEPARATOR_STR)),
+        _ => root.join(rel),
+    }
+}
+
 /// `rel`, a path below a root as this system writes it, with `/` between its parts: how
 /// answers show paths on every system (Windows writes `\\`, which JSON doubles and agents
 /// copy back either way; Windows takes `/` in a path as well).

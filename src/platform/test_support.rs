@@ -132,3 +132,19 @@ pub fn terminate(pid: u32) -> io::Result<()> {
         Err(io::Error::new(io::ErrorKind::Unsupported, "no signals"))
     }
 }
+
+/// Sets the modification time of the file or directory at `path` (Windows opens a directory
+/// only with backup semantics, and its times with write-attributes access).
+pub fn set_mtime(path: &Path, t: std::time::SystemTime) -> io::Result<()> {
+    let mut o = std::fs::File::options();
+    o.read(true);
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::OpenOptionsExt;
+        const FILE_WRITE_ATTRIBUTES: u32 = 0x100;
+        const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+        o.access_mode(FILE_WRITE_ATTRIBUTES)
+            .custom_flags(FILE_FLAG_BACKUP_SEMANTICS);
+    }
+    o.open(path)?.set_modified(t)
+}

@@ -129,7 +129,7 @@ impl Prepared {
             let f = self.files.get(fi)?;
             let d = f.defs.get(di)?;
             if opened.as_ref().is_none_or(|o| o.0 != fi) {
-                let path = self.root.join(&f.path);
+                let path = crate::platform::join_slashed(&self.root, &*f.path);
                 opened = Some((fi, ws.open_source(path.to_str()?).ok()?));
             }
             let (_, source) = opened.as_ref()?;

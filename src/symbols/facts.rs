@@ -48,7 +48,7 @@ pub fn facts(ws: &Workspace, root: &Path, under: &str) -> Option<(Vec<FileFacts>
             .index
             .find(path.as_bytes())
             .map(|x| view.index.file(x).id);
-        if live != Some(f.ident) || view.is_dirty(&root.join(path)) {
+        if live != Some(f.ident) || view.is_dirty(&crate::platform::join_slashed(root, path)) {
             missing += 1;
             continue;
         }

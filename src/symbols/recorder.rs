@@ -190,7 +190,7 @@ fn todo_of(
     let clean = fresh
         .unrecorded
         .iter()
-        .filter(|p| !view.is_dirty(&view.root.join(&***p)));
+        .filter(|p| !view.is_dirty(&crate::platform::join_slashed(&view.root, &***p)));
     only_racy.iter().chain(clean).cloned().collect()
 }
 
@@ -340,11 +340,11 @@ fn record_batch(
         n += 1;
     }
     let now = std::time::SystemTime::now();
-    let is_file = |rel: &str| root.join(rel).is_file();
+    let is_file = |rel: &str| crate::platform::join_slashed(root, rel).is_file();
     let stopped = super::status_of(crate::code::Unparsed::Stopped);
     let one = |rel: &str| -> Option<FileRecord> {
         quiet();
-        let abs = root.join(rel);
+        let abs = crate::platform::join_slashed(root, rel);
         if skip_unread(&abs, rel, held, only_racy, now) {
             return None;
         }

@@ -85,7 +85,8 @@ pub fn definitions(
                 if out.unrecorded.len() + n > max_unrecorded {
                     return None;
                 }
-                out.unrecorded.push(view.root.join(&**p));
+                out.unrecorded
+                    .push(crate::platform::join_slashed(&view.root, &**p));
             }
             out.recorded += files.saturating_sub(n);
         }
@@ -156,7 +157,7 @@ fn usable(
     if !under(&path) || recs.newest(&path).map(|n| n.0) != Some(pi) {
         return None;
     }
-    let abs = view.root.join(&path);
+    let abs = crate::platform::join_slashed(&view.root, &path);
     let live = view
         .index
         .find(path.as_bytes())

@@ -544,9 +544,7 @@ async fn a_running_server_honours_a_changed_global_excludes_file() {
     std::fs::write(config.join("git/ignore"), "").unwrap();
     // Everything old: the server's file list is trusted, not rebuilt on every call.
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    let age = |p: &std::path::Path| {
-        std::fs::File::open(p).unwrap().set_modified(old).unwrap();
-    };
+    let age = |p: &std::path::Path| mapgrep::platform::test_support::set_mtime(p, old).unwrap();
     for p in [
         fx.root.join("a.txt"),
         fx.root.join("b.txt"),
