@@ -148,9 +148,10 @@ pub enum OsError {
     NotPermitted,
 }
 
-/// Whether a rename may replace a file that this process holds open (Unix: yes; Windows: not
-/// where the system renames the old way, as wine and older Windows do: the rename is refused
-/// with "access denied" while any handle to the file is open).
+/// Whether a rename may replace a file that is held open (Unix: yes). Windows is taken as no:
+/// where it renames the old way (wine, older Windows, and, unverified here, some of today's
+/// file systems), a rename over a file that any handle holds open is refused with "access
+/// denied".
 pub const RENAME_REPLACES_OPEN_FILES: bool = cfg!(unix);
 
 /// `root` joined with `rel`, a relative path with `/` between its parts (as the index, the
