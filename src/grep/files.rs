@@ -165,8 +165,10 @@ fn from_index(
     listing: &Listing,
 ) -> Result<FileList, GrepError> {
     let ov = overrides(q, dir, ws)?;
+    // As the index names it: `/` between the parts.
+    let rel_dir = crate::platform::slashed_bytes(below(dir, listing.root()));
     let scope = Scope {
-        rel_dir: below(dir, listing.root()),
+        rel_dir: &rel_dir,
         prefix: &display.prefix,
     };
     // The files the dirty paths' walk found (with the globs and the ignore rules applied).

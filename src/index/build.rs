@@ -275,18 +275,9 @@ pub(super) fn walk(root: &Path, progress: &BuildProgress) -> Walked {
 
 /// `path` relative to `root`, as bytes with `/` between its parts (`""` for the root itself).
 pub(super) fn rel_bytes<'a>(root: &Path, path: &'a Path) -> std::borrow::Cow<'a, [u8]> {
-    let rel = path
-        .strip_prefix(root)
-        .unwrap_or(path)
-        .as_os_str()
-        .as_encoded_bytes();
+    let rel = path.strip_prefix(root).unwrap_or(path).as_os_str();
     // The index keeps `/` between a path's parts on every system (Windows writes `\\`).
-    const SEP: u8 = std::path::MAIN_SEPARATOR as u8;
-    if SEP == b'/' || !rel.contains(&SEP) {
-        return std::borrow::Cow::Borrowed(rel);
-    }
-    let slashed = rel.iter().map(|&b| if b == SEP { b'/' } else { b });
-    std::borrow::Cow::Owned(slashed.collect())
+    crate::platform::slashed_bytes(rel.as_encoded_bytes())
 }
 
 thread_local! {

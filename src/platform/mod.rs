@@ -169,6 +169,19 @@ pub fn join_slashed(root: &Path, rel: impl AsRef<std::ffi::OsStr>) -> PathBuf {
     }
 }
 
+/// [`slashed`] for the bytes of a path (as `as_encoded_bytes` gives them).
+pub fn slashed_bytes(rel: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    const SEP: u8 = std::path::MAIN_SEPARATOR as u8;
+    if SEP == b'/' || !rel.contains(&SEP) {
+        return std::borrow::Cow::Borrowed(rel);
+    }
+    std::borrow::Cow::Owned(
+        rel.iter()
+            .map(|&b| if b == SEP { b'/' } else { b })
+            .collect(),
+    )
+}
+
 /// `rel`, a path below a root as this system writes it, with `/` between its parts: how
 /// answers show paths on every system (Windows writes `\\`, which JSON doubles and agents
 /// copy back either way; Windows takes `/` in a path as well).
