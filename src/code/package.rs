@@ -35,12 +35,7 @@ pub(super) fn of(lang: Lang, root: Node, bytes: &[u8]) -> Vec<String> {
 pub fn of_path(lang: Lang, rel: &str, is_file: &dyn Fn(&str) -> bool) -> Vec<String> {
     match lang {
         Lang::Python | Lang::Rust | Lang::Go | Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
-            let sep = std::path::MAIN_SEPARATOR;
-            let rel = if sep == '/' {
-                std::borrow::Cow::Borrowed(rel)
-            } else {
-                std::borrow::Cow::Owned(rel.replace(sep, "/"))
-            };
+            let rel = crate::platform::slashed(rel.into());
             super::package_a::of_path(lang, &rel, is_file)
         }
         _ => Vec::new(),
