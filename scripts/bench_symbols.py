@@ -126,6 +126,11 @@ async def with_server(args, index_dir, log, body):
         async with stdio_client(params, errlog=err) as (r, w):
             async with ClientSession(r, w) as s:
                 await s.initialize()
+                # As a client does when a session starts (its model needs the tools): the
+                # Python client would otherwise list them inside the first call of a tool
+                # (to check its answer against the output schema), and that round trip and
+                # its parsing would count as the first call's time.
+                await s.list_tools()
                 pid = server_pid(args.mapgrep)
                 return await body(Session(s, pid, log))
 

@@ -163,6 +163,9 @@ class Mcp:
         read, write = streams[0], streams[1]
         self.session = await self.stack.enter_async_context(ClientSession(read, write))
         await self.session.initialize()
+        # Listed at the start, as a client does for its model (the Python client would
+        # otherwise list the tools inside the first call, and time it as that call's).
+        await self.session.list_tools()
         return self
 
     async def __aexit__(self, *a):
