@@ -16,6 +16,9 @@ const MEANINGFUL_LEN: usize = 8;
 pub struct Tables {
     /// Name -> ident.
     ids: FastMap<Box<str>, u32>,
+    /// Tables made from idents: ident -> name, hashed into `ids` only when a file's rows are
+    /// replaced (a map asks `id` for its few focus names).
+    unhashed: Vec<Box<str>>,
     /// Per ident: the weight its name alone gives its edges (meaningful x10, `_private` x0.1).
     name_mul: Vec<f64>,
     /// Per ident: how many files define it.
@@ -35,6 +38,35 @@ impl Tables {
         let mut t = Tables::default();
         for (i, f) in files.iter().enumerate() {
             t.replace(i, f);
+        }
+        t
+    }
+
+    /// The tables of files whose names are interned already (`names`: ident -> name): file
+    /// `i` is the `i`th of `files`, its definitions' idents and its uses (ident, count; each
+    /// ident once). Nothing is hashed per use: on a whole tree the uses are tens of millions.
+    pub fn from_idents(
+        names: Vec<Box<str>>,
+        files: impl IntoIterator<Item = (Vec<u32>, Vec<(u32, u32)>)>,
+    ) -> Tables {
+        let mut t = Tables {
+            ids: FastMap::default(),
+            name_mul: names.iter().map(|n| name_mul(n)).collect(),
+            def_count: vec![0; names.len()],
+            unhashed: names,
+            ..Tables::default()
+        };
+        for (defs, mut uses) in files {
+            let mut set = defs.clone();
+            set.sort_unstable();
+            set.dedup();
+            for &id in &set {
+                t.def_count[id as usize] += 1;
+            }
+            uses.retain(|u| u.1 > 0);
+            t.uses.push(uses);
+            t.defs.push(defs);
+            t.def_set.push(set);
         }
         t
     }
@@ -89,6 +121,11 @@ impl Tables {
     }
 
     fn intern(&mut self, name: &str) -> u32 {
+        if !self.unhashed.is_empty() {
+            for (i, n) in std::mem::take(&mut self.unhashed).into_iter().enumerate() {
+                self.ids.insert(n, i as u32);
+            }
+        }
         if let Some(&id) = self.ids.get(name) {
             return id;
         }
@@ -101,6 +138,13 @@ impl Tables {
 
     /// The ident of `name`, if some file uses or defines it.
     pub(super) fn id(&self, name: &str) -> Option<u32> {
+        if !self.unhashed.is_empty() {
+            return self
+                .unhashed
+                .iter()
+                .position(|n| &**n == name)
+                .map(|i| i as u32);
+        }
         self.ids.get(name).copied()
     }
 

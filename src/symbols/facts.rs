@@ -4,25 +4,60 @@
 
 use std::path::Path;
 
+use crate::fasthash::FastMap;
 use crate::workspace::Workspace;
 
 use super::read::BlockCache;
 
-/// One file's facts.
+/// One file's facts, its names as idents of [`Facts::names`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileFacts {
     /// Relative to the root, `/`-separated.
     pub path: String,
     /// Name, kind, the definition's own first line, its last line.
-    pub defs: Vec<(String, &'static str, u32, u32)>,
-    /// Name and count of uses (the least of its recorded class), sorted by name.
-    pub uses: Vec<(String, u32)>,
+    pub defs: Vec<(u32, &'static str, u32, u32)>,
+    /// Name and count of uses (the least of its recorded class), in the record's order (by
+    /// name), each name once.
+    pub uses: Vec<(u32, u32)>,
+}
+
+/// The facts of a subtree's files, their names interned once: each distinct string of each
+/// side file is decoded and hashed once, not once per file that uses it (on the whole Linux
+/// tree that was tens of millions of strings).
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    /// Ident -> name.
+    pub names: Vec<Box<str>>,
+    /// By path.
+    pub files: Vec<FileFacts>,
+}
+
+/// Names interned across parts: each part's string ids translated to idents once.
+#[derive(Default)]
+struct Interner {
+    ids: FastMap<Box<str>, u32>,
+}
+
+impl Interner {
+    fn ident(&mut self, name: String) -> u32 {
+        let next = u32::try_from(self.ids.len()).expect("fewer than 2^32 names");
+        *self.ids.entry(name.into_boxed_str()).or_insert(next)
+    }
+
+    /// Ident -> name.
+    fn into_names(self) -> Vec<Box<str>> {
+        let mut names: Vec<Box<str>> = vec![Box::from(""); self.ids.len()];
+        for (name, id) in self.ids {
+            names[id as usize] = name;
+        }
+        names
+    }
 }
 
 /// The facts of the files under `under` (root-relative, `/`-separated; empty: all) of the
 /// indexed root `root`, by path, and how many files there the records do not cover now;
 /// `None` when the root has no index or records yet.
-pub fn facts(ws: &Workspace, root: &Path, under: &str) -> Option<(Vec<FileFacts>, usize)> {
+pub fn facts(ws: &Workspace, root: &Path, under: &str) -> Option<(Facts, usize)> {
     let view = crate::index::root_view(ws, root, true)?;
     let state = super::state::root_state(ws, root)?;
     let recs = state.records();
@@ -39,6 +74,13 @@ pub fn facts(ws: &Workspace, root: &Path, under: &str) -> Option<(Vec<FileFacts>
         }
     }
     let mut caches: Vec<Option<BlockCache<'_>>> = recs.parts.iter().map(|_| None).collect();
+    // Per part, made when first read: its string ids to idents (`u32::MAX`: not met yet).
+    let mut idents: Vec<Vec<u32>> = recs.parts.iter().map(|_| Vec::new()).collect();
+    let mut names = Interner::default();
+    // Grown once, not step by step (each step rehashes every name so far): about 40 new
+    // names a file on the Linux tree, and no more than the parts hold.
+    let strings: usize = recs.parts.iter().map(|p| p.0.strings() as usize).sum();
+    names.ids.reserve(strings.min(newest.len() * 40));
     let mut out = Vec::new();
     let mut missing = 0;
     for (path, (i, k)) in newest {
@@ -55,18 +97,29 @@ pub fn facts(ws: &Workspace, root: &Path, under: &str) -> Option<(Vec<FileFacts>
         if f.status != 0 {
             continue;
         }
-        let strings = caches[i].get_or_insert_with(|| BlockCache::new(part));
         let (Some(syms), Some(uses)) = (part.symbols(&f), part.uses(&f)) else {
             continue;
+        };
+        let strings = caches[i].get_or_insert_with(|| BlockCache::new(part));
+        let known = &mut idents[i];
+        if known.is_empty() {
+            *known = vec![u32::MAX; part.strings() as usize];
+        }
+        let mut ident = |id: u32| -> Option<u32> {
+            let slot = known.get_mut(id as usize)?;
+            if *slot == u32::MAX {
+                *slot = names.ident(strings.get(id)?);
+            }
+            Some(*slot)
         };
         let defs = syms
             .iter()
             .filter(|s| !s.declaration)
-            .filter_map(|s| Some((strings.get(s.name)?, part.kind(s.kind), s.def, s.end)))
+            .filter_map(|s| Some((ident(s.name)?, part.kind(s.kind), s.def, s.end)))
             .collect();
         let uses = uses
             .into_iter()
-            .filter_map(|(id, class)| Some((strings.get(id)?, super::format::class_uses(class))))
+            .filter_map(|(id, class)| Some((ident(id)?, super::format::class_uses(class))))
             .collect();
         out.push(FileFacts {
             path: path.to_string(),
@@ -81,5 +134,9 @@ pub fn facts(ws: &Workspace, root: &Path, under: &str) -> Option<(Vec<FileFacts>
         .filter_map(|f| std::str::from_utf8(&f.path).ok())
         .filter(|p| inside(p) && recs.newest(p).is_none())
         .count();
-    Some((out, missing))
+    let facts = Facts {
+        names: names.into_names(),
+        files: out,
+    };
+    Some((facts, missing))
 }

@@ -116,6 +116,11 @@ impl Part {
         Some(block)
     }
 
+    /// How many strings the part holds (ids `0..strings()`).
+    pub(super) fn strings(&self) -> u32 {
+        self.layout.strings
+    }
+
     /// String `id` (the queries read through a [`BlockCache`]).
     #[cfg(test)]
     pub(super) fn string(&self, id: u32) -> Option<String> {
