@@ -24,7 +24,11 @@
 //!   [`check_private`]: the cache directory's "owned by this user and closed to others, or
 //!   refused" rule.
 //! - **Locks** — [`try_lock`]: an OS file lock that dies with its process (std's
-//!   `File::try_lock`: `flock` on Unix, `LockFileEx` on Windows).
+//!   `File::try_lock`: `flock` on Unix, `LockFileEx` on Windows); [`EditMutex`]: edits of
+//!   one file by mapgrep processes serialised through the rename (a named mutex on Windows).
+//! - **Paths** — [`native_path`]: a caller's path as the system reads it (Windows: `/` a
+//!   separator, `..` lexical in a verbatim path); [`not_a_directory`]: a file's name with a
+//!   trailing separator refused alike everywhere.
 //! - **Memory** — [`release_free_memory`], [`map_large_allocations`]: glibc's `malloc_trim`
 //!   and `mallopt` (nothing on other allocators); [`prefetch`]: bytes asked into the
 //!   processor's caches ahead of their use (x86_64; nothing elsewhere).
