@@ -85,12 +85,20 @@ impl Roots {
         }
         let spelled = spelled_path(path)?;
         let given = Path::new(spelled.as_ref());
-        let joined = if given.is_absolute() {
-            given.to_path_buf()
+        let native = crate::platform::native_path(given);
+        let joined = if native.is_absolute() {
+            native.into_owned()
         } else {
-            self.roots[0].join(given)
+            self.roots[0].join(native)
         };
         let canonical = canonicalize_lenient(&joined)?;
+        // A trailing separator names a directory: Linux refuses a file so named (`ENOTDIR`, from
+        // the canonicalization above); Windows drops the separator, so the check is made here.
+        if spelled.ends_with(std::path::is_separator)
+            && std::fs::metadata(&canonical).is_ok_and(|m| !m.is_dir())
+        {
+            return Err(Error::io(&joined, crate::platform::not_a_directory()));
+        }
         if self.contains(&canonical) {
             Ok(canonical)
         } else {

@@ -32,8 +32,9 @@ pub(super) struct Dirty {
 pub(super) struct Marks {
     dir: PathBuf,
     next: AtomicU64,
-    /// `lock`, held (released before the directory is removed: Windows removes no open file).
-    lock: Option<std::fs::File>,
+    /// `lock`, held (released before the directory is removed where the system removes no
+    /// open file: Windows).
+    lock: std::sync::Mutex<Option<std::fs::File>>,
 }
 
 /// A marks directory younger than this without a lock file may be being created.
@@ -75,7 +76,7 @@ impl Marks {
                             return Ok(Marks {
                                 dir,
                                 next: AtomicU64::new(0),
-                                lock: Some(f),
+                                lock: std::sync::Mutex::new(Some(f)),
                             });
                         }
                         Err(e) => {
@@ -120,9 +121,39 @@ impl Marks {
     }
 }
 
+impl Marks {
+    /// Removes the directory: at once where the system removes an open file (Unix: under
+    /// the lock, so that no other process takes it for abandoned first); elsewhere once the
+    /// lock is released and the watcher has let go of the directory (notify's thread closes
+    /// its handle soon after the watcher is dropped), tried for up to a second.
+    fn remove(&self) {
+        if std::fs::remove_dir_all(&self.dir).is_ok() {
+            return;
+        }
+        drop(
+            self.lock
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take(),
+        );
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while std::fs::remove_dir_all(&self.dir).is_err()
+            && self.dir.exists()
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
 impl Drop for Marks {
     fn drop(&mut self) {
-        drop(self.lock.take());
+        drop(
+            self.lock
+                .get_mut()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take(),
+        );
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -167,7 +198,7 @@ impl Dirty {
     pub(super) fn remove_marks(&self) {
         self.healthy.store(false, Ordering::Relaxed);
         if let Some(m) = self.marks.get() {
-            let _ = std::fs::remove_dir_all(&m.dir);
+            m.remove();
         }
     }
 

@@ -233,6 +233,11 @@ pub fn replace(ws: &Workspace, path: &str, req: &ReplaceRequest) -> Result<Repla
     }
     let canonical = ws.resolve(path)?;
     with_edit_lock(&canonical, || {
+        // Other mapgrep processes' edits of the file wait for this one up to its rename
+        // (Windows: the file's lock is let go before it, see below).
+        let _edits = crate::platform::EditMutex::acquire(&canonical, EDIT_LOCK_WAIT)
+            .map_err(|e| Error::io(&canonical, e))?
+            .ok_or(ReplaceError::Locked)?;
         let lock =
             crate::source::lock_file(&canonical, EDIT_LOCK_WAIT)?.ok_or(ReplaceError::Locked)?;
         if !req.allow_read_only {
@@ -248,8 +253,8 @@ pub fn replace(ws: &Workspace, path: &str, req: &ReplaceRequest) -> Result<Repla
         // The document (its mapping) goes before the rename: Windows does not replace a file
         // that is mapped. Where a rename cannot replace an open file, the lock goes too: the
         // identity check just before the rename still refuses a file another writer replaced
-        // (this process's edits stay serialised by the edit lock above; between two processes
-        // a window of the check's length remains).
+        // (this process's edits stay serialised by the edit lock above, and other mapgrep
+        // processes' by the edit mutex).
         drop(doc);
         if !crate::platform::RENAME_REPLACES_OPEN_FILES {
             drop(lock);

@@ -24,7 +24,11 @@
 //!   [`check_private`]: the cache directory's "owned by this user and closed to others, or
 //!   refused" rule.
 //! - **Locks** — [`try_lock`]: an OS file lock that dies with its process (std's
-//!   `File::try_lock`: `flock` on Unix, `LockFileEx` on Windows).
+//!   `File::try_lock`: `flock` on Unix, `LockFileEx` on Windows); [`EditMutex`]: edits of
+//!   one file by mapgrep processes serialised through the rename (a named mutex on Windows).
+//! - **Paths** — [`native_path`]: a caller's path as the system reads it (Windows: `/` a
+//!   separator, `..` lexical in a verbatim path); [`not_a_directory`]: a file's name with a
+//!   trailing separator refused alike everywhere.
 //! - **Memory** — [`release_free_memory`], [`map_large_allocations`]: glibc's `malloc_trim`
 //!   and `mallopt` (nothing on other allocators); [`prefetch`]: bytes asked into the
 //!   processor's caches ahead of their use (x86_64; nothing elsewhere).
@@ -65,8 +69,9 @@ mod os;
 #[path = "windows.rs"]
 mod os;
 pub use os::{
-    check_private, copy_owner, create_private, file_kind, may_write, os_error, os_str_from_bytes,
-    owner_of, owner_write_bit, private_dir, private_file, set_mode, stamp, stdin_has_input,
+    check_private, copy_owner, create_private, file_kind, may_write, native_path, os_error,
+    os_str_from_bytes, owner_of, owner_write_bit, private_dir, private_file, set_mode, stamp,
+    stdin_has_input,
 };
 
 #[doc(hidden)]
@@ -154,6 +159,13 @@ pub enum OsError {
 /// denied".
 pub const RENAME_REPLACES_OPEN_FILES: bool = cfg!(unix);
 
+/// The edits of one file by mapgrep processes, serialised across the rename where the file's
+/// own lock cannot be held through it ([`RENAME_REPLACES_OPEN_FILES`]): on Windows a named
+/// mutex of the session, keyed by the canonical path, taken before the file is locked and
+/// held until the edit is done; on Unix nothing (the `flock` on the file is held through the
+/// rename). Owned by the thread that took it.
+pub use os::EditMutex;
+
 /// `root` joined with `rel`, a relative path with `/` between its parts (as the index, the
 /// symbol records and the answers keep them). On Windows each `/` becomes `\\`: a verbatim
 /// path (`\\\\?\\C:\\…`, which is what canonicalizing gives there, and so every root) takes a
@@ -195,6 +207,13 @@ pub fn slashed(rel: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'_, str> {
 /// The error the sandbox answers for a link it refuses (what Linux's `ELOOP` is).
 pub fn link_refused() -> io::Error {
     os::link_refused()
+}
+
+/// The error the system gives for a file's name followed by a separator (`good.txt/`): Linux's
+/// `ENOTDIR`; Windows' "invalid name" (its path functions drop a trailing separator, so
+/// [`crate::roots`] asks for it).
+pub fn not_a_directory() -> io::Error {
+    os::not_a_directory()
 }
 
 /// The cache directory of this user (`$XDG_CACHE_HOME`, else `~/.cache`, on Linux and other

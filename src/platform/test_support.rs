@@ -148,3 +148,39 @@ pub fn set_mtime(path: &Path, t: std::time::SystemTime) -> io::Result<()> {
     }
     o.open(path)?.set_modified(t)
 }
+
+/// insta filters (a regex and its replacement, applied in turn) that write the directory
+/// `dir` (canonical) as `label` wherever an answer shows it, and the rest of a path below it
+/// as Unix writes it, so that snapshots read the same on every system. Unix: `dir` itself.
+/// Windows: `dir` as canonicalizing gives it (`\\?\C:\…`), without its verbatim prefix, and
+/// with `/` between its names; then each `\` of a path that follows `label` as `/`.
+pub fn temp_path_filters(dir: &Path, label: &str) -> Vec<(String, String)> {
+    let escape = |s: &str| -> String {
+        s.chars()
+            .flat_map(|c| {
+                let special = "\\.+*?()|[]{}^$#&-~".contains(c);
+                special
+                    .then_some('\\')
+                    .into_iter()
+                    .chain(std::iter::once(c))
+            })
+            .collect()
+    };
+    let dir = dir.to_str().expect("a UTF-8 temporary directory");
+    #[cfg(unix)]
+    {
+        vec![(escape(dir), label.to_string())]
+    }
+    #[cfg(windows)]
+    {
+        let plain = dir.strip_prefix(r"\\?\").unwrap_or(dir);
+        let mut filters: Vec<(String, String)> = [dir, plain, &plain.replace('\\', "/")]
+            .iter()
+            .map(|s| (escape(s), label.to_string()))
+            .collect();
+        // One `\` after the label per pass (a path in an answer is a few names deep).
+        let tail = format!(r"({}[^\s\\]*)\\", escape(label));
+        filters.extend((0..12).map(|_| (tail.clone(), "$1/".to_string())));
+        filters
+    }
+}

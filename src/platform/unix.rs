@@ -58,6 +58,15 @@ pub(super) fn link_refused() -> io::Error {
     io::Error::from_raw_os_error(libc::ELOOP)
 }
 
+pub(super) fn not_a_directory() -> io::Error {
+    io::Error::from_raw_os_error(libc::ENOTDIR)
+}
+
+/// A caller's path as given: Unix reads `/`, `.` and `..` itself.
+pub fn native_path(given: &Path) -> std::borrow::Cow<'_, Path> {
+    std::borrow::Cow::Borrowed(given)
+}
+
 /// `Err(mode)` (the permission bits, for the message) when the file's mode gives its owner
 /// no write permission; `Ok(mode)` otherwise.
 pub fn owner_write_bit(md: &Metadata) -> Result<u32, u32> {
@@ -219,5 +228,16 @@ pub async fn termination() -> u8 {
         () = recv(&mut term) => 128 + 15,
         () = recv(&mut int) => 128 + 2,
         () = recv(&mut hup) => 128 + 1,
+    }
+}
+
+/// Nothing to hold on Unix: a rename replaces a file that is open, so an edit keeps its
+/// `flock` on the file through the rename (see [`super::EditMutex`]).
+pub struct EditMutex;
+
+impl EditMutex {
+    /// Always taken at once.
+    pub fn acquire(_path: &Path, _wait: std::time::Duration) -> io::Result<Option<EditMutex>> {
+        Ok(Some(EditMutex))
     }
 }

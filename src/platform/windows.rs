@@ -25,6 +25,7 @@ const ERROR_ACCESS_DENIED: i32 = 5;
 const ERROR_WRITE_PROTECT: i32 = 19;
 const ERROR_SHARING_VIOLATION: i32 = 32;
 const ERROR_LOCK_VIOLATION: i32 = 33;
+const ERROR_INVALID_NAME: i32 = 123;
 const ERROR_DIRECTORY: i32 = 267;
 const ERROR_FILENAME_EXCED_RANGE: i32 = 206;
 const ERROR_PRIVILEGE_NOT_HELD: i32 = 1314;
@@ -73,6 +74,47 @@ pub fn os_error(e: &io::Error) -> Option<OsError> {
 
 pub(super) fn link_refused() -> io::Error {
     io::Error::from_raw_os_error(ERROR_CANT_RESOLVE_FILENAME)
+}
+
+/// What Windows answers for a file's name followed by a separator (`good.txt\`).
+pub(super) fn not_a_directory() -> io::Error {
+    io::Error::from_raw_os_error(ERROR_INVALID_NAME)
+}
+
+/// A caller's path as Windows reads it: `/` is a separator (no name holds one, but a
+/// verbatim `\\?\` path would pass it on as part of a name), and in a verbatim path `.`
+/// and `..` are taken lexically, as Windows takes them in every other path (a verbatim path
+/// passes them on as names, so `\\?\C:\repo\..\x` would be "not found", not `C:\x`).
+pub fn native_path(given: &Path) -> std::borrow::Cow<'_, Path> {
+    use std::borrow::Cow;
+    use std::path::{Component, PathBuf};
+    let slashed: Cow<'_, Path> = match given.to_str() {
+        Some(s) if s.contains('/') => Cow::Owned(PathBuf::from(s.replace('/', "\\"))),
+        _ => Cow::Borrowed(given),
+    };
+    let verbatim = matches!(
+        slashed.components().next(),
+        Some(Component::Prefix(p)) if p.kind().is_verbatim()
+    );
+    let dotted = slashed
+        .components()
+        .any(|c| matches!(c, Component::CurDir | Component::ParentDir));
+    if !verbatim || !dotted {
+        return slashed;
+    }
+    let mut parts: Vec<Component<'_>> = Vec::new();
+    for c in slashed.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if matches!(parts.last(), Some(Component::Normal(_))) {
+                    parts.pop();
+                }
+            }
+            c => parts.push(c),
+        }
+    }
+    Cow::Owned(parts.iter().collect())
 }
 
 /// `Err(0o444)` for a read-only file, `Ok(0o666)` otherwise (the modes Unix would show).
@@ -197,5 +239,86 @@ pub async fn termination() -> u8 {
             128 + 2
         }
         _ => std::future::pending().await,
+    }
+}
+
+/// A named mutex of this session (`Local\mapgrep-edit-<hash of the path>`), owned by the
+/// thread that took it until dropped; a holder that dies leaves it abandoned, which the next
+/// waiter takes. See [`super::EditMutex`].
+pub struct EditMutex {
+    handle: *mut std::ffi::c_void,
+}
+
+#[allow(unsafe_code)]
+#[link(name = "kernel32")]
+unsafe extern "system" {
+    fn CreateMutexW(
+        attributes: *mut std::ffi::c_void,
+        initial_owner: i32,
+        name: *const u16,
+    ) -> *mut std::ffi::c_void;
+    fn WaitForSingleObject(handle: *mut std::ffi::c_void, millis: u32) -> u32;
+    fn ReleaseMutex(handle: *mut std::ffi::c_void) -> i32;
+    fn CloseHandle(handle: *mut std::ffi::c_void) -> i32;
+}
+
+impl EditMutex {
+    /// Takes the mutex of `path`, waiting up to `wait`; `Ok(None)` if another held it all
+    /// that time.
+    #[allow(unsafe_code)]
+    pub fn acquire(path: &Path, wait: std::time::Duration) -> io::Result<Option<EditMutex>> {
+        use std::os::windows::ffi::OsStrExt;
+        const WAIT_OBJECT_0: u32 = 0;
+        const WAIT_ABANDONED: u32 = 0x80;
+        const WAIT_TIMEOUT: u32 = 0x102;
+        // FNV-1a over the path's UTF-16 units: the same name in every process and build.
+        let hash = path
+            .as_os_str()
+            .encode_wide()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, u| {
+                (h ^ u64::from(u)).wrapping_mul(0x0100_0000_01b3)
+            });
+        let name: Vec<u16> = format!("Local\\mapgrep-edit-{hash:016x}")
+            .encode_utf16()
+            .chain(std::iter::once(0))
+            .collect();
+        // SAFETY: the name is a NUL-terminated UTF-16 string that outlives the call; no
+        // security attributes.
+        let handle = unsafe { CreateMutexW(std::ptr::null_mut(), 0, name.as_ptr()) };
+        if handle.is_null() {
+            return Err(io::Error::last_os_error());
+        }
+        let held = EditMutex { handle };
+        let millis = u32::try_from(wait.as_millis()).unwrap_or(u32::MAX - 1);
+        // SAFETY: a valid mutex handle, owned by `held`.
+        match unsafe { WaitForSingleObject(handle, millis) } {
+            WAIT_OBJECT_0 | WAIT_ABANDONED => Ok(Some(held)),
+            WAIT_TIMEOUT => {
+                // Not owned: only closed.
+                let held = std::mem::ManuallyDrop::new(held);
+                // SAFETY: the handle is valid and closed once.
+                unsafe { CloseHandle(held.handle) };
+                Ok(None)
+            }
+            _ => {
+                let e = io::Error::last_os_error();
+                let held = std::mem::ManuallyDrop::new(held);
+                // SAFETY: as above.
+                unsafe { CloseHandle(held.handle) };
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for EditMutex {
+    #[allow(unsafe_code)]
+    fn drop(&mut self) {
+        // SAFETY: the handle is valid and owned by this thread (the type is not Send), which
+        // releases the mutex it holds and closes the handle once.
+        unsafe {
+            ReleaseMutex(self.handle);
+            CloseHandle(self.handle);
+        }
     }
 }

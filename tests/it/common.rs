@@ -665,21 +665,10 @@ pub fn view(tool: &str, r: &CallToolResult) -> serde_json::Value {
 /// written `[TMP]`.
 pub fn snapshot_settings(fx: &Fixture) -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
-    settings.add_filter(&regex_escape(fx.base().to_str().unwrap()), "[TMP]");
+    for (regex, to) in mapgrep::platform::test_support::temp_path_filters(fx.base(), "[TMP]") {
+        settings.add_filter(&regex, to);
+    }
     settings
-}
-
-/// `s` as a regex that matches it literally.
-fn regex_escape(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            let special = "\\.+*?()|[]{}^$#&-~".contains(c);
-            special
-                .then_some('\\')
-                .into_iter()
-                .chain(std::iter::once(c))
-        })
-        .collect()
 }
 
 /// A `kB` field of `/proc/PID/status` (`RssAnon`, `VmHWM`).

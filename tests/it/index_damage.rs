@@ -325,7 +325,7 @@ fn a_writer_killed_while_it_writes_leaves_no_temporary_file_after_the_next_write
     }
     drop(c.stdin.take());
     wait_exit(&mut c);
-    assert!(temps(&idx).is_empty());
+    assert!(temps(&idx).is_empty(), "{:?}", temps(&idx));
     assert!(index().wait().unwrap().success());
-    assert!(temps(&idx).is_empty());
+    assert!(temps(&idx).is_empty(), "{:?}", temps(&idx));
 }
