@@ -64,15 +64,7 @@ pub fn facts(ws: &Workspace, root: &Path, under: &str) -> Option<(Facts, usize)>
     let inside = |p: &str| {
         under.is_empty() || p == under || p.strip_prefix(under).is_some_and(|r| r.starts_with('/'))
     };
-    // Each path's newest record: the parts from the newest.
-    let mut newest: std::collections::BTreeMap<&str, (usize, u32)> = Default::default();
-    for (i, p) in recs.parts.iter().enumerate().rev() {
-        for (path, &k) in &p.1 {
-            if inside(path) {
-                newest.entry(path).or_insert((i, k));
-            }
-        }
-    }
+    let newest = newest_inside(&recs, &inside);
     let mut caches: Vec<Option<BlockCache<'_>>> = recs.parts.iter().map(|_| None).collect();
     // Per part, made when first read: its string ids to idents (`u32::MAX`: not met yet).
     let mut idents: Vec<Vec<u32>> = recs.parts.iter().map(|_| Vec::new()).collect();
@@ -139,4 +131,21 @@ pub fn facts(ws: &Workspace, root: &Path, under: &str) -> Option<(Facts, usize)>
         files: out,
     };
     Some((facts, missing))
+}
+
+/// Each path's newest record (its part and file index) of the paths `inside` takes, by path.
+fn newest_inside<'r>(
+    recs: &'r super::state::Records,
+    inside: &dyn Fn(&str) -> bool,
+) -> std::collections::BTreeMap<&'r str, (usize, u32)> {
+    let mut newest: std::collections::BTreeMap<&str, (usize, u32)> = Default::default();
+    // The parts from the newest: a path's first record found is its newest.
+    for (i, p) in recs.parts.iter().enumerate().rev() {
+        for (path, &k) in &p.1 {
+            if inside(path) {
+                newest.entry(path).or_insert((i, k));
+            }
+        }
+    }
+    newest
 }
