@@ -221,30 +221,12 @@ pub(super) fn new_state(ws: &Workspace, root: &Path, store: Option<Arc<Store>>) 
     }
 }
 
-/// How long [`finish`] waits for an upkeep round that is writing.
-const FINISH_WAIT: Duration = Duration::from_secs(2);
-
 /// Stops watching every root of `ws` and removes the watchers' marks directories and
 /// advertisements (a server's clean exit: its index threads end with the process).
 pub fn finish(ws: &Workspace) {
     let roots = ws.state::<Indexes>().roots.lock().expect("indexes").clone();
     for r in roots {
-        // An upkeep round that is writing a segment ends first (its temporary file renamed
-        // into place, not left behind by the exit), within [`FINISH_WAIT`]; none starts
-        // after: the lock stays taken until the process ends.
-        let t = Instant::now();
-        loop {
-            match r.upkeep.try_lock() {
-                Ok(held) => {
-                    std::mem::forget(held);
-                    break;
-                }
-                Err(std::sync::TryLockError::WouldBlock) if t.elapsed() < FINISH_WAIT => {
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-                Err(_) => break,
-            }
-        }
+        super::start::end_upkeep(&r);
         r.advertised.lock().expect("advertised").take();
         r._watcher.lock().expect("watcher").take();
         r.dirty.remove_marks();

@@ -400,3 +400,25 @@ impl Keeper {
         }
     }
 }
+
+/// How long [`end_upkeep`] waits for an upkeep round that is writing.
+const FINISH_WAIT: Duration = Duration::from_secs(2);
+
+/// At a clean exit ([`super::finish`]): an upkeep round of `st` that is writing a segment ends
+/// first (its temporary file renamed into place, not left behind by the exit), within
+/// [`FINISH_WAIT`]; none starts after (the lock stays taken until the process ends).
+pub(super) fn end_upkeep(st: &RootState) {
+    let t = Instant::now();
+    loop {
+        match st.upkeep.try_lock() {
+            Ok(held) => {
+                std::mem::forget(held);
+                return;
+            }
+            Err(std::sync::TryLockError::WouldBlock) if t.elapsed() < FINISH_WAIT => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(_) => return,
+        }
+    }
+}
