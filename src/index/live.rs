@@ -110,7 +110,7 @@ pub struct IndexUse {
 /// The indexes of a workspace's roots ([`Workspace::state`]).
 #[derive(Default)]
 pub struct Indexes {
-    roots: Mutex<Vec<Arc<RootState>>>,
+    pub(super) roots: Mutex<Vec<Arc<RootState>>>,
     /// Searches running (see [`searching`]).
     searches: Arc<AtomicUsize>,
     /// When the last one ended (milliseconds since [`epoch`]).
@@ -218,18 +218,6 @@ pub(super) fn new_state(ws: &Workspace, root: &Path, store: Option<Arc<Store>>) 
         outside: Mutex::new(Some(outside_ignores(root))),
         _watcher: Mutex::new(None),
         walked: Mutex::new(None),
-    }
-}
-
-/// Stops watching every root of `ws` and removes the watchers' marks directories and
-/// advertisements (a server's clean exit: its index threads end with the process).
-pub fn finish(ws: &Workspace) {
-    let roots = ws.state::<Indexes>().roots.lock().expect("indexes").clone();
-    for r in roots {
-        super::start::end_upkeep(&r);
-        r.advertised.lock().expect("advertised").take();
-        r._watcher.lock().expect("watcher").take();
-        r.dirty.remove_marks();
     }
 }
 

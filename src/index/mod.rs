@@ -45,7 +45,7 @@ pub use list::{Listing, Stamp, listing, os_path, walk_paths};
 #[cfg(test)]
 use live::upkeep_now;
 pub use live::{
-    IndexOptions, IndexStatus, IndexUse, Indexes, Searching, finish, quiet_for, searching, status,
+    IndexOptions, IndexStatus, IndexUse, Indexes, Searching, quiet_for, searching, status,
     wait_ready,
 };
 pub use persist::IndexFileError;
@@ -53,7 +53,7 @@ pub use plan::{TriQuery, plan};
 pub use prune::{DEFAULT_CAP, DEFAULT_MAX_AGE, Listed, PruneRules, list, prune};
 pub use select::{SelectQuery, Selection, select};
 pub use side::SideFile;
-pub use start::{load_persisted, start, start_for};
+pub use start::{finish, load_persisted, start, start_for};
 pub use store::{Store, default_dir, dir_for};
 pub use view::{RootView, indexed_roots, root_view, searches_running};
 

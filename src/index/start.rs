@@ -404,10 +404,22 @@ impl Keeper {
 /// How long [`end_upkeep`] waits for an upkeep round that is writing.
 const FINISH_WAIT: Duration = Duration::from_secs(2);
 
-/// At a clean exit ([`super::finish`]): an upkeep round of `st` that is writing a segment ends
+/// Stops watching every root of `ws` and removes the watchers' marks directories and
+/// advertisements (a server's clean exit: its index threads end with the process).
+pub fn finish(ws: &Workspace) {
+    let roots = ws.state::<Indexes>().roots.lock().expect("indexes").clone();
+    for r in roots {
+        end_upkeep(&r);
+        r.advertised.lock().expect("advertised").take();
+        r._watcher.lock().expect("watcher").take();
+        r.dirty.remove_marks();
+    }
+}
+
+/// At a clean exit ([`finish`]): an upkeep round of `st` that is writing a segment ends
 /// first (its temporary file renamed into place, not left behind by the exit), within
 /// [`FINISH_WAIT`]; none starts after (the lock stays taken until the process ends).
-pub(super) fn end_upkeep(st: &RootState) {
+fn end_upkeep(st: &RootState) {
     let t = Instant::now();
     loop {
         match st.upkeep.try_lock() {
