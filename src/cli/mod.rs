@@ -191,6 +191,17 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // back to the system when freed.
     crate::source::map_large_allocations(LARGE_ALLOCATION);
     let ws = serve_workspace(&args)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    // Asked to end from here on, the server leaves its files in order (registered before the
+    // index starts: a request that came once the index said it was loaded used to end the
+    // process at once).
+    let asked_to_end = {
+        let _in = runtime.enter();
+        crate::platform::termination()
+    };
     index::start(&ws, &args.index);
     eprintln!(
         "mapgrep {}: serving MCP on {} for {} ({})",
@@ -206,10 +217,6 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     if http.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         explain_stdio();
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
     let ws = Arc::new(ws);
     // Symbols follow the index: recorded in the background once it is ready.
     crate::symbols::start(&ws);
@@ -228,7 +235,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         };
         tokio::select! {
             r = serving => r.map(|()| None),
-            status = crate::platform::termination() => Ok(Some(status)),
+            status = asked_to_end => Ok(Some(status)),
         }
     });
     // A clean exit leaves no marks directory or advertisement behind.

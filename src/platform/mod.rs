@@ -261,11 +261,12 @@ pub fn lock_is_free(path: &Path) -> bool {
 /// Waits until the process is asked to end (SIGTERM, SIGINT or SIGHUP on Unix; Ctrl-C or
 /// Ctrl-Break on Windows), so that a server can leave its files in order before it exits;
 /// returns the exit status a shell expects of a process ended that way (128 + the signal's
-/// number). Never returns where no such request can be received. From the call on, those
-/// requests no longer end the process by themselves.
+/// number). Never returns where no such request can be received. From the call on (made
+/// inside a tokio runtime), those requests no longer end the process by themselves, whether
+/// or not the future is polled yet.
 #[cfg(feature = "server")]
-pub async fn termination() -> u8 {
-    os::termination().await
+pub fn termination() -> impl std::future::Future<Output = u8> {
+    os::termination()
 }
 
 #[cfg(test)]

@@ -209,9 +209,10 @@ pub fn split_name(path: &Path) -> Option<(&Path, &OsStr)> {
     Some((Path::new(OsStr::from_bytes(dir)), OsStr::from_bytes(name)))
 }
 
-/// See [`super::termination`]: SIGTERM, SIGINT and SIGHUP, through tokio.
+/// See [`super::termination`]: SIGTERM, SIGINT and SIGHUP, through tokio (registered at the
+/// call).
 #[cfg(feature = "server")]
-pub async fn termination() -> u8 {
+pub fn termination() -> impl std::future::Future<Output = u8> {
     use tokio::signal::unix::{Signal, SignalKind, signal};
     async fn recv(s: &mut Option<Signal>) {
         match s {
@@ -224,10 +225,12 @@ pub async fn termination() -> u8 {
     let mut term = signal(SignalKind::terminate()).ok();
     let mut int = signal(SignalKind::interrupt()).ok();
     let mut hup = signal(SignalKind::hangup()).ok();
-    tokio::select! {
-        () = recv(&mut term) => 128 + 15,
-        () = recv(&mut int) => 128 + 2,
-        () = recv(&mut hup) => 128 + 1,
+    async move {
+        tokio::select! {
+            () = recv(&mut term) => 128 + 15,
+            () = recv(&mut int) => 128 + 2,
+            () = recv(&mut hup) => 128 + 1,
+        }
     }
 }
 

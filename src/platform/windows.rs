@@ -225,20 +225,23 @@ pub fn split_name(path: &Path) -> Option<(&Path, &OsStr)> {
     Some((path.parent()?, path.file_name()?))
 }
 
-/// See [`super::termination`]: Ctrl-C and Ctrl-Break, through tokio.
+/// See [`super::termination`]: Ctrl-C and Ctrl-Break, through tokio (registered at the call).
 #[cfg(feature = "server")]
-pub async fn termination() -> u8 {
+pub fn termination() -> impl std::future::Future<Output = u8> {
     use tokio::signal::windows::{ctrl_break, ctrl_c};
-    match (ctrl_c(), ctrl_break()) {
-        (Ok(mut c), Ok(mut b)) => tokio::select! {
-            _ = c.recv() => 128 + 2,
-            _ = b.recv() => 128 + 21,
-        },
-        (Ok(mut c), _) => {
-            c.recv().await;
-            128 + 2
+    let handlers = (ctrl_c(), ctrl_break());
+    async move {
+        match handlers {
+            (Ok(mut c), Ok(mut b)) => tokio::select! {
+                _ = c.recv() => 128 + 2,
+                _ = b.recv() => 128 + 21,
+            },
+            (Ok(mut c), _) => {
+                c.recv().await;
+                128 + 2
+            }
+            _ => std::future::pending().await,
         }
-        _ => std::future::pending().await,
     }
 }
 
