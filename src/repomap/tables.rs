@@ -56,17 +56,9 @@ impl Tables {
             unhashed: names,
             ..Tables::default()
         };
-        for (defs, mut uses) in files {
-            let mut set = defs.clone();
-            set.sort_unstable();
-            set.dedup();
-            for &id in &set {
-                t.def_count[id as usize] += 1;
-            }
+        for (file, (defs, mut uses)) in files.into_iter().enumerate() {
             uses.retain(|u| u.1 > 0);
-            t.uses.push(uses);
-            t.defs.push(defs);
-            t.def_set.push(set);
+            t.put(file, defs, uses);
         }
         t
     }
@@ -76,6 +68,14 @@ impl Tables {
     /// defines change; a name no file uses or defines any more keeps its ident until the
     /// tables are built again.
     pub fn replace(&mut self, file: usize, facts: &FileFacts) {
+        let defs: Vec<u32> = facts.defs.iter().map(|d| self.intern(&d.name)).collect();
+        let uses = self.use_row(&facts.uses);
+        self.put(file, defs, uses);
+    }
+
+    /// Sets file `file`'s rows (a new file when `file` is the number of files held): its
+    /// definitions' idents and its use row; the definer counts follow.
+    fn put(&mut self, file: usize, defs: Vec<u32>, uses: Vec<(u32, u32)>) {
         assert!(file <= self.uses.len(), "file {file} past the end");
         if file == self.uses.len() {
             self.uses.push(Vec::new());
@@ -85,14 +85,13 @@ impl Tables {
         for &id in &self.def_set[file] {
             self.def_count[id as usize] -= 1;
         }
-        let defs: Vec<u32> = facts.defs.iter().map(|d| self.intern(&d.name)).collect();
         let mut set = defs.clone();
         set.sort_unstable();
         set.dedup();
         for &id in &set {
             self.def_count[id as usize] += 1;
         }
-        self.uses[file] = self.use_row(&facts.uses);
+        self.uses[file] = uses;
         self.defs[file] = defs;
         self.def_set[file] = set;
     }
