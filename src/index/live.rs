@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 
 use super::TrigramIndex;
 use super::build::BuildProgress;
+use super::searching::{Searches, Searching};
 use super::store::Store;
 use super::upkeep;
 use super::watch::Dirty;
@@ -112,57 +113,29 @@ pub struct IndexUse {
 pub struct Indexes {
     pub(super) roots: Mutex<Vec<Arc<RootState>>>,
     /// Searches running (see [`searching`]).
-    searches: Arc<AtomicUsize>,
-    /// When the last one ended (milliseconds since [`epoch`]).
-    last_ended: Arc<std::sync::atomic::AtomicU64>,
-}
-
-/// Counts a search as running until dropped: index builds wait for it (see [`searching`]).
-pub struct Searching(Arc<AtomicUsize>, Arc<std::sync::atomic::AtomicU64>);
-
-/// The process's start, for [`Indexes::last_ended`].
-fn epoch() -> std::time::Instant {
-    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    *EPOCH.get_or_init(std::time::Instant::now)
+    searches: Searches,
 }
 
 /// How long ago the last search of `ws` ended (zero while one runs; long ago when none
 /// ran): background work that would take the cores waits for a quiet moment.
 pub fn quiet_for(ws: &Workspace) -> std::time::Duration {
-    let ix = ws.state::<Indexes>();
-    if ix.searches.load(Ordering::Relaxed) > 0 {
-        return std::time::Duration::ZERO;
-    }
-    let last = ix.last_ended.load(Ordering::Relaxed);
-    let now = epoch().elapsed().as_millis() as u64;
-    std::time::Duration::from_millis(now.saturating_sub(last).max(u64::from(last == 0) * now))
-}
-
-impl Drop for Searching {
-    fn drop(&mut self) {
-        self.1.store(
-            epoch().elapsed().as_millis().max(1) as u64,
-            Ordering::Relaxed,
-        );
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
+    ws.state::<Indexes>().searches.quiet_for()
 }
 
 /// Marks a search of `ws` as running while the guard lives: a build in the background
 /// pauses between batches of files meanwhile, so a fresh server's first searches (scans)
 /// have the cores.
 pub fn searching(ws: &Workspace) -> Searching {
-    let ix = ws.state::<Indexes>();
-    epoch();
-    let n = Arc::clone(&ix.searches);
-    n.fetch_add(1, Ordering::Relaxed);
-    Searching(n, Arc::clone(&ix.last_ended))
+    ws.state::<Indexes>().searches.start()
 }
 
 pub(super) struct RootState {
     pub(super) root: PathBuf,
     pub(super) index: RwLock<Option<Arc<TrigramIndex>>>,
     pub(super) building: Mutex<Option<Arc<BuildProgress>>>,
+    /// The delta an upkeep round is writing, if one is: stopped at a clean exit
+    /// ([`super::finish`]).
+    pub(super) delta: Mutex<Option<Arc<BuildProgress>>>,
     /// The workspace's running searches ([`Indexes::searches`]).
     pub(super) searches: Arc<AtomicUsize>,
     pub(super) failed: Mutex<Option<String>>,
@@ -194,7 +167,7 @@ impl Indexes {
     }
 
     pub(super) fn running(&self) -> usize {
-        self.searches.load(Ordering::Relaxed)
+        self.searches.running.load(Ordering::Relaxed)
     }
 
     pub(super) fn add(&self, r: Arc<RootState>) {
@@ -209,7 +182,8 @@ pub(super) fn new_state(ws: &Workspace, root: &Path, store: Option<Arc<Store>>) 
         root: root.to_path_buf(),
         index: RwLock::new(None),
         building: Mutex::new(None),
-        searches: Arc::clone(&ws.state::<Indexes>().searches),
+        delta: Mutex::new(None),
+        searches: Arc::clone(&ws.state::<Indexes>().searches.running),
         failed: Mutex::new(None),
         dirty: Arc::new(Dirty::default()),
         store,
@@ -425,6 +399,26 @@ impl RootState {
         Some(Arc::new(next))
     }
 
+    /// The segment of the changes `c` after `ix` (none if `c` is empty), written while
+    /// [`RootState::delta`] names its progress; `None` if the exit stopped it.
+    fn write_delta(
+        &self,
+        ix: &TrigramIndex,
+        c: &upkeep::Changes,
+        opts: &IndexOptions,
+    ) -> std::io::Result<Option<Option<TrigramIndex>>> {
+        if c.is_empty() {
+            return Ok(Some(None));
+        }
+        let progress = Arc::new(BuildProgress::yielding_to(Arc::clone(&self.searches)));
+        *self.delta.lock().expect("delta") = Some(Arc::clone(&progress));
+        let written = upkeep::delta(ix, c, opts.budget, opts.shape, &progress);
+        *self.delta.lock().expect("delta") = None;
+        let written = written?;
+        let stopped = written.is_none() && progress.stop.load(Ordering::Relaxed);
+        Ok((!stopped).then_some(written))
+    }
+
     /// One round of upkeep (see the module docs): a newer generation from the store, what
     /// changed under the dirty paths written as a segment (by the writer), merges the
     /// policy asks for, and the dirty paths the index now holds dropped.
@@ -460,10 +454,11 @@ impl RootState {
                 self.install(Arc::clone(&ix), &[]);
                 c = upkeep::changes(&ix, &paths);
             }
-            let progress = BuildProgress::yielding_to(Arc::clone(&self.searches));
-            if !c.is_empty()
-                && let Some(mut next) = upkeep::delta(&ix, &c, opts.budget, opts.shape, &progress)?
-            {
+            let Some(written) = self.write_delta(&ix, &c, opts)? else {
+                // Stopped by the exit: nothing written, the dirty paths kept.
+                return Ok(Round::default());
+            };
+            if let Some(mut next) = written {
                 next.unreadable.extend(c.unreadable.iter().cloned());
                 next.unreadable.sort_unstable();
                 next.unreadable.dedup();

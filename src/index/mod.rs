@@ -27,6 +27,7 @@ mod live;
 mod persist;
 pub mod plan;
 mod prune;
+mod searching;
 mod segment;
 mod select;
 pub mod side;
@@ -45,12 +46,12 @@ pub use list::{Listing, Stamp, listing, os_path, walk_paths};
 #[cfg(test)]
 use live::upkeep_now;
 pub use live::{
-    IndexOptions, IndexStatus, IndexUse, Indexes, Searching, quiet_for, searching, status,
-    wait_ready,
+    IndexOptions, IndexStatus, IndexUse, Indexes, quiet_for, searching, status, wait_ready,
 };
 pub use persist::IndexFileError;
 pub use plan::{TriQuery, plan};
 pub use prune::{DEFAULT_CAP, DEFAULT_MAX_AGE, Listed, PruneRules, list, prune};
+pub use searching::Searching;
 pub use select::{SelectQuery, Selection, select};
 pub use side::SideFile;
 pub use start::{finish, load_persisted, start, start_for};

@@ -416,11 +416,21 @@ pub fn finish(ws: &Workspace) {
     }
 }
 
-/// At a clean exit ([`finish`]): an upkeep round of `st` that is writing a segment ends
-/// first (its temporary file renamed into place, not left behind by the exit), within
-/// [`FINISH_WAIT`]; none starts after (the lock stays taken until the process ends).
+/// At a clean exit ([`finish`]): what `st`'s threads are writing ends first, within
+/// [`FINISH_WAIT`], so that the exit leaves no temporary file behind. A build or an upkeep
+/// round's delta is told to stop (its temporary file removed); a merge is waited for (its
+/// file renamed into place). No upkeep round starts after (its lock stays taken until the
+/// process ends).
 fn end_upkeep(st: &RootState) {
+    for p in [&st.building, &st.delta] {
+        if let Some(p) = p.lock().expect("progress").as_ref() {
+            p.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
     let t = Instant::now();
+    while st.building.lock().expect("building").is_some() && t.elapsed() < FINISH_WAIT {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     loop {
         match st.upkeep.try_lock() {
             Ok(held) => {

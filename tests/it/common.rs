@@ -684,7 +684,9 @@ pub fn wait_for_log(log: &Path, what: &str) -> String {
     let t = std::time::Instant::now();
     loop {
         let text = std::fs::read_to_string(log).unwrap_or_default();
-        if let Some(line) = text.lines().find(|l| l.contains(what)) {
+        // Only whole lines: a line may be written in several pieces.
+        let whole = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+        if let Some(line) = whole.lines().find(|l| l.contains(what)) {
             return line.to_string();
         }
         assert!(

@@ -287,8 +287,10 @@ fn a_writer_killed_while_it_writes_leaves_no_temporary_file_after_the_next_write
     assert!(index().wait().unwrap().success());
     // A second build, killed once its segment file is being written.
     let mut caught = false;
+    let mut pids = Vec::new();
     for _ in 0..5 {
         let mut c = index();
+        pids.push(c.id());
         let t = Instant::now();
         while c.try_wait().unwrap().is_none() && t.elapsed() < Duration::from_secs(60) {
             if !temps(&idx).is_empty() {
@@ -316,6 +318,7 @@ fn a_writer_killed_while_it_writes_leaves_no_temporary_file_after_the_next_write
     // writer's lock and removes what the dead writers left.
     let log = fx.base().join("log");
     let mut c = raw_server(&fx.root, &idx, &log);
+    pids.push(c.id());
     let line = wait_for_log(&log, "mapgrep: index of");
     assert!(line.contains("loaded"), "{line}");
     let t = Instant::now();
@@ -325,7 +328,12 @@ fn a_writer_killed_while_it_writes_leaves_no_temporary_file_after_the_next_write
     }
     drop(c.stdin.take());
     wait_exit(&mut c);
-    assert!(temps(&idx).is_empty(), "{:?}", temps(&idx));
+    assert!(
+        temps(&idx).is_empty(),
+        "{:?} after the server exited (pids of the builds, then the server's: {pids:?}); its log:\n{}",
+        temps(&idx),
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
     assert!(index().wait().unwrap().success());
     assert!(temps(&idx).is_empty(), "{:?}", temps(&idx));
 }
