@@ -10,7 +10,9 @@
 //! roots (mode 0700, in the index directory or the temporary directory) that the same
 //! watcher watches, and waits for the watcher to report that mark. The kernel queues one
 //! watcher's events in order, so every change made before the search began has been seen
-//! by then; no other process writes there, so nothing else can end the wait early. Dirty
+//! by then; no other process writes there, so nothing else can end the wait early. (Where
+//! each watched directory reports on its own, as on Windows, the search waits for two marks
+//! in turn: [`crate::platform::WATCH_MARKS`].) Dirty
 //! paths are taken in by the upkeep ([`super::upkeep`]) once edits pause: what changed under
 //! them goes into a small new segment, and a dirty path is dropped once the index holds
 //! what is there (an index and the dirty paths it goes with are read and changed together,

@@ -491,6 +491,25 @@ pub(super) fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
     crate::platform::private_file(path)
 }
 
+/// Removes the temporary files this process made in `dir` (`.<name>.<pid>.<n>.tmp`, see
+/// [`temp_file`]).
+pub(super) fn remove_own_temps(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let pid = std::process::id().to_string();
+    for e in entries.flatten() {
+        let n = e.file_name();
+        let n = n.to_string_lossy();
+        let Some(stem) = n.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+            continue;
+        };
+        if stem.rsplit('.').nth(1) == Some(pid.as_str()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// A temporary file beside `target`, private (mode 0600), created exclusively.
 pub(super) fn temp_file(target: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
     let dir = target.parent().unwrap_or(Path::new("."));

@@ -420,8 +420,15 @@ pub fn finish(ws: &Workspace) {
 /// [`FINISH_WAIT`], so that the exit leaves no temporary file behind. A build or an upkeep
 /// round's delta is told to stop (its temporary file removed); a merge is waited for (its
 /// file renamed into place). No upkeep round starts after (its lock stays taken until the
-/// process ends).
+/// process ends). What is still being written after the wait is removed.
 fn end_upkeep(st: &RootState) {
+    end_writers(st);
+    if let Some(s) = &st.store {
+        s.remove_own_temps();
+    }
+}
+
+fn end_writers(st: &RootState) {
     for p in [&st.building, &st.delta] {
         if let Some(p) = p.lock().expect("progress").as_ref() {
             p.stop.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -414,6 +414,12 @@ impl Store {
         }
     }
 
+    /// Removes the temporary files this process made here: at a clean exit, what a writer
+    /// still writing left ([`persist::remove_own_temps`]).
+    pub(super) fn remove_own_temps(&self) {
+        persist::remove_own_temps(&self.dir);
+    }
+
     /// Advertises this process's watch of the root through its marks directory `marks`
     /// (`w-<pid>-<n>`, valid while this process holds `w-<pid>-<n>.lock`), after removing
     /// the advertisements of processes that ended. Removed when the returned value is

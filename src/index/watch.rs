@@ -224,13 +224,19 @@ impl Dirty {
         if !self.healthy.load(Ordering::Relaxed) {
             return false;
         }
+        let deadline = Instant::now() + Duration::from_millis(200);
+        (0..crate::platform::WATCH_MARKS).all(|_| self.mark_seen(m, deadline))
+    }
+
+    /// Creates the next mark in `m` and waits (until `deadline`) for the watcher to report
+    /// it.
+    fn mark_seen(&self, m: &Marks, deadline: Instant) -> bool {
         let n = m.next.fetch_add(1, Ordering::Relaxed) + 1;
         let mark = m.dir.join(format!("m{n}"));
         if std::fs::File::create(&mark).is_err() {
             return false;
         }
         let _ = std::fs::remove_file(&mark);
-        let deadline = Instant::now() + Duration::from_millis(200);
         let mut d = self.inner.lock().expect("dirty");
         while self.seen_mark.load(Ordering::Acquire) < n {
             let now = Instant::now();

@@ -159,6 +159,14 @@ pub enum OsError {
 /// denied".
 pub const RENAME_REPLACES_OPEN_FILES: bool = cfg!(unix);
 
+/// How many marks a search waits for, one after another, before it trusts that the file
+/// watcher has reported every change made before the search began (see `index::live`).
+/// Linux's inotify queues all of a watcher's events in one order: one mark. Where each watched
+/// directory reports through its own handle and is re-armed after each report (Windows'
+/// `ReadDirectoryChangesW`, also under wine), a change to the root made just before the first
+/// mark can be reported after it, never after a second mark created once the first one came.
+pub const WATCH_MARKS: u64 = if cfg!(target_os = "linux") { 1 } else { 2 };
+
 /// The edits of one file by mapgrep processes, serialised across the rename where the file's
 /// own lock cannot be held through it ([`RENAME_REPLACES_OPEN_FILES`]): on Windows a named
 /// mutex of the session, keyed by the canonical path, taken before the file is locked and

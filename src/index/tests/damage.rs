@@ -348,3 +348,20 @@ fn the_next_writer_removes_a_dead_writers_temporary_files_but_not_a_live_adverti
     std::fs::remove_file(dir.join(&live)).unwrap();
     drop(ad);
 }
+
+#[test]
+fn an_exit_removes_its_own_temporary_files_only() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let store = Store::open(cache.path(), root.path()).unwrap();
+    let (own, f) = super::super::persist::temp_file(&store.segment_path(3)).unwrap();
+    let dir = store.segment_path(3).parent().unwrap().to_path_buf();
+    let other = dir.join(format!(".s3.seg.{}.0.tmp", std::process::id() + 1));
+    std::fs::write(&other, "another writer's").unwrap();
+    // Removed while its writer holds it open (on Windows the name goes when the handle
+    // is closed, at the latest when the process ends).
+    store.remove_own_temps();
+    drop(f);
+    assert!(!own.exists());
+    assert!(other.exists());
+}
