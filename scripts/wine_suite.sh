@@ -12,7 +12,7 @@
 # would (or not within their time limits) are skipped by name, each with its reason, as
 # listed in scripts/wine/skip.txt (README, "Systems").
 #
-# Not yet called by .ci/run: tests still fail under wine (README, "Systems", says which).
+# Called by .ci/run.
 #
 # Usage: scripts/wine_suite.sh [cargo test arguments...]
 set -euo pipefail
