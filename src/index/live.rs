@@ -12,12 +12,12 @@
 //! watcher's events in order, so every change made before the search began has been seen
 //! by then; no other process writes there, so nothing else can end the wait early. (Where
 //! each watched directory reports on its own, as on Windows, the search waits for two marks
-//! in turn: [`crate::platform::WATCH_MARKS`].) Dirty
-//! paths are taken in by the upkeep ([`super::upkeep`]) once edits pause: what changed under
-//! them goes into a small new segment, and a dirty path is dropped once the index holds
-//! what is there (an index and the dirty paths it goes with are read and changed together,
-//! under the dirty set's lock). A process that does not hold its store's writer lock only
-//! picks up the segments the writer publishes.
+//! in turn: [`crate::platform::WATCH_MARKS`].) Dirty paths are taken in by the upkeep
+//! ([`super::upkeep`]) once edits pause: what changed under them goes into a small new
+//! segment, and a dirty path is dropped once the index holds what is there (an index and
+//! the dirty paths it goes with are read and changed together, under the dirty set's lock).
+//! A process that does not hold its store's writer lock only picks up the segments the
+//! writer publishes.
 //!
 //! A watcher sees no change made through another hard link of a file, or through a shared
 //! memory map: a sweep compares every indexed file's identity with the file, a slice at a

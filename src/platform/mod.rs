@@ -165,6 +165,7 @@ pub const RENAME_REPLACES_OPEN_FILES: bool = cfg!(unix);
 /// directory reports through its own handle and is re-armed after each report (Windows'
 /// `ReadDirectoryChangesW`, also under wine), a change to the root made just before the first
 /// mark can be reported after it, never after a second mark created once the first one came.
+/// macOS (FSEvents, not verified here) takes two as well: one more mark costs a round trip.
 pub const WATCH_MARKS: u64 = if cfg!(target_os = "linux") { 1 } else { 2 };
 
 /// The edits of one file by mapgrep processes, serialised across the rename where the file's
