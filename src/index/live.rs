@@ -401,24 +401,19 @@ impl RootState {
         Some(Arc::new(next))
     }
 
-    /// The segment of the changes `c` after `ix` (none if `c` is empty), written while
-    /// [`RootState::delta`] names its progress; `None` if the exit stopped it.
+    /// The segment of the changes `c` after `ix`, written while [`RootState::delta`] names
+    /// its progress (so that an exit can stop it); `None` if the exit stopped it.
     fn write_delta(
         &self,
         ix: &TrigramIndex,
         c: &upkeep::Changes,
         opts: &IndexOptions,
-    ) -> std::io::Result<Option<Option<TrigramIndex>>> {
-        if c.is_empty() {
-            return Ok(Some(None));
-        }
+    ) -> std::io::Result<Option<TrigramIndex>> {
         let progress = Arc::new(BuildProgress::yielding_to(Arc::clone(&self.searches)));
         *self.delta.lock().expect("delta") = Some(Arc::clone(&progress));
         let written = upkeep::delta(ix, c, opts.budget, opts.shape, &progress);
         *self.delta.lock().expect("delta") = None;
-        let written = written?;
-        let stopped = written.is_none() && progress.stop.load(Ordering::Relaxed);
-        Ok((!stopped).then_some(written))
+        written
     }
 
     /// One round of upkeep (see the module docs): a newer generation from the store, what
@@ -456,11 +451,11 @@ impl RootState {
                 self.install(Arc::clone(&ix), &[]);
                 c = upkeep::changes(&ix, &paths);
             }
-            let Some(written) = self.write_delta(&ix, &c, opts)? else {
-                // Stopped by the exit: nothing written, the dirty paths kept.
-                return Ok(Round::default());
-            };
-            if let Some(mut next) = written {
+            if !c.is_empty() {
+                let Some(mut next) = self.write_delta(&ix, &c, opts)? else {
+                    // Stopped by the exit: nothing written, the dirty paths kept.
+                    return Ok(Round::default());
+                };
                 next.unreadable.extend(c.unreadable.iter().cloned());
                 next.unreadable.sort_unstable();
                 next.unreadable.dedup();

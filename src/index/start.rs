@@ -401,7 +401,7 @@ impl Keeper {
     }
 }
 
-/// How long [`end_upkeep`] waits for an upkeep round that is writing.
+/// How long [`end_upkeep`] waits for a build and an upkeep round that are writing.
 const FINISH_WAIT: Duration = Duration::from_secs(2);
 
 /// Stops watching every root of `ws` and removes the watchers' marks directories and
@@ -428,6 +428,8 @@ fn end_upkeep(st: &RootState) {
     }
 }
 
+/// Tells `st`'s build and upkeep delta to stop, waits for them and for a merge (within
+/// [`FINISH_WAIT`]), and keeps the upkeep lock.
 fn end_writers(st: &RootState) {
     for p in [&st.building, &st.delta] {
         if let Some(p) = p.lock().expect("progress").as_ref() {
