@@ -71,7 +71,7 @@ fn map_answer(ws: &crate::workspace::Workspace, q: &MapQuery, budget: Budget) ->
     let head = format!("## repo_map: {shown}\n\n");
     let note = (prepared.unrecorded > 0).then(|| {
         format!(
-            "\nNote: {} files changed since the index recorded them are not in this map yet.\n",
+            "\nNote: {} files changed since the index recorded them: not in this map yet, or shown as they were recorded.\n",
             prepared.unrecorded
         )
     });

@@ -17,10 +17,14 @@
 //! ranking ([`Tables::rank`]) walks the tables as they are; [`rank`] builds them from scratch.
 //!
 //! Layout: `tables.rs` the interned names and each file's rows; `pagerank.rs` the walk over
-//! them and the definitions' scores; `render.rs` the text within the budget; `tree.rs` the
-//! map of a path inside the roots: its facts from the symbol records, and the signatures of
-//! the definitions shown read from their files (the one part that reads files).
+//! them and the definitions' scores; `render.rs` the text within the budget; `graph.rs` a
+//! path's files with their facts from the symbol records and the tables over them; `held.rs`
+//! the map of a large path kept between calls and brought up to date; `tree.rs` the map of a
+//! path inside the roots, and the signatures of the definitions shown read from their files
+//! (the one part that reads files).
 
+mod graph;
+mod held;
 mod pagerank;
 mod render;
 mod tables;
@@ -28,6 +32,7 @@ mod tables;
 mod tests;
 mod tree;
 
+pub use held::{HOLD_FILES, HeldMaps};
 pub use render::{MapBudget, RepoMap, render};
 pub use tables::Tables;
 pub use tree::{MapQuery, Prepared, TreeMap, map_tree, prepare};
@@ -47,7 +52,8 @@ pub struct FileFacts {
 /// One definition.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Def {
-    pub name: String,
+    /// Shared with the tables' interned names (a whole tree has millions of definitions).
+    pub name: std::sync::Arc<str>,
     pub kind: &'static str,
     pub line: u32,
     pub end_line: u32,
@@ -125,7 +131,8 @@ fn order(files: &[FileFacts], scores: &[Vec<f64>], file_rank: &[f64]) -> Vec<Ran
             scored.push((!score.to_bits(), at, (f as u64) << 32 | d as u64));
         }
     }
-    scored.sort_unstable();
+    // Millions on a whole tree: sorted on every core.
+    rayon::slice::ParallelSliceMut::par_sort_unstable(&mut scored[..]);
     let mut out: Vec<RankedDef> = scored
         .into_iter()
         .map(|(s, _, fd)| RankedDef {

@@ -80,7 +80,7 @@ impl Walk {
             def_slots: Vec::new(),
             self_start: Vec::with_capacity(files + 1),
             self_uses: Vec::new(),
-            p: personalization(files, &focus.files),
+            p: personalization(t, &focus.files),
         };
         let mut rows = ident_rows(t, focus);
         w.count_users(t, &mut rows);
@@ -268,14 +268,25 @@ impl Walk {
     }
 }
 
-/// Uniform over the focus files (those in range) if any, else over all files.
-fn personalization(files: usize, focus: &[usize]) -> Vec<f64> {
+/// Uniform over the focus files (those in range, not removed) if any, else over all files
+/// not removed.
+fn personalization(t: &Tables, focus: &[usize]) -> Vec<f64> {
+    let files = t.files();
     let mut p = vec![0.0; files];
-    let mut chosen: Vec<usize> = focus.iter().copied().filter(|&f| f < files).collect();
+    let mut chosen: Vec<usize> = focus
+        .iter()
+        .copied()
+        .filter(|&f| f < files && !t.is_gone(f))
+        .collect();
     chosen.sort_unstable();
     chosen.dedup();
     if chosen.is_empty() {
-        p.fill(1.0 / files.max(1) as f64);
+        let live = (0..files).filter(|&f| !t.is_gone(f)).count();
+        for (f, v) in p.iter_mut().enumerate() {
+            if !t.is_gone(f) {
+                *v = 1.0 / live.max(1) as f64;
+            }
+        }
     } else {
         for &f in &chosen {
             p[f] = 1.0 / chosen.len() as f64;

@@ -5,6 +5,8 @@
 //! the file holds.
 
 use super::FileFacts;
+use std::sync::Arc;
+
 use crate::fasthash::FastMap;
 
 /// A name of at least this many bytes, written `snake_case` or `camelCase`, says what it is:
@@ -15,10 +17,10 @@ const MEANINGFUL_LEN: usize = 8;
 #[derive(Default)]
 pub struct Tables {
     /// Name -> ident.
-    ids: FastMap<Box<str>, u32>,
+    ids: FastMap<Arc<str>, u32>,
     /// Tables made from idents: ident -> name, hashed into `ids` only when a file's rows are
     /// replaced (a map asks `id` for its few focus names).
-    unhashed: Vec<Box<str>>,
+    unhashed: Vec<Arc<str>>,
     /// Per ident: the weight its name alone gives its edges (meaningful x10, `_private` x0.1).
     name_mul: Vec<f64>,
     /// Per ident: how many files define it.
@@ -30,6 +32,8 @@ pub struct Tables {
     defs: Vec<Vec<u32>>,
     /// Per file: the idents it defines, sorted, each once.
     def_set: Vec<Vec<u32>>,
+    /// Per file: removed ([`Tables::remove`]): no rows, and no part in the walk.
+    gone: Vec<bool>,
 }
 
 impl Tables {
@@ -46,7 +50,7 @@ impl Tables {
     /// `i` is the `i`th of `files`, its definitions' idents and its uses (ident, count; each
     /// ident once). Nothing is hashed per use: on a whole tree the uses are tens of millions.
     pub fn from_idents(
-        names: Vec<Box<str>>,
+        names: Vec<Arc<str>>,
         files: impl IntoIterator<Item = (Vec<u32>, Vec<(u32, u32)>)>,
     ) -> Tables {
         let mut t = Tables {
@@ -63,6 +67,17 @@ impl Tables {
         t
     }
 
+    /// These tables with `ids` (name -> ident, the inverse of the names they were made
+    /// from) hashed already: the first [`Tables::replace`] need not hash every name.
+    pub fn with_ids(mut self, ids: FastMap<Arc<str>, u32>) -> Tables {
+        debug_assert_eq!(ids.len(), self.unhashed.len(), "the ids of the names");
+        if !self.unhashed.is_empty() {
+            self.unhashed = Vec::new();
+            self.ids = ids;
+        }
+        self
+    }
+
     /// Replaces file `file`'s rows by those of `facts` (a new file when `file` is the number
     /// of files held). Only this file's rows and the definer counts of the names it defined or
     /// defines change; a name no file uses or defines any more keeps its ident until the
@@ -73,6 +88,19 @@ impl Tables {
         self.put(file, defs, uses);
     }
 
+    /// Removes file `file` (it left the tree): its rows go, and the walk gives it no rank,
+    /// so the ranking of the others is what tables made without it give (its place stays,
+    /// so the other files keep theirs).
+    pub fn remove(&mut self, file: usize) {
+        self.put(file, Vec::new(), Vec::new());
+        self.gone[file] = true;
+    }
+
+    /// Whether file `file` was removed.
+    pub(super) fn is_gone(&self, file: usize) -> bool {
+        self.gone[file]
+    }
+
     /// Sets file `file`'s rows (a new file when `file` is the number of files held): its
     /// definitions' idents and its use row; the definer counts follow.
     fn put(&mut self, file: usize, defs: Vec<u32>, uses: Vec<(u32, u32)>) {
@@ -81,7 +109,9 @@ impl Tables {
             self.uses.push(Vec::new());
             self.defs.push(Vec::new());
             self.def_set.push(Vec::new());
+            self.gone.push(false);
         }
+        self.gone[file] = false;
         for &id in &self.def_set[file] {
             self.def_count[id as usize] -= 1;
         }

@@ -226,7 +226,7 @@ fn reference(files: &[FileFacts], focus: &Focus) -> (Vec<f64>, Vec<Vec<f64>>) {
     let n = files.len();
     let definers = |name: &str| -> Vec<usize> {
         (0..n)
-            .filter(|&f| files[f].defs.iter().any(|d| d.name == name))
+            .filter(|&f| files[f].defs.iter().any(|d| &*d.name == name))
             .collect()
     };
     let mut edges = Vec::new(); // (src, dst, name, weight)
@@ -286,7 +286,7 @@ fn reference(files: &[FileFacts], focus: &Focus) -> (Vec<f64>, Vec<Vec<f64>>) {
                 .map(|d| {
                     edges
                         .iter()
-                        .filter(|e| e.1 == dst && e.2 == d.name)
+                        .filter(|e| e.1 == dst && *e.2 == *d.name)
                         .map(|e| rank[e.0] * e.3 / out[e.0])
                         .sum()
                 })
@@ -349,7 +349,7 @@ fn the_implicit_graph_ranks_as_the_edge_list_does() {
             },
             _ => Focus {
                 files: vec![],
-                names: vec![files[2].defs[0].name.clone()],
+                names: vec![files[2].defs[0].name.to_string()],
             },
         };
         let r = rank(&files, &focus);
@@ -406,7 +406,7 @@ fn the_map_shows_files_by_their_best_definition_and_definitions_by_line() {
     let mut asked = 0;
     let mut signature = |f: usize, d: usize| {
         asked += 1;
-        match files[f].defs[d].name.as_str() {
+        match files[f].defs[d].name.as_ref() {
             "parse_config" => {
                 Some("pub fn parse_config(\n    text: &str,\n) -> Config".to_string())
             }
@@ -641,6 +641,39 @@ fn the_same_facts_give_the_same_map() {
 }
 
 #[test]
+fn a_removed_file_leaves_the_ranking_of_tables_made_without_it() {
+    let files = random_tree(80, 3);
+    for gone in [0usize, 17, 79] {
+        let mut t = Tables::new(&files);
+        t.remove(gone);
+        let mut kept = files.clone();
+        kept[gone] = FileFacts::default();
+        let a = t.rank(&kept, &no_focus());
+        let without: Vec<FileFacts> = files
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != gone)
+            .map(|(_, f)| f.clone())
+            .collect();
+        let b = rank(&without, &no_focus());
+        assert_eq!(names(&kept, &a), names(&without, &b), "without file {gone}");
+        for (x, y) in a.defs.iter().zip(&b.defs) {
+            assert!(
+                (x.score - y.score).abs() <= 1e-12,
+                "{} {}",
+                x.score,
+                y.score
+            );
+        }
+        assert_eq!(a.file_rank[gone], 0.0);
+        // Back again: the ranking of all the files.
+        t.replace(gone, &files[gone]);
+        let c = t.rank(&files, &no_focus());
+        assert_eq!(names(&files, &c), names(&files, &rank(&files, &no_focus())));
+    }
+}
+
+#[test]
 fn counts_are_written_with_thousands() {
     use super::render::thousands;
     assert_eq!(thousands(0), "0");
@@ -666,7 +699,7 @@ fn synthetic(files: usize, defs: usize, uses: usize) -> Vec<FileFacts> {
         .map(|f| {
             let defs: Vec<Def> = (0..defs)
                 .map(|k| Def {
-                    name: name((f * defs + k + rng.below(3) * files) % names),
+                    name: name((f * defs + k + rng.below(3) * files) % names).into(),
                     kind: "function",
                     line: 1 + 10 * k as u32,
                     end_line: 9 + 10 * k as u32,

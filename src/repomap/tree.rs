@@ -3,11 +3,14 @@
 //! the definitions shown read from the files (their definition's line). The one part of the
 //! repo map that reads files.
 
+use std::sync::Arc;
+
 use crate::error::{ParamError, RequestError};
 use crate::source::Source;
 use crate::workspace::Workspace;
 
-use super::{Def, FileFacts, Focus, MapBudget, RepoMap, Tables, render};
+use super::graph::{Graph, build};
+use super::{MapBudget, RepoMap, render};
 
 /// Files a map is made of at most. On the Linux tree from the command line (names interned
 /// once per side file string, not once per use): `fs/ext4` 0.2 s and 63 MB, `drivers/net`
@@ -36,12 +39,12 @@ pub struct TreeMap {
 
 /// The files of a path ranked, ready to be rendered at any size.
 pub struct Prepared {
-    root: std::path::PathBuf,
-    files: Vec<FileFacts>,
-    ranking: super::Ranking,
+    graph: Arc<Graph>,
+    ranking: Arc<super::Ranking>,
     /// The path mapped, relative to its root (empty: the root).
     pub path: String,
-    /// Files there whose records do not hold now (changed, or not recorded yet): left out.
+    /// Files there whose records do not hold now (changed, or not recorded yet): left out,
+    /// or (a map kept between calls) shown as they were recorded.
     pub unrecorded: usize,
 }
 
@@ -55,7 +58,8 @@ pub fn map_tree(ws: &Workspace, q: &MapQuery, budget: MapBudget) -> Result<TreeM
     })
 }
 
-/// The files of `q.path` with their facts from the records, ranked.
+/// The files of `q.path` with their facts from the records, ranked. A path of many files is
+/// kept between calls and brought up to date ([`super::held`]).
 pub fn prepare(ws: &Workspace, q: &MapQuery) -> Result<Prepared, RequestError> {
     let given = q.path.clone().unwrap_or_else(|| ".".into());
     let abs = ws.resolve(&given)?;
@@ -91,38 +95,18 @@ pub fn prepare(ws: &Workspace, q: &MapQuery) -> Result<Prepared, RequestError> {
             "Map a directory below it (`fs/ext4`, `drivers/net`), or give a focus within one.",
         )));
     }
-    let (facts, unrecorded) = crate::symbols::facts(ws, &root, &rel)
-        .ok_or_else(|| not_indexed(&provided, "the index is still being built"))?;
-    let crate::symbols::Facts {
-        names,
-        files: recorded,
-    } = facts;
-    // The map shows each file's definitions by name; the ranking reads idents only.
-    let mut files: Vec<FileFacts> = Vec::with_capacity(recorded.len());
-    let mut rows = Vec::with_capacity(recorded.len());
-    for f in recorded {
-        rows.push((f.defs.iter().map(|d| d.0).collect(), f.uses));
-        files.push(FileFacts {
-            path: f.path,
-            defs: f
-                .defs
-                .into_iter()
-                .map(|(name, kind, line, end_line)| Def {
-                    name: names[name as usize].to_string(),
-                    kind,
-                    line,
-                    end_line,
-                })
-                .collect(),
-            uses: Vec::new(),
-        });
+    let held = ws.state::<super::held::HeldMaps>();
+    if held.takes(files_there) {
+        let (graph, ranking, unrecorded) = held
+            .prepare(ws, &root, &rel, &q.focus)
+            .ok_or_else(|| not_indexed(&provided, "the index is still being built"))?;
+        return Ok(Prepared::new(graph, ranking, unrecorded));
     }
-    let tables = Tables::from_idents(names, rows);
-    let focus = focus_of(&files, &q.focus);
-    let ranking = tables.rank(&files, &focus);
+    let (graph, unrecorded) = build(ws, &root, &rel)
+        .ok_or_else(|| not_indexed(&provided, "the index is still being built"))?;
+    let ranking = Arc::new(graph.rank(&q.focus));
     Ok(Prepared {
-        root,
-        files,
+        graph: Arc::new(graph),
         ranking,
         path: rel,
         unrecorded,
@@ -130,20 +114,33 @@ pub fn prepare(ws: &Workspace, q: &MapQuery) -> Result<Prepared, RequestError> {
 }
 
 impl Prepared {
+    fn new(graph: Arc<Graph>, ranking: Arc<super::Ranking>, unrecorded: usize) -> Prepared {
+        Prepared {
+            path: graph.rel.clone(),
+            graph,
+            ranking,
+            unrecorded,
+        }
+    }
+
     /// The map within `budget`, the signatures read from the files.
     pub fn render(&self, ws: &Workspace, budget: MapBudget) -> RepoMap {
+        let g = &*self.graph;
         let mut opened: Option<(usize, Source)> = None;
         let mut signature = |fi: usize, di: usize| -> Option<String> {
-            let f = self.files.get(fi)?;
+            let f = g.files.get(fi)?;
             let d = f.defs.get(di)?;
+            if g.stale.get(fi).copied().unwrap_or(true) {
+                return None;
+            }
             if opened.as_ref().is_none_or(|o| o.0 != fi) {
-                let path = crate::platform::join_slashed(&self.root, &*f.path);
+                let path = crate::platform::join_slashed(&g.root, &*f.path);
                 opened = Some((fi, ws.open_source(path.to_str()?).ok()?));
             }
             let (_, source) = opened.as_ref()?;
             line_of(source.bytes(), d.line)
         };
-        render(&self.files, &self.ranking, budget, &mut signature)
+        render(&g.files, &self.ranking, budget, &mut signature)
     }
 }
 
@@ -154,27 +151,6 @@ fn not_indexed(provided: &str, why: &str) -> RequestError {
         format!("The map is made from the symbol index, and {why}."),
         "Wait for the index (a server builds it at start; `mapgrep index ROOT` builds it for the command line), then ask again.",
     ))
-}
-
-/// The focus: entries that name a file (its path, or the end of it after a `/`) are files;
-/// the others names.
-fn focus_of(files: &[FileFacts], given: &[String]) -> Focus {
-    let mut focus = Focus::default();
-    for g in given {
-        let g = g.trim().trim_start_matches("./");
-        let hits: Vec<usize> = files
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.path == g || f.path.ends_with(&format!("/{g}")))
-            .map(|(i, _)| i)
-            .collect();
-        if hits.is_empty() {
-            focus.names.push(g.to_string());
-        } else {
-            focus.files.extend(hits);
-        }
-    }
-    focus
 }
 
 /// Line `line` (1-based) of `bytes`.

@@ -3,14 +3,17 @@
 //! has now (a file changed since its record, or not recorded yet, is left out and counted).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::fasthash::FastMap;
+use crate::index::Ident;
 use crate::workspace::Workspace;
 
+use super::format::FileEntry;
 use super::read::BlockCache;
 
 /// One file's facts, its names as idents of [`Facts::names`].
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileFacts {
     /// Relative to the root, `/`-separated.
     pub path: String,
@@ -19,6 +22,8 @@ pub struct FileFacts {
     /// Name and count of uses (the least of its recorded class), in the record's order (by
     /// name), each name once.
     pub uses: Vec<(u32, u32)>,
+    /// The version of the file recorded.
+    pub version: Version,
 }
 
 /// The facts of a subtree's files, their names interned once: each distinct string of each
@@ -27,7 +32,10 @@ pub struct FileFacts {
 #[derive(Clone, Debug, Default)]
 pub struct Facts {
     /// Ident -> name.
-    pub names: Vec<Box<str>>,
+    pub names: Vec<Arc<str>>,
+    /// Name -> ident (what interned them: a map kept between calls interns the names of
+    /// files recorded again with it).
+    pub ids: FastMap<Arc<str>, u32>,
     /// By path.
     pub files: Vec<FileFacts>,
 }
@@ -35,22 +43,23 @@ pub struct Facts {
 /// Names interned across parts: each part's string ids translated to idents once.
 #[derive(Default)]
 struct Interner {
-    ids: FastMap<Box<str>, u32>,
+    ids: FastMap<Arc<str>, u32>,
 }
 
 impl Interner {
     fn ident(&mut self, name: String) -> u32 {
         let next = u32::try_from(self.ids.len()).expect("fewer than 2^32 names");
-        *self.ids.entry(name.into_boxed_str()).or_insert(next)
+        *self.ids.entry(Arc::from(name)).or_insert(next)
     }
 
     /// Ident -> name.
-    fn into_names(self) -> Vec<Box<str>> {
-        let mut names: Vec<Box<str>> = vec![Box::from(""); self.ids.len()];
-        for (name, id) in self.ids {
-            names[id as usize] = name;
+    fn into_names(self) -> (Vec<Arc<str>>, FastMap<Arc<str>, u32>) {
+        let empty: Arc<str> = Arc::from("");
+        let mut names: Vec<Arc<str>> = vec![empty; self.ids.len()];
+        for (name, &id) in &self.ids {
+            names[id as usize] = Arc::clone(name);
         }
-        names
+        (names, self.ids)
     }
 }
 
@@ -61,42 +70,173 @@ pub fn facts(ws: &Workspace, root: &Path, under: &str) -> Option<(Facts, usize)>
     let view = crate::index::root_view(ws, root, true)?;
     let state = super::state::root_state(ws, root)?;
     let recs = state.records();
-    let inside = |p: &str| {
-        under.is_empty() || p == under || p.strip_prefix(under).is_some_and(|r| r.starts_with('/'))
-    };
+    let inside = inside(under);
     let newest = newest_inside(&recs, &inside);
-    let mut caches: Vec<Option<BlockCache<'_>>> = recs.parts.iter().map(|_| None).collect();
-    // Per part, made when first read: its string ids to idents (`u32::MAX`: not met yet).
-    let mut idents: Vec<Vec<u32>> = recs.parts.iter().map(|_| Vec::new()).collect();
-    let mut names = Interner::default();
-    // Grown once, not step by step (each step rehashes every name so far): about 40 new
-    // names a file on the Linux tree, and no more than the parts hold.
-    let strings: usize = recs.parts.iter().map(|p| p.0.strings() as usize).sum();
-    names.ids.reserve(strings.min(newest.len() * 40));
+    let mut reader = Reader::new(&recs, newest.len());
     let mut out = Vec::new();
     let mut missing = 0;
     for (path, (i, k)) in newest {
-        let part = &recs.parts[i].0;
-        let Some(f) = part.file(k) else { continue };
-        let live = view
-            .index
-            .find(path.as_bytes())
-            .map(|x| view.index.file(x).id);
-        if live != Some(f.ident) || view.is_dirty(&crate::platform::join_slashed(root, path)) {
-            missing += 1;
-            continue;
+        match standing(&view, root, &recs, path, i, k) {
+            Standing::Current(f) => out.extend(reader.read(i, &f, path)),
+            Standing::Stale => missing += 1,
+            // Deleted: not there any more, so not missing from the map.
+            Standing::Gone | Standing::Skipped => {}
         }
-        if f.status != 0 {
-            continue;
+    }
+    missing += unrecorded_inside(&view, &recs, &inside);
+    Some((reader.into_facts(out), missing))
+}
+
+/// The version a file's facts come from: its record's file identity and content checksum.
+pub type Version = (Ident, u64);
+
+/// Where the files under a path stand against the records now ([`versions`]).
+#[derive(Debug, Default)]
+pub struct Versions {
+    /// The files whose record holds (those [`facts`] takes), with its version, by path.
+    pub current: Vec<(String, Version)>,
+    /// The files the index has whose newest record is of another version (changed since,
+    /// not recorded again yet).
+    pub stale: Vec<String>,
+    /// Files there the records do not cover now (as [`facts`] counts them).
+    pub missing: usize,
+}
+
+/// Where each file under `under` of `root` stands: what a map kept between calls compares
+/// with the versions it was made from. `None` as for [`facts`].
+pub fn versions(ws: &Workspace, root: &Path, under: &str) -> Option<Versions> {
+    let view = crate::index::root_view(ws, root, true)?;
+    let state = super::state::root_state(ws, root)?;
+    let recs = state.records();
+    let inside = inside(under);
+    let mut v = Versions::default();
+    for (path, (i, k)) in newest_inside(&recs, &inside) {
+        match standing(&view, root, &recs, path, i, k) {
+            Standing::Current(f) => v.current.push((path.to_string(), (f.ident, f.hash))),
+            Standing::Stale => {
+                v.stale.push(path.to_string());
+                v.missing += 1;
+            }
+            Standing::Gone | Standing::Skipped => {}
         }
-        let (Some(syms), Some(uses)) = (part.symbols(&f), part.uses(&f)) else {
+    }
+    v.missing += unrecorded_inside(&view, &recs, &inside);
+    Some(v)
+}
+
+/// The facts of those of `paths` whose record holds now (by path), their names interned
+/// together. `None` as for [`facts`].
+pub fn facts_of(ws: &Workspace, root: &Path, paths: &[String]) -> Option<Facts> {
+    let view = crate::index::root_view(ws, root, true)?;
+    let state = super::state::root_state(ws, root)?;
+    let recs = state.records();
+    let mut reader = Reader::new(&recs, paths.len());
+    let mut out = Vec::new();
+    let mut sorted: Vec<&str> = paths.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    for path in sorted {
+        let Some((i, k)) = recs.newest(path) else {
             continue;
         };
-        let strings = caches[i].get_or_insert_with(|| BlockCache::new(part));
-        let known = &mut idents[i];
+        if let Standing::Current(f) = standing(&view, root, &recs, path, i, k) {
+            out.extend(reader.read(i, &f, path));
+        }
+    }
+    Some(reader.into_facts(out))
+}
+
+/// Whether a root-relative path is `under` (empty: everything).
+fn inside(under: &str) -> impl Fn(&str) -> bool + '_ {
+    move |p: &str| {
+        under.is_empty() || p == under || p.strip_prefix(under).is_some_and(|r| r.starts_with('/'))
+    }
+}
+
+/// A recorded file against the index now.
+enum Standing {
+    /// Its record holds and it was parsed.
+    Current(FileEntry),
+    /// The index has another version of it (or the watcher says it changed).
+    Stale,
+    /// The index does not have it.
+    Gone,
+    /// Its record holds, and says it is read as text (no symbols).
+    Skipped,
+}
+
+fn standing(
+    view: &crate::index::RootView,
+    root: &Path,
+    recs: &super::state::Records,
+    path: &str,
+    i: usize,
+    k: u32,
+) -> Standing {
+    let Some(f) = recs.parts[i].0.file(k) else {
+        return Standing::Skipped;
+    };
+    let Some(live) = view.index.find(path.as_bytes()) else {
+        return Standing::Gone;
+    };
+    if view.index.file(live).id != f.ident
+        || view.is_dirty(&crate::platform::join_slashed(root, path))
+    {
+        return Standing::Stale;
+    }
+    if f.status != 0 {
+        return Standing::Skipped;
+    }
+    Standing::Current(f)
+}
+
+/// Files the index holds under the path that no record covers.
+fn unrecorded_inside(
+    view: &crate::index::RootView,
+    recs: &super::state::Records,
+    inside: &dyn Fn(&str) -> bool,
+) -> usize {
+    view.index
+        .files()
+        .filter_map(|f| std::str::from_utf8(&f.path).ok())
+        .filter(|p| inside(p) && recs.newest(p).is_none())
+        .count()
+}
+
+/// Reads files' facts from the records, each part's strings decoded and interned once.
+struct Reader<'r> {
+    recs: &'r super::state::Records,
+    caches: Vec<Option<BlockCache<'r>>>,
+    /// Per part, made when first read: its string ids to idents (`u32::MAX`: not met yet).
+    idents: Vec<Vec<u32>>,
+    names: Interner,
+}
+
+impl<'r> Reader<'r> {
+    fn new(recs: &'r super::state::Records, files: usize) -> Reader<'r> {
+        let mut names = Interner::default();
+        // Grown once, not step by step (each step rehashes every name so far): about 40
+        // new names a file on the Linux tree, and no more than the parts hold.
+        let strings: usize = recs.parts.iter().map(|p| p.0.strings() as usize).sum();
+        names.ids.reserve(strings.min(files * 40));
+        Reader {
+            recs,
+            caches: recs.parts.iter().map(|_| None).collect(),
+            idents: recs.parts.iter().map(|_| Vec::new()).collect(),
+            names,
+        }
+    }
+
+    /// The facts of file `f` of part `i`, at `path`.
+    fn read(&mut self, i: usize, f: &FileEntry, path: &str) -> Option<FileFacts> {
+        let part = &self.recs.parts[i].0;
+        let (syms, uses) = (part.symbols(f)?, part.uses(f)?);
+        let strings = self.caches[i].get_or_insert_with(|| BlockCache::new(part));
+        let known = &mut self.idents[i];
         if known.is_empty() {
             *known = vec![u32::MAX; part.strings() as usize];
         }
+        let names = &mut self.names;
         let mut ident = |id: u32| -> Option<u32> {
             let slot = known.get_mut(id as usize)?;
             if *slot == u32::MAX {
@@ -113,24 +253,18 @@ pub fn facts(ws: &Workspace, root: &Path, under: &str) -> Option<(Facts, usize)>
             .into_iter()
             .filter_map(|(id, class)| Some((ident(id)?, super::format::class_uses(class))))
             .collect();
-        out.push(FileFacts {
+        Some(FileFacts {
             path: path.to_string(),
             defs,
             uses,
-        });
+            version: (f.ident, f.hash),
+        })
     }
-    // Files the index holds that no record covers.
-    missing += view
-        .index
-        .files()
-        .filter_map(|f| std::str::from_utf8(&f.path).ok())
-        .filter(|p| inside(p) && recs.newest(p).is_none())
-        .count();
-    let facts = Facts {
-        names: names.into_names(),
-        files: out,
-    };
-    Some((facts, missing))
+
+    fn into_facts(self, files: Vec<FileFacts>) -> Facts {
+        let (names, ids) = self.names.into_names();
+        Facts { names, ids, files }
+    }
 }
 
 /// Each path's newest record (its part and file index) of the paths `inside` takes, by path.

@@ -31,7 +31,7 @@ mod tests;
 mod view;
 
 pub use extract::{content_hash, record};
-pub use facts::{Facts, FileFacts, facts};
+pub use facts::{Facts, FileFacts, Version, Versions, facts, facts_of, versions};
 pub use recorder::{record_index, start, wait_recorded};
 pub use view::{
     Definition, Enclosing, Held, Lookup, NameIds, NameInFile, definitions, definitions_in_file,

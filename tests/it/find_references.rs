@@ -202,6 +202,74 @@ async fn a_kept_answer_gives_way_to_an_edit_with_the_index() {
     srv.shutdown().await;
 }
 
+/// The map of a path `srv` keeps once every file there is recorded and `want` is in it.
+async fn settled_map(srv: &crate::common::Server, want: &str) -> String {
+    let mut text = String::new();
+    for _ in 0..150 {
+        text = srv.ok("repo_map", json!({})).await.text;
+        if text.contains(want) && !text.contains("Note:") {
+            return text;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("no settled map with {want}:\n{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_kept_map_follows_edits_and_equals_a_fresh_one() {
+    let fx = fixture();
+    let log = fx.base().join("log-kept");
+    let idx = fx.base().join("index-kept");
+    let kept = crate::common::Server::start_logged(
+        &[fx.root.as_path()],
+        &[
+            "--index-dir",
+            idx.to_str().unwrap(),
+            "--map-hold-files",
+            "0",
+        ],
+        &log,
+    )
+    .await;
+    crate::common::wait_for_log(&log, "built");
+    let before = settled_map(&kept, "double_it").await;
+    assert_eq!(srv_map(&kept).await, before, "unchanged: the same map");
+    // A new function that 20 files start to call, and a file that leaves.
+    fx.write(
+        "src/extra.rs",
+        "pub fn triple_it(x: u64) -> u64 {\n    x * 3\n}\n",
+    );
+    for k in 0..20 {
+        fx.write(
+            &format!("many/m{k:02}.py"),
+            format!("from lib import double_it, triple_it\n\n\ndef use{k}(v):\n    return triple_it(double_it(v))\n"),
+        );
+    }
+    std::fs::remove_file(fx.root.join("many/m29.py")).unwrap();
+    let after = settled_map(&kept, "triple_it").await;
+    assert!(
+        after.contains("  1: pub fn triple_it(x: u64) -> u64 {"),
+        "{after}"
+    );
+    // A server that never held a map makes the same one.
+    let fresh_idx = fx.base().join("index-fresh");
+    let fresh_log = fx.base().join("log-fresh");
+    let fresh = crate::common::Server::start_logged(
+        &[fx.root.as_path()],
+        &["--index-dir", fresh_idx.to_str().unwrap()],
+        &fresh_log,
+    )
+    .await;
+    crate::common::wait_for_log(&fresh_log, "built");
+    assert_eq!(settled_map(&fresh, "triple_it").await, after);
+    fresh.shutdown().await;
+    kept.shutdown().await;
+}
+
+async fn srv_map(srv: &crate::common::Server) -> String {
+    srv.ok("repo_map", json!({})).await.text
+}
+
 #[tokio::test]
 async fn the_repo_map_ranks_the_used_definition_first_within_the_budget() {
     let fx = fixture();
