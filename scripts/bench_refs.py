@@ -68,7 +68,7 @@ async def all_pages(sv, name):
 
 def rg_lines(rg, tree, name):
     out = subprocess.run([rg, "-n", "-w", "--no-heading", "-F", name, "-t", "c", "-t", "cpp",
-                          "-t", "py", "-t", "rust", "-t", "sh"],
+                          "-t", "py", "-t", "rust", "-t", "sh", "-t", "java"],
                          cwd=tree, capture_output=True, text=True, errors="replace").stdout
     lines = {}
     for l in out.splitlines():
