@@ -9,11 +9,13 @@ complete.
    directory's C files gain a function that calls it; `repo_map` of the directory is asked
    until its 9,000-byte map names the function (time from the edits), then the whole tree's
    map once (the kept map brought up to date).
-3. The edits undone; the whole tree's map again (a file left the tree: built again).
+3. The edits undone; the whole tree's map again (a file left: taken out of the kept map).
+4. With --hold-secs S (passed to `serve --map-hold-secs`): the server's resident memory
+   S + 10 s later, once the kept map was let go.
 
 Usage: python3 scripts/bench_map.py --index-dir DIR [--tree corpora/linux]
        [--mapgrep target/release/mapgrep] [--paths fs/ext4,drivers/net] [--whole 3]
-       [--fresh-dir fs/ext4] [--callers 30]
+       [--fresh-dir fs/ext4] [--callers 30] [--hold-secs 30]
 """
 
 import argparse
@@ -67,8 +69,10 @@ def edit(tree, directory, callers):
 
 
 async def run(args):
+    extra = ["--map-hold-secs", str(args.hold_secs)] if args.hold_secs else []
     params = StdioServerParameters(command=args.mapgrep,
-                                   args=["serve", "--index-dir", args.index_dir, args.tree])
+                                   args=["serve", "--index-dir", args.index_dir] + extra
+                                   + [args.tree])
     log = os.path.join(os.path.dirname(os.path.abspath(args.index_dir)), "log-map")
     with open(log, "w", buffering=1) as err:
         async with stdio_client(params, errlog=err) as (r, w):
@@ -127,8 +131,11 @@ async def body(args, sv):
         undo()
     await asyncio.sleep(3)
     dt, _, _ = await sv.call("repo_map", {"path": "."})
-    print(f"repo_map . after the edits were undone (a file left: built again): {dt:.0f} ms",
-          flush=True)
+    print(f"repo_map . after the edits were undone (a file left): {dt:.0f} ms", flush=True)
+    if args.hold_secs:
+        await asyncio.sleep(args.hold_secs + 10)
+        print(f"{args.hold_secs + 10} s without a map call: server RSS {rss_mb(sv.pid):.0f} MB",
+              flush=True)
 
 
 def main():
@@ -140,6 +147,7 @@ def main():
     ap.add_argument("--whole", type=int, default=3)
     ap.add_argument("--fresh-dir", default="fs/ext4")
     ap.add_argument("--callers", type=int, default=30)
+    ap.add_argument("--hold-secs", type=int, default=0)
     args = ap.parse_args()
     args.mapgrep = os.path.abspath(args.mapgrep)
     asyncio.run(run(args))

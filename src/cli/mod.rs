@@ -120,6 +120,9 @@ pub struct ServeArgs {
     /// fraction of a second instead of 12 s, and holds about 1 GB). One map is kept.
     #[arg(long, value_name = "N", default_value_t = crate::repomap::HOLD_FILES)]
     pub map_hold_files: usize,
+    /// Let the kept repo map go (and its memory) after this many seconds without a map call.
+    #[arg(long, value_name = "SECS", default_value_t = crate::repomap::HOLD_IDLE_SECS)]
+    pub map_hold_secs: u64,
     #[command(flatten)]
     pub index: index::ServeIndexArgs,
     /// Serve MCP over streamable HTTP at ADDR (an IP address and port, e.g. 127.0.0.1:8765;
@@ -196,9 +199,6 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // back to the system when freed.
     crate::source::map_large_allocations(LARGE_ALLOCATION);
     let ws = serve_workspace(&args)?;
-    ws.state::<crate::repomap::HeldMaps>()
-        .min_files
-        .store(args.map_hold_files, std::sync::atomic::Ordering::Relaxed);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -269,7 +269,7 @@ fn serve_workspace(args: &ServeArgs) -> anyhow::Result<crate::workspace::Workspa
         args.roots.clone()
     };
     let roots = Roots::new(&roots).context("checking the roots")?;
-    Ok(WorkspaceBuilder::new()
+    let ws = WorkspaceBuilder::new()
         .words(&crate::mcp::words::MCP_WORDS)
         .max_output_bytes(
             args.max_output_bytes
@@ -280,7 +280,14 @@ fn serve_workspace(args: &ServeArgs) -> anyhow::Result<crate::workspace::Workspa
         .outline_budget(args.outline_cache_bytes)
         .allow_write(args.allow_write)
         .search_timeout((args.search_timeout > 0).then(|| Duration::from_secs(args.search_timeout)))
-        .build(roots))
+        .build(roots);
+    // The repo map a server keeps between calls.
+    let held = ws.state::<crate::repomap::HeldMaps>();
+    held.min_files
+        .store(args.map_hold_files, std::sync::atomic::Ordering::Relaxed);
+    held.idle_secs
+        .store(args.map_hold_secs, std::sync::atomic::Ordering::Relaxed);
+    Ok(ws)
 }
 
 /// Run by hand at a terminal over stdio: says what the server waits for, and how a client

@@ -5,14 +5,15 @@
 //! reading of every record again (about 9 s of the 12 s of a first map).
 //!
 //! One map is kept: the last one of a path of at least [`HOLD_FILES`] files (a smaller one
-//! is made in well under a second). A file that changed and is not recorded again yet
+//! is made in well under a second), until no map is asked for in [`HOLD_IDLE_SECS`]. A file that changed and is not recorded again yet
 //! keeps the facts it had, shown without reading its lines; a file that left the path (or
 //! that the records read as text now) is taken out of the graph ([`super::Tables::remove`]);
 //! changes to more than a quarter of the files build the map again.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::workspace::Workspace;
 
@@ -23,11 +24,20 @@ use super::{FileFacts, Ranking};
 /// about 80 files, is mapped in 0.1–0.2 s; `drivers/net`, 5,700, in about 1 s).
 pub const HOLD_FILES: usize = 2_000;
 
+/// Seconds a kept map stays without a map call before it is let go (and its memory handed
+/// back to the system).
+pub const HOLD_IDLE_SECS: u64 = 600;
+
 /// The map kept, per workspace.
 pub struct HeldMaps {
     slot: Mutex<Option<Held>>,
     /// The fewest files of a path whose map is kept ([`HOLD_FILES`]; tests lower it).
     pub min_files: AtomicUsize,
+    /// Seconds without a map call after which the kept map goes ([`HOLD_IDLE_SECS`]).
+    pub idle_secs: AtomicU64,
+    /// When a map was last asked for, and whether a thread watches for the idle time.
+    last_used: Mutex<Instant>,
+    watching: AtomicBool,
 }
 
 impl Default for HeldMaps {
@@ -35,6 +45,9 @@ impl Default for HeldMaps {
         HeldMaps {
             slot: Mutex::new(None),
             min_files: AtomicUsize::new(HOLD_FILES),
+            idle_secs: AtomicU64::new(HOLD_IDLE_SECS),
+            last_used: Mutex::new(Instant::now()),
+            watching: AtomicBool::new(false),
         }
     }
 }
@@ -56,12 +69,13 @@ impl HeldMaps {
     /// now. Calls wait for each other: a second call finds the first one's map. `None` when
     /// the root has no index or records yet.
     pub(super) fn prepare(
-        &self,
+        self: &Arc<Self>,
         ws: &Workspace,
         root: &Path,
         rel: &str,
         focus: &[String],
     ) -> Option<(Arc<Graph>, Arc<Ranking>, usize)> {
+        *self.last_used.lock().expect("held maps") = Instant::now();
         let mut slot = self.slot.lock().expect("held maps");
         if let Some(h) = slot
             .as_mut()
@@ -81,7 +95,48 @@ impl HeldMaps {
         let ranking = h.ranking(focus);
         let graph = Arc::clone(&h.graph);
         *slot = Some(h);
+        self.watch_idle();
         Some((graph, ranking, unrecorded))
+    }
+
+    /// Lets the kept map go once no map was asked for in [`HeldMaps::idle_secs`]: a thread
+    /// looks now and then while a map is kept (one at a time).
+    fn watch_idle(self: &Arc<Self>) {
+        if self.watching.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let me = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("mapgrep-map-idle".into())
+            .spawn(move || {
+                loop {
+                    let idle = Duration::from_secs(me.idle_secs.load(Ordering::Relaxed));
+                    std::thread::sleep(
+                        (idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30)),
+                    );
+                    if me.let_go_if_idle(idle) {
+                        break;
+                    }
+                }
+                me.watching.store(false, Ordering::Release);
+            });
+        if spawned.is_err() {
+            self.watching.store(false, Ordering::Release);
+        }
+    }
+
+    /// Drops the kept map if none was asked for in `idle`, and hands the memory back; whether
+    /// no map is kept now.
+    fn let_go_if_idle(&self, idle: Duration) -> bool {
+        if self.last_used.lock().expect("held maps").elapsed() < idle {
+            return false;
+        }
+        let gone = self.slot.lock().expect("held maps").take();
+        if gone.is_some() {
+            drop(gone);
+            crate::source::release_free_memory();
+        }
+        true
     }
 }
 
@@ -201,5 +256,37 @@ impl Graph {
             uses: Vec::new(),
             ..facts
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn empty_graph() -> Graph {
+        Graph {
+            root: std::path::PathBuf::from("/r"),
+            rel: String::new(),
+            files: Vec::new(),
+            versions: Vec::new(),
+            stale: Vec::new(),
+            index_of: Default::default(),
+            tables: super::super::Tables::default(),
+            generation: 0,
+        }
+    }
+
+    #[test]
+    fn a_kept_map_goes_only_once_idle() {
+        let held = HeldMaps::default();
+        *held.slot.lock().unwrap() = Some(Held {
+            graph: Arc::new(empty_graph()),
+            ranked: None,
+        });
+        *held.last_used.lock().unwrap() = Instant::now();
+        assert!(!held.let_go_if_idle(Duration::from_secs(60)));
+        assert!(held.slot.lock().unwrap().is_some(), "kept while in use");
+        assert!(held.let_go_if_idle(Duration::ZERO));
+        assert!(held.slot.lock().unwrap().is_none(), "let go once idle");
     }
 }

@@ -32,7 +32,7 @@ mod tables;
 mod tests;
 mod tree;
 
-pub use held::{HOLD_FILES, HeldMaps};
+pub use held::{HOLD_FILES, HOLD_IDLE_SECS, HeldMaps};
 pub use render::{MapBudget, RepoMap, render};
 pub use tables::Tables;
 pub use tree::{MapQuery, Prepared, TreeMap, map_tree, prepare};
