@@ -36,11 +36,7 @@ PROBE = "mapgrep_probe_counter_bump"
 
 
 def rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0
+    return bs.status_mb(pid, "VmRSS")
 
 
 def edit(tree, directory, callers):

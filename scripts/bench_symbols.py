@@ -75,12 +75,17 @@ def cpu_of(pid):
     return (int(fields[11]) + int(fields[12])) / tick
 
 
-def rss_peak_mb(pid):
+def status_mb(pid, field):
+    """A memory field of /proc/PID/status (`VmHWM`, `VmRSS`) in MB."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return 0
+
+
+def rss_peak_mb(pid):
+    return status_mb(pid, "VmHWM")
 
 
 def size_of(dir):
