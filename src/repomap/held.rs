@@ -1,14 +1,15 @@
 //! The map of a large path kept between calls: its graph (the files' definitions and the
 //! tables) and its last ranking, brought up to date at the next call by the files whose
-//! records changed (their rows replaced, [`super::Tables::replace`]), so that a second map of the
-//! whole Linux tree costs the comparison of its files' versions and a ranking, not the
-//! reading of every record again (about 9 s of the 12 s of a first map).
+//! records changed (their rows replaced, [`super::Tables::replace`]), so that a second map
+//! of the whole Linux tree costs the comparison of its files' versions and a ranking, not
+//! the reading of every record again (about 9 s of the 12 s of a first map).
 //!
 //! One map is kept: the last one of a path of at least [`HOLD_FILES`] files (a smaller one
-//! is made in well under a second), until no map is asked for in [`HOLD_IDLE_SECS`]. A file that changed and is not recorded again yet
-//! keeps the facts it had, shown without reading its lines; a file that left the path (or
-//! that the records read as text now) is taken out of the graph ([`super::Tables::remove`]);
-//! changes to more than a quarter of the files build the map again.
+//! is made in well under a second), until no map is asked for in [`HOLD_IDLE_SECS`]. A file
+//! that changed and is not recorded again yet keeps the facts it had, shown without reading
+//! its lines; a file that left the path (or that the records read as text now) is taken out
+//! of the graph ([`super::Tables::remove`]); changes to more than a quarter of the files
+//! build the map again.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -95,6 +96,9 @@ impl HeldMaps {
         let ranking = h.ranking(focus);
         let graph = Arc::clone(&h.graph);
         *slot = Some(h);
+        drop(slot);
+        // Idle from when the map was made, not from when it was asked for.
+        *self.last_used.lock().expect("held maps") = Instant::now();
         self.watch_idle();
         Some((graph, ranking, unrecorded))
     }
@@ -119,6 +123,10 @@ impl HeldMaps {
                     }
                 }
                 me.watching.store(false, Ordering::Release);
+                // A map kept while this thread was ending is watched again.
+                if me.slot.lock().expect("held maps").is_some() {
+                    me.watch_idle();
+                }
             });
         if spawned.is_err() {
             self.watching.store(false, Ordering::Release);
@@ -156,9 +164,10 @@ impl Held {
     }
 
     /// Brings the graph up to the records: the rows of the files recorded again replaced, new
-    /// files added, files changed since their record marked stale. The files the records do
-    /// not cover now; `None` when the map must be built again (a file left the path, too many
-    /// changed, the records are gone, or another call still renders this graph).
+    /// files added, files gone taken out, files changed since their record marked stale. The
+    /// files the records do not cover now; `None` when the map must be built again (more than
+    /// a quarter of the files changed, the records are gone, or another call still renders
+    /// this graph).
     fn catch_up(&mut self, ws: &Workspace) -> Option<usize> {
         let g = &*self.graph;
         let now = crate::symbols::versions(ws, &g.root, &g.rel)?;

@@ -4,9 +4,9 @@
 //! rows. A file's rows are replaced on their own ([`Tables::replace`]), so an edit costs what
 //! the file holds.
 
-use super::FileFacts;
 use std::sync::Arc;
 
+use super::FileFacts;
 use crate::fasthash::FastMap;
 
 /// A name of at least this many bytes, written `snake_case` or `camelCase`, says what it is:
