@@ -117,7 +117,7 @@ pub struct ServeArgs {
     pub allow_write: bool,
     /// Keep the repo map of a path of at least N indexed files between calls, brought up to
     /// date by the files that changed (a second map of the whole Linux tree then takes a
-    /// fraction of a second instead of 12 s, and holds about 1 GB). One map is kept.
+    /// fraction of a second instead of 12 s, and holds about 1.2 GB). One map is kept.
     #[arg(long, value_name = "N", default_value_t = crate::repomap::HOLD_FILES)]
     pub map_hold_files: usize,
     /// Let the kept repo map go (and its memory) after this many seconds without a map call.
