@@ -253,8 +253,12 @@ impl Ctx<'_> {
         // The hints need the identity (the parse of a file with no symbol records is cached
         // by it): one fstat.
         let opts = SourceOptions::for_search(WALK_MMAP_MIN, admit || self.hints.is_some());
+        let started = std::time::Instant::now();
         let (id, hay) = match source::load_in(opener, path, &opts, buf) {
-            Ok(loaded) => loaded,
+            Ok(loaded) => {
+                super::produce::loaded(loaded.1.len(), started.elapsed());
+                loaded
+            }
             Err(e) => {
                 self.stats.error(e.to_string());
                 return None;

@@ -6,7 +6,7 @@
 //! server records as the list of its next search.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, mpsc};
 
 use super::collect::Display;
@@ -65,6 +65,74 @@ pub(super) struct Job {
     pub(super) origin: Origin,
     /// Boxed: most jobs have none, and a job's size is what the workers read per file.
     pub(super) known: Option<Box<Known>>,
+}
+
+/// Reading ahead of a visit whose files come slowly: once small files take longer to load
+/// than [`SLOW_LOAD`] (their bytes come from the disk, not the system's cache: at least
+/// [`SLOW_FILES`] of them and a quarter of those loaded), the workers ask the system for the
+/// next [`AHEAD`] files the index picked in their batch before reading each one, so that the
+/// disk reads them together instead of one per worker at a time. A visit whose files are
+/// cached (a few slow loads are the scheduler's) never reads ahead: that costs an open a file.
+#[derive(Default)]
+pub(super) struct ReadAhead {
+    cold: AtomicBool,
+    loads: AtomicUsize,
+    slow: AtomicUsize,
+}
+
+/// How long a small file may take to load (open, read, close) before it counts as slow;
+/// from the cache it takes tens of microseconds.
+const SLOW_LOAD: std::time::Duration = std::time::Duration::from_micros(200);
+/// The fewest slow loads that make a visit read ahead.
+const SLOW_FILES: usize = 3;
+/// The largest file whose load time says whether it came from the disk.
+const SMALL_FILE: usize = 64 << 10;
+/// How many picked files are asked for ahead of the one being read.
+const AHEAD: usize = 32;
+
+thread_local! {
+    /// This worker's last small file load, if any since the last look: whether it was slow.
+    static LOADED: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+/// Told by the per-file search, on the worker's thread, that it loaded `len` bytes in `took`.
+pub(super) fn loaded(len: usize, took: std::time::Duration) {
+    if len <= SMALL_FILE {
+        LOADED.set(Some(took >= SLOW_LOAD));
+    }
+}
+
+impl ReadAhead {
+    /// Before reading `jobs[i]`: once the visit is slow, the files up to [`AHEAD`] after it
+    /// that no worker asked for yet (`asked`: how far the batch's files were asked for).
+    pub(super) fn before(&self, jobs: &[Job], i: usize, asked: &AtomicUsize) {
+        if !self.cold.load(Ordering::Relaxed) {
+            return;
+        }
+        let end = (i + 1 + AHEAD).min(jobs.len());
+        let from = asked.fetch_max(end, Ordering::Relaxed).max(i + 1);
+        for j in jobs.get(from..end).unwrap_or_default() {
+            if matches!(j.origin, Origin::Index { .. }) {
+                crate::platform::read_ahead(&j.path);
+            }
+        }
+    }
+
+    /// After a file was read on this thread: counts its load, and whether the loads so far
+    /// say the files come slowly.
+    pub(super) fn after(&self) {
+        let Some(slow) = LOADED.take() else {
+            return;
+        };
+        let loads = self.loads.fetch_add(1, Ordering::Relaxed) + 1;
+        if !slow {
+            return;
+        }
+        let slow = self.slow.fetch_add(1, Ordering::Relaxed) + 1;
+        if slow >= SLOW_FILES && slow * 4 >= loads {
+            self.cold.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 /// How a file's display name is made: given, or from the path below its search directory
@@ -391,5 +459,57 @@ impl Producer<'_, '_> {
             *self.queue.over.progress.note.lock().expect("note") = Some(n);
         }
         sel
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(seq: u64) -> Job {
+        Job {
+            seq,
+            given: 0,
+            path: PathBuf::from(format!("/nonexistent-mapgrep-ahead/{seq}.c")),
+            name: Name::Below,
+            origin: Origin::Index { evict: false },
+            known: None,
+        }
+    }
+
+    #[test]
+    fn a_visit_reads_ahead_only_once_small_files_load_slowly() {
+        let ahead = ReadAhead::default();
+        let jobs: Vec<Job> = (0..100).map(job).collect();
+        let asked = AtomicUsize::new(0);
+        let asked_now = |i: usize| {
+            ahead.before(&jobs, i, &asked);
+            asked.load(Ordering::Relaxed)
+        };
+        let load = |len: usize, micros: u64| {
+            loaded(len, std::time::Duration::from_micros(micros));
+            ahead.after();
+        };
+        assert_eq!(asked_now(0), 0);
+        // Quick small files, slow large ones (their time is their size's), and a few slow
+        // small ones among many quick ones (the scheduler's) say nothing.
+        for _ in 0..20 {
+            load(4_000, 20);
+        }
+        for _ in 0..5 {
+            load(4 << 20, 5_000);
+        }
+        load(4_000, 900);
+        load(4_000, 900);
+        assert_eq!(asked_now(1), 0);
+        // A quarter of the loads slow: the files after the next are asked for, each once.
+        for _ in 0..6 {
+            load(4_000, 900);
+        }
+        assert_eq!(asked_now(2), 3 + AHEAD);
+        assert_eq!(asked_now(3), 4 + AHEAD);
+        assert_eq!(asked_now(1), 4 + AHEAD);
+        assert_eq!(asked_now(90), 100);
+        assert_eq!(asked_now(99), 100);
     }
 }

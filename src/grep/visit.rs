@@ -219,6 +219,7 @@ pub(super) fn visit<S, T: Send>(
         init,
         work,
         active: Mutex::new(Vec::new()),
+        ahead: super::produce::ReadAhead::default(),
     };
     std::thread::scope(|s| {
         let (tally, window, job_rx, over) = (&tally, &window, &job_rx, &over);
@@ -366,6 +367,7 @@ struct Worker<'a, S, T> {
     work: &'a Work<'a, S, T>,
     /// The batches started whose files are not all taken yet, oldest first.
     active: Mutex<Vec<Arc<Shared<T>>>>,
+    ahead: super::produce::ReadAhead,
 }
 
 /// A batch being worked on. Its files are taken one at a time, so that a worker with
@@ -375,6 +377,8 @@ struct Shared<T> {
     jobs: Vec<Job>,
     /// The next file to take.
     next: AtomicUsize,
+    /// How far its files were asked for ahead (see [`super::produce::ReadAhead`]).
+    asked: AtomicUsize,
     /// The results so far; the worker that adds the last one sends them all.
     outs: Mutex<Vec<(u64, Option<T>)>>,
 }
@@ -417,6 +421,7 @@ impl<S, T> Worker<'_, S, T> {
         let batch = Arc::new(Shared {
             jobs: fresh,
             next: AtomicUsize::new(0),
+            asked: AtomicUsize::new(0),
             outs: Mutex::new(Vec::new()),
         });
         self.active.lock().expect("active").push(batch.clone());
@@ -456,8 +461,11 @@ impl<S, T> Worker<'_, S, T> {
             let out = if self.over.is() {
                 None
             } else {
+                self.ahead.before(&batch.jobs, i, &batch.asked);
                 let display = self.displays.get(job.given).and_then(|d| d.as_deref());
-                (self.work)(state, Entry { job, display }, &mut counts)
+                let out = (self.work)(state, Entry { job, display }, &mut counts);
+                self.ahead.after();
+                out
             };
             outs.push((job.seq, out));
         }

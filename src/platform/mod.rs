@@ -74,6 +74,15 @@ pub use os::{
     stdin_has_input,
 };
 
+/// Asks the system to start reading the file at canonical `path` into its cache, opened as
+/// [`open_read`] opens it (never blocking, no link followed), and returns at once: a search
+/// that found the files it reads slow to come (not cached) reads ahead of itself.
+pub fn read_ahead(path: &Path) {
+    if let Ok(f) = open_read(path) {
+        os::will_need(&f);
+    }
+}
+
 #[doc(hidden)]
 pub mod test_support;
 

@@ -174,6 +174,15 @@ pub fn create_private(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Asks the system to start reading `file` into its page cache (`posix_fadvise` with
+/// `WILLNEED`), without waiting for it; nothing where the system has no such call.
+pub fn will_need(file: &File) {
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+    let _ = rustix::fs::fadvise(file, 0, None, rustix::fs::Advice::WillNeed);
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
+    let _ = file;
+}
+
 /// Whether standard input is a pipe or a file (as ripgrep decides to search it when no path
 /// is given): not a terminal, and not a device such as `/dev/null`.
 pub fn stdin_has_input() -> bool {

@@ -191,6 +191,11 @@ pub fn create_private(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Reading ahead is left to the system here.
+pub fn will_need(file: &File) {
+    let _ = file;
+}
+
 /// Whether standard input is a pipe or a file (not a console, not the NUL device).
 #[allow(unsafe_code)]
 pub fn stdin_has_input() -> bool {
