@@ -29,6 +29,9 @@ const COMMON_DEFINERS: u32 = 5;
 /// The widest use count a packed user keeps (more counts as this many; a tree of more than
 /// 2^20 files keeps fewer bits).
 const COUNT_BITS: u32 = 12;
+/// Files or slots per parallel part of a step (a fixed split: the sums do not depend on
+/// how many threads run).
+const CHUNK: usize = 4096;
 
 /// The walk's arrays for one focus (see the module docs).
 pub(super) struct Walk {
@@ -201,28 +204,47 @@ impl Walk {
         Walked { rank, iterations }
     }
 
-    /// One step from `rank` into `next`; the L1 change.
+    /// One step from `rank` into `next`; the L1 change. Files are stepped in chunks on every
+    /// core, each file's rank by the same sequential sums; the change is summed per chunk
+    /// and the chunks in order, so the walk is the same on any number of threads.
     fn step(&self, rank: &[f64], x: &mut [f64], inflow: &mut [f64], next: &mut [f64]) -> f64 {
+        use rayon::prelude::*;
         let dangling = self.spread(rank, x, inflow);
-        let mut change = 0.0;
-        for f in 0..rank.len() {
-            let mut into = 0.0;
-            for &slot in &self.def_slots[self.def_start[f]..self.def_start[f + 1]] {
-                into += inflow[slot as usize];
-            }
-            for &(_, w) in &self.self_uses[self.self_start[f]..self.self_start[f + 1]] {
-                into -= w * x[f];
-            }
-            let r = (1.0 - DAMPING) * self.p[f] + DAMPING * (into.max(0.0) + dangling * self.p[f]);
-            change += (r - rank[f]).abs();
-            next[f] = r;
-        }
-        change
+        let (x, inflow) = (&*x, &*inflow);
+        let changes: Vec<f64> = next
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .map(|(c, part)| {
+                let mut change = 0.0;
+                for (i, slot_out) in part.iter_mut().enumerate() {
+                    let f = c * CHUNK + i;
+                    let r = self.next_rank(f, x, inflow, dangling);
+                    change += (r - rank[f]).abs();
+                    *slot_out = r;
+                }
+                change
+            })
+            .collect();
+        changes.iter().sum()
     }
 
-    /// Each file's rank per unit of out weight into `x`, and each slot's inflow; the rank of
-    /// the files without edges.
+    /// File `f`'s rank after a step: the inflows of the names it defines less its own uses
+    /// of them, the teleport and the dangling rank.
+    fn next_rank(&self, f: usize, x: &[f64], inflow: &[f64], dangling: f64) -> f64 {
+        let mut into = 0.0;
+        for &slot in &self.def_slots[self.def_start[f]..self.def_start[f + 1]] {
+            into += inflow[slot as usize];
+        }
+        for &(_, w) in &self.self_uses[self.self_start[f]..self.self_start[f + 1]] {
+            into -= w * x[f];
+        }
+        (1.0 - DAMPING) * self.p[f] + DAMPING * (into.max(0.0) + dangling * self.p[f])
+    }
+
+    /// Each file's rank per unit of out weight into `x`, and each slot's inflow (on every
+    /// core, each slot's sum sequential); the rank of the files without edges.
     fn spread(&self, rank: &[f64], x: &mut [f64], inflow: &mut [f64]) -> f64 {
+        use rayon::prelude::*;
         let mut dangling = 0.0;
         for f in 0..rank.len() {
             if self.out[f] > 0.0 {
@@ -233,13 +255,20 @@ impl Walk {
             }
         }
         let mask = (1u32 << self.shift) - 1;
-        for (slot, flow) in inflow.iter_mut().enumerate() {
-            let mut sum = 0.0;
-            for &u in &self.users[self.user_start[slot]..self.user_start[slot + 1]] {
-                sum += x[(u & mask) as usize] * self.sqrt[(u >> self.shift) as usize];
-            }
-            *flow = self.mul[slot] * sum;
-        }
+        let x = &*x;
+        inflow
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, part)| {
+                for (i, flow) in part.iter_mut().enumerate() {
+                    let slot = c * CHUNK + i;
+                    let mut sum = 0.0;
+                    for &u in &self.users[self.user_start[slot]..self.user_start[slot + 1]] {
+                        sum += x[(u & mask) as usize] * self.sqrt[(u >> self.shift) as usize];
+                    }
+                    *flow = self.mul[slot] * sum;
+                }
+            });
         dangling
     }
 

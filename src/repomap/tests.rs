@@ -641,6 +641,28 @@ fn the_same_facts_give_the_same_map() {
 }
 
 #[test]
+fn the_ranking_is_the_same_on_one_thread_and_on_many() {
+    // More files and names than one part of a step, so that the step is split.
+    let files = random_tree(3 * 4096 + 17, 5);
+    let focus = Focus {
+        files: vec![2, 9_000],
+        names: vec![],
+    };
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a pool");
+        pool.install(|| rank(&files, &focus))
+    };
+    let (one, many) = (on(1), on(4));
+    assert_eq!(one.iterations, many.iterations);
+    let bits = |r: &Ranking| r.file_rank.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&one), bits(&many));
+    assert_eq!(one.defs, many.defs);
+}
+
+#[test]
 fn a_removed_file_leaves_the_ranking_of_tables_made_without_it() {
     let files = random_tree(80, 3);
     for gone in [0usize, 17, 79] {
