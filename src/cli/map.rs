@@ -30,6 +30,10 @@ pub fn run(args: MapArgs) -> anyhow::Result<ExitCode> {
     let ws = super::errors::workspace(Roots::new([cwd.as_path(), std::path::Path::new("/")])?);
     let target = args.path.clone().unwrap_or_else(|| ".".into());
     super::index::use_persisted(&ws, std::slice::from_ref(&target));
+    // One map and the process ends: nothing is worth keeping (nor a thread to let it go).
+    ws.state::<crate::repomap::HeldMaps>()
+        .min_files
+        .store(usize::MAX, std::sync::atomic::Ordering::Relaxed);
     let q = MapQuery {
         path: Some(target),
         focus: args.focus,
