@@ -69,7 +69,7 @@ pub(super) struct Job {
 
 /// Reading ahead of a visit whose files come slowly: once small files take longer to load
 /// than [`SLOW_LOAD`] (their bytes come from the disk, not the system's cache: at least
-/// [`SLOW_FILES`] of them and a quarter of those loaded), the workers ask the system for the
+/// [`SLOW_FILES`] of them and half of those loaded), the workers ask the system for the
 /// next [`AHEAD`] files the index picked in their batch before reading each one, so that the
 /// disk reads them together instead of one per worker at a time. A visit whose files are
 /// cached (a few slow loads are the scheduler's) never reads ahead: that costs an open a file.
@@ -84,7 +84,7 @@ pub(super) struct ReadAhead {
 /// from the cache it takes tens of microseconds.
 const SLOW_LOAD: std::time::Duration = std::time::Duration::from_micros(200);
 /// The fewest slow loads that make a visit read ahead.
-const SLOW_FILES: usize = 3;
+const SLOW_FILES: usize = 8;
 /// The largest file whose load time says whether it came from the disk.
 const SMALL_FILE: usize = 64 << 10;
 /// How many picked files are asked for ahead of the one being read.
@@ -129,7 +129,7 @@ impl ReadAhead {
             return;
         }
         let slow = self.slow.fetch_add(1, Ordering::Relaxed) + 1;
-        if slow >= SLOW_FILES && slow * 4 >= loads {
+        if slow >= SLOW_FILES && slow * 2 >= loads {
             self.cold.store(true, Ordering::Relaxed);
         }
     }
@@ -499,11 +499,12 @@ mod tests {
         for _ in 0..5 {
             load(4 << 20, 5_000);
         }
-        load(4_000, 900);
-        load(4_000, 900);
+        for _ in 0..7 {
+            load(4_000, 900);
+        }
         assert_eq!(asked_now(1), 0);
-        // A quarter of the loads slow: the files after the next are asked for, each once.
-        for _ in 0..6 {
+        // Half the loads slow: the files after the next are asked for, each once.
+        for _ in 0..20 {
             load(4_000, 900);
         }
         assert_eq!(asked_now(2), 3 + AHEAD);
