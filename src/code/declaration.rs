@@ -53,3 +53,44 @@ pub(super) fn is_declaration(node: tree_sitter::Node, kind: &str, bytes: &[u8]) 
         || (function && matches!(node_kind, "function_declaration" | "method_declaration"))
         || (function && node_kind.contains("declar") && text.ends_with(b";"))
 }
+
+/// The bytes of a line a reference shows (and looks at for a forward declaration).
+pub const SHOWN_LINE: usize = 240;
+
+/// The name a C or C++ forward declaration declares, when `line` (trimmed) is one:
+/// `struct NAME;`, `union NAME;`, `enum NAME;`, `class NAME;`. Its use of NAME declares it
+/// and is set aside by a reference search. Lines longer than [`SHOWN_LINE`] are never one.
+pub fn forward_declared(line: &str) -> Option<&str> {
+    if line.len() > SHOWN_LINE {
+        return None;
+    }
+    let body = line.strip_suffix(';')?;
+    let mut parts = body.split_whitespace();
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some("struct" | "union" | "enum" | "class"), Some(n), None) => Some(n),
+        _ => None,
+    }
+}
+
+/// In C or C++ `bytes`: each forward declaration's name and the offset of its line's start
+/// (the lines [`forward_declared`] names, read as a reference search reads them).
+pub fn forward_declarations(bytes: &[u8]) -> Vec<(&str, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
+        let line = &bytes[start..end];
+        let head = line.trim_ascii_start();
+        let shaped = [&b"struct"[..], b"union", b"enum", b"class"]
+            .iter()
+            .any(|k| head.starts_with(k))
+            && memchr::memchr(b';', line).is_some();
+        if shaped
+            && let Ok(text) = std::str::from_utf8(line)
+            && let Some(name) = forward_declared(text.trim())
+        {
+            out.push((name, start));
+        }
+        start = end + 1;
+    }
+    out
+}

@@ -138,6 +138,19 @@ pub fn occurrences(lang: Lang, bytes: &[u8], name: &[u8]) -> Vec<usize> {
     at
 }
 
+/// Where `name` is written in `bytes` (a file in `lang`) as a whole identifier, in comments
+/// and strings too: every offset [`occurrences`] checks, found without reading the rest (a
+/// search of the name's bytes). They hold [`occurrences`]' own; when a file's code is known
+/// to use the name as many times, they are those.
+pub fn written(lang: Lang, bytes: &[u8], name: &[u8]) -> Vec<usize> {
+    let scan = Scan::new(lang, bytes);
+    memchr::memmem::find_iter(bytes, name)
+        .filter(|&i| {
+            scan.whole_word_at(i, name) && !scan.string_prefix(i, name.len()) && !scan.in_number(i)
+        })
+        .collect()
+}
+
 struct Scan<'b> {
     b: &'b [u8],
     i: usize,

@@ -42,6 +42,7 @@ mod walk_c;
 
 use std::sync::Arc;
 
+pub use declaration::{SHOWN_LINE, forward_declarations, forward_declared};
 pub use lang::Lang;
 pub use limits::{Stop, Unparsed};
 pub use structure::{Block, Category, FileStructure, GapKind, Item, Symbol};

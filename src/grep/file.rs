@@ -3,8 +3,8 @@
 //! matching lines into matches with context and section hints.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex};
 
 use bstr::ByteSlice;
 use rayon::prelude::*;
@@ -508,4 +508,43 @@ pub(super) fn context(
         e = next_end;
     }
     (b, a)
+}
+
+/// How many bytes of mapped files the workers of a command line's visit search at once (one
+/// larger file is searched alone).
+const MAPPED_BUDGET: usize = 32 << 20;
+
+/// The bytes of mapped files being searched. A mapped file's pages count in the process's
+/// memory as they are read: without a bound, workers that reach a run of the largest files
+/// together would hold several at once.
+#[derive(Default)]
+pub(super) struct Mapped {
+    held: Mutex<usize>,
+    freed: Condvar,
+}
+
+impl Mapped {
+    /// Waits until `n` more bytes fit in [`MAPPED_BUDGET`] (or nothing else is held), and
+    /// holds them until the guard is dropped.
+    pub(super) fn hold(&self, n: usize) -> Held<'_> {
+        let mut held = self.held.lock().expect("mapped");
+        while *held > 0 && *held + n > MAPPED_BUDGET {
+            held = self.freed.wait(held).expect("mapped");
+        }
+        *held += n;
+        Held { of: self, n }
+    }
+}
+
+/// Bytes held in [`Mapped`] while a file is searched.
+pub(super) struct Held<'a> {
+    of: &'a Mapped,
+    n: usize,
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        *self.of.held.lock().expect("mapped") -= self.n;
+        self.of.freed.notify_all();
+    }
 }

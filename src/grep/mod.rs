@@ -49,7 +49,20 @@ pub(crate) use collect::join as join_shown;
 pub use files::{FileList, Hidden, find_files, path_order};
 pub use hints::{DEFAULT_SECTION_PATTERNS, SectionHint, SectionPatterns};
 pub use query::{Cursor, GrepQuery, OutputMode};
-pub use visit::{Flow, Sink, Visited, VisitedFile, visit_in_order};
+pub use visit::{Flow, Sink, Visited, VisitedFile, visit_in_order, visit_picked};
+
+/// A file the index picked, before it is read: the identity the index's selection vouched
+/// for (the file on disk now).
+pub struct PickedFile<'a> {
+    /// Which of the query's paths it was found under (0-based).
+    pub given: usize,
+    /// As the walk reached it (absolute under an absolute root).
+    pub path: &'a Path,
+    pub id: &'a crate::index::Ident,
+}
+
+/// What may answer for a picked file without reading it (`None`: read it).
+pub type Picked<'a, T> = dyn Fn(PickedFile<'_>) -> Option<T> + Sync + 'a;
 pub use walklist::{WalkCache, WalkKey, WalkList};
 
 use collect::{Collector, FileResult, Resume, Stats};

@@ -22,6 +22,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use super::collect::Display;
 use super::produce::{Job, Name, Over, Plan, Producer, Queue, Tally, Target, Window, resolve};
 use super::{GrepError, GrepQuery, Progress};
+
 use crate::error::Error;
 use crate::source::{self, Opener, SourceOptions};
 use crate::workspace::Workspace;
@@ -142,17 +143,42 @@ pub fn visit_in_order<T: Send>(
     work: &(dyn Fn(VisitedFile<'_>) -> T + Sync),
     sink: &mut dyn Sink<T>,
 ) -> Result<Visited, GrepError> {
+    visit_picked(ws, q, progress, names_only, None, work, sink)
+}
+
+/// [`visit_in_order`], where `picked` may answer for a file the index picked before it is
+/// read (from what the index knows of it): `Some` is its result, and it is not read.
+pub fn visit_picked<T: Send>(
+    ws: &Workspace,
+    q: &GrepQuery,
+    progress: &Progress,
+    names_only: bool,
+    picked: Option<&super::Picked<'_, T>>,
+    work: &(dyn Fn(VisitedFile<'_>) -> T + Sync),
+    sink: &mut dyn Sink<T>,
+) -> Result<Visited, GrepError> {
     let plan = Plan {
         use_index: !names_only && q.use_index,
         keep_lists: false,
         regular_only: false,
     };
-    let mapped = Mapped::default();
+    let mapped = super::file::Mapped::default();
     let load = |(buf, opener): &mut (Vec<u8>, Opener), e: Entry<'_>, counts: &mut Counts| {
         if e.origin() == Origin::IndexBinary {
             // The index saw its NUL: counted, not read again.
             counts.binary += 1;
             return None;
+        }
+        if let (Some(picked), Some(k)) = (picked, e.known()) {
+            let file = super::PickedFile {
+                given: e.given(),
+                path: e.path(),
+                id: &k.id,
+            };
+            if let Some(t) = picked(file) {
+                counts.files += 1;
+                return Some(t);
+            }
         }
         one(
             q,
@@ -485,45 +511,6 @@ impl<S, T> Worker<'_, S, T> {
     }
 }
 
-/// How many bytes of mapped files the workers of a command line's visit search at once (one
-/// larger file is searched alone).
-const MAPPED_BUDGET: usize = 32 << 20;
-
-/// The bytes of mapped files being searched. A mapped file's pages count in the process's
-/// memory as they are read: without a bound, workers that reach a run of the largest files
-/// together would hold several at once.
-#[derive(Default)]
-struct Mapped {
-    held: Mutex<usize>,
-    freed: Condvar,
-}
-
-impl Mapped {
-    /// Waits until `n` more bytes fit in [`MAPPED_BUDGET`] (or nothing else is held), and
-    /// holds them until the guard is dropped.
-    fn hold(&self, n: usize) -> Held<'_> {
-        let mut held = self.held.lock().expect("mapped");
-        while *held > 0 && *held + n > MAPPED_BUDGET {
-            held = self.freed.wait(held).expect("mapped");
-        }
-        *held += n;
-        Held { of: self, n }
-    }
-}
-
-/// Bytes held in [`Mapped`] while a file is searched.
-struct Held<'a> {
-    of: &'a Mapped,
-    n: usize,
-}
-
-impl Drop for Held<'_> {
-    fn drop(&mut self) {
-        *self.of.held.lock().expect("mapped") -= self.n;
-        self.of.freed.notify_all();
-    }
-}
-
 /// Loads one file for the command line's visit and processes it with `work`: `None` when it
 /// is binary or unreadable (counted or reported). Names only: nothing is read, and the bytes
 /// are empty.
@@ -532,7 +519,7 @@ fn one<T>(
     path: &Path,
     names_only: bool,
     counts: &mut Counts,
-    (buf, opener, mapped): (&mut Vec<u8>, &mut Opener, &Mapped),
+    (buf, opener, mapped): (&mut Vec<u8>, &mut Opener, &super::file::Mapped),
     work: impl FnOnce(&[u8]) -> T,
 ) -> Option<T> {
     if names_only {
@@ -557,8 +544,12 @@ fn one<T>(
         path
     };
     let opts = SourceOptions::for_search(super::file::WALK_MMAP_MIN, false);
+    let started = std::time::Instant::now();
     let hay = match source::load_in(opener, open, &opts, buf) {
-        Ok((_, hay)) => hay,
+        Ok((_, hay)) => {
+            super::produce::loaded(hay.len(), started.elapsed());
+            hay
+        }
         Err(e) => {
             counts.error(e);
             return None;

@@ -15,7 +15,7 @@ use super::words::MCP_WORDS;
 use super::{MapgrepServer, with_progress};
 use crate::grep::{GrepQuery, Progress};
 use crate::read::ParamError;
-use crate::refs::{RefCursor, References, RefsQuery, find_kept, render};
+use crate::refs::{Page, RefCursor, References, RefsQuery, find_kept, render};
 
 const FIND_REFERENCES_DESCRIPTION: &str = r###"Who uses NAME? Every use in code (calls, types, macros, imports, member accesses), not comments, strings or its definitions, grouped by file and enclosing symbol (the caller):
   mm/slab.c
@@ -62,8 +62,14 @@ impl MapgrepServer {
         let provided = q.provided(&MCP_WORDS);
         let progress = Arc::new(Progress::default());
         let worker = Arc::clone(&progress);
+        // A first page counts the uses after it (from the symbol records) without listing
+        // them; the pages after come from a whole search.
+        let first = cursor.is_none().then_some(Page {
+            bytes: budget.bytes,
+            lines: budget.lines,
+        });
         let work = self.blocking(move |ws| {
-            find_kept(ws, &q, &worker)
+            find_kept(ws, &q, &worker, first)
                 .map_err(|e| e.to_param_error(&q.provided(&MCP_WORDS), &MCP_WORDS))
         });
         let timeout = self.workspace().limits().search_timeout;

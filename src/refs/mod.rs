@@ -11,10 +11,11 @@
 //! and the answer says how many. The match is by name, not by type: every symbol of that name
 //! is counted; a qualified name narrows nothing yet, and the answer says so.
 
+mod kept;
 mod render;
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::code::{Lang, Stop};
@@ -23,6 +24,7 @@ use crate::grep::{self, EnclosingSymbol, Flow, GrepQuery, Progress, Sink, Visite
 use crate::words::{Term, Words};
 use crate::workspace::Workspace;
 
+pub use kept::find_kept;
 pub use render::{RefCursor, Rendered, render};
 
 /// A search for the uses of a name.
@@ -50,7 +52,7 @@ pub struct Reference {
 }
 
 /// Bytes of a line shown with its use.
-pub const MAX_TEXT: usize = 240;
+pub const MAX_TEXT: usize = crate::code::SHOWN_LINE;
 
 /// Every use found.
 #[derive(Clone, Debug, Default)]
@@ -61,6 +63,9 @@ pub struct References {
     pub qualifier: Option<String>,
     /// In the visit's order: by path, then line and column.
     pub refs: Vec<Reference>,
+    /// Uses counted from the symbol records, after the first page, and not listed
+    /// ([`find_first`]): 0 when every use is in `refs`.
+    pub counted: usize,
     /// Files with a use.
     pub files: usize,
     /// Uses on the definition lines of that name, set aside.
@@ -76,12 +81,29 @@ pub struct References {
     pub timed_out: bool,
 }
 
+impl References {
+    /// Every use found: listed or only counted.
+    pub fn total(&self) -> usize {
+        self.refs.len() + self.counted
+    }
+}
+
+/// The room of a first page: once the uses listed fill it, the files after are counted from
+/// their symbol records where those can tell, and read only where they cannot.
+#[derive(Clone, Copy, Debug)]
+pub struct Page {
+    pub bytes: usize,
+    pub lines: usize,
+}
+
 /// How long one search may spend parsing files whose records are not there yet.
 pub const PARSE_BUDGET: Duration = Duration::from_millis(2_000);
 
 /// What one file gave.
 struct FileRefs {
     refs: Vec<Reference>,
+    /// Uses counted from the records, not listed.
+    counted: usize,
     set_aside: usize,
     how: How,
 }
@@ -95,6 +117,11 @@ enum How {
 
 struct Collect<'a> {
     out: &'a mut References,
+    /// The first page's room, and what the uses listed so far take of it.
+    page: Option<Page>,
+    filled: (usize, usize),
+    /// Set once the page is full: the files after are only counted.
+    counting: &'a AtomicBool,
 }
 
 impl Sink<Option<FileRefs>> for Collect<'_> {
@@ -109,10 +136,22 @@ impl Sink<Option<FileRefs>> for Collect<'_> {
             How::Parsed => out.parsed += 1,
             How::Unparsed => out.unparsed += 1,
         }
-        if !f.refs.is_empty() {
-            out.files += 1;
-            out.refs.extend(f.refs);
+        if f.refs.is_empty() && f.counted == 0 {
+            return Flow::Continue;
         }
+        out.files += 1;
+        if self.counting.load(Ordering::Relaxed) {
+            out.counted += f.counted + f.refs.len();
+            return Flow::Continue;
+        }
+        if let Some(page) = self.page {
+            let (bytes, lines) = render::file_size(&f.refs);
+            self.filled = (self.filled.0 + bytes, self.filled.1 + lines);
+            if self.filled.0 >= page.bytes || self.filled.1 >= page.lines {
+                self.counting.store(true, Ordering::Relaxed);
+            }
+        }
+        out.refs.extend(f.refs);
         Flow::Continue
     }
 }
@@ -190,6 +229,27 @@ pub fn find(
     q: &RefsQuery,
     progress: &Progress,
 ) -> Result<References, RequestError> {
+    search(ws, q, progress, None)
+}
+
+/// [`find`] for a first page of `page`'s room: the uses that fill it listed, those of the
+/// files after counted (from the symbol records where they can tell: such a file is not
+/// read).
+pub fn find_first(
+    ws: &Workspace,
+    q: &RefsQuery,
+    progress: &Progress,
+    page: Page,
+) -> Result<References, RequestError> {
+    search(ws, q, progress, Some(page))
+}
+
+fn search(
+    ws: &Workspace,
+    q: &RefsQuery,
+    progress: &Progress,
+    page: Option<Page>,
+) -> Result<References, RequestError> {
     let w = ws.words();
     let (word, qualifier) = q.word(w).map_err(RequestError::Param)?;
     let lang = q.lang(w).map_err(RequestError::Param)?;
@@ -221,115 +281,63 @@ pub fn find(
         };
         Some(ctx.uses(name))
     };
+    let counting = AtomicBool::new(false);
+    let counts = crate::symbols::UseCounts::new(ws, &word);
+    // Past the first page, a file the index picked is counted from its record.
+    let picked = |f: grep::PickedFile<'_>| -> Option<Option<FileRefs>> {
+        if !counting.load(Ordering::Relaxed) {
+            return None;
+        }
+        let abs = absolute(f.path);
+        let r = counts.of(&abs, f.id)?;
+        progress.files_searched.fetch_add(1, Ordering::Relaxed);
+        if lang.is_some_and(|l| Some(l) != r.lang) {
+            return Some(None);
+        }
+        Some(Some(FileRefs {
+            refs: Vec::new(),
+            counted: r.uses as usize,
+            set_aside: r.aside as usize,
+            how: How::Records,
+        }))
+    };
     let mut out = References {
         word: word.clone(),
         qualifier,
         ..References::default()
     };
-    let visited = grep::visit_in_order(
-        ws,
-        &search,
-        &visit,
-        false,
-        &work,
-        &mut Collect { out: &mut out },
-    )
-    .map_err(|e| match e {
-        RequestError::Param(p) => RequestError::Param(ParamError {
-            provided: q.provided(w),
-            ..p
-        }),
-        other => other,
-    })?;
+    let mut sink = Collect {
+        out: &mut out,
+        page,
+        filled: (0, 0),
+        counting: &counting,
+    };
+    let visited = grep::visit_picked(ws, &search, &visit, false, Some(&picked), &work, &mut sink)
+        .map_err(|e| with_provided(e, q, w))?;
     out.searched = visited.files;
     out.errors = visited.errors;
     out.timed_out = visit.cancelled.load(Ordering::Relaxed);
     Ok(out)
 }
 
-/// The answers kept for the pages after the first (a search costs what its files cost, a
-/// page only its rendering): the last few, each with the state of the index it was found
-/// under; an edit since (a file changed, the index moved on) makes it a new search.
-static KEPT: std::sync::Mutex<Vec<(Key, std::sync::Arc<References>)>> =
-    std::sync::Mutex::new(Vec::new());
-const KEPT_ANSWERS: usize = 4;
-
-/// A search and the state it was made in: the workspace, the query, and per indexed root
-/// its index (by identity: a weak reference keeps its address from being reused) and the
-/// paths changed since it.
-#[derive(Clone)]
-struct Key {
-    ws: usize,
-    query: (String, Option<String>, Vec<String>, Vec<String>, bool, bool),
-    state: Vec<(
-        std::sync::Weak<crate::index::TrigramIndex>,
-        Vec<std::path::PathBuf>,
-    )>,
-}
-
-impl PartialEq for Key {
-    fn eq(&self, o: &Key) -> bool {
-        self.ws == o.ws
-            && self.query == o.query
-            && self.state.len() == o.state.len()
-            && self
-                .state
-                .iter()
-                .zip(&o.state)
-                .all(|(a, b)| std::sync::Weak::ptr_eq(&a.0, &b.0) && a.1 == b.1)
+/// A search's error, its parameters as `q` gave them.
+fn with_provided(e: RequestError, q: &RefsQuery, w: &dyn Words) -> RequestError {
+    match e {
+        RequestError::Param(p) => RequestError::Param(ParamError {
+            provided: q.provided(w),
+            ..p
+        }),
+        other => other,
     }
 }
 
-/// [`find`], or its answer kept from a search of the same query when nothing changed since
-/// (only where every root is indexed and its watcher trusted: else a new search).
-pub fn find_kept(
-    ws: &Workspace,
-    q: &RefsQuery,
-    progress: &Progress,
-) -> Result<std::sync::Arc<References>, RequestError> {
-    let key = key_of(ws, q);
-    if let Some(k) = &key
-        && let Some((_, r)) = KEPT.lock().expect("kept").iter().find(|(kk, _)| kk == k)
-    {
-        return Ok(std::sync::Arc::clone(r));
-    }
-    let r = std::sync::Arc::new(find(ws, q, progress)?);
-    if let Some(k) = key
-        && !r.timed_out
-    {
-        let mut kept = KEPT.lock().expect("kept");
-        kept.retain(|(kk, _)| kk.ws != k.ws || kk.query != k.query);
-        if kept.len() >= KEPT_ANSWERS {
-            kept.remove(0);
-        }
-        kept.push((k, std::sync::Arc::clone(&r)));
-    }
-    Ok(r)
-}
-
-fn key_of(ws: &Workspace, q: &RefsQuery) -> Option<Key> {
-    let mut state = Vec::new();
-    for root in ws.roots().as_slice() {
-        let view = crate::index::root_view(ws, root, true)?;
-        if !view.trusted {
-            return None;
-        }
-        state.push((std::sync::Arc::downgrade(&view.index), view.dirty));
-    }
-    let s = &q.scope;
-    Some(Key {
-        ws: ws as *const Workspace as usize,
-        query: (
-            q.name.trim().to_string(),
-            q.lang.clone(),
-            s.search_paths.clone(),
-            s.globs.clone(),
-            s.include_hidden,
-            s.include_ignored,
-        ),
-        state,
-    })
-}
+/// What [`FileCtx::symbols`] finds.
+type Symbols = (
+    Vec<(u32, u32)>,
+    Vec<Option<EnclosingSymbol>>,
+    How,
+    Option<u32>,
+);
 
 /// One file being read for the uses of a name.
 struct FileCtx<'a> {
@@ -345,10 +353,28 @@ struct FileCtx<'a> {
 impl FileCtx<'_> {
     /// The uses in this file (shown as `name`).
     fn uses(&self, name: String) -> FileRefs {
-        let offsets = crate::code::idents::occurrences(self.lang, self.bytes, self.word.as_bytes());
-        let at = lines_of(self.bytes, &offsets);
+        // Where the name is written; when the file's record counts as many uses in its code,
+        // those are they, else its comments and strings are scanned for.
+        let word = self.word.as_bytes();
+        let written = crate::code::idents::written(self.lang, self.bytes, word);
+        let at_written = lines_of(self.bytes, &written);
+        let lines: Vec<u64> = at_written.iter().map(|a| a.0).collect();
+        let (definitions, enclosing, how, recorded) = self.symbols(&lines);
+        let keep: Vec<usize> = if recorded == Some(written.len() as u32) {
+            (0..written.len()).collect()
+        } else {
+            // The uses in code are among the places it is written.
+            crate::code::idents::occurrences(self.lang, self.bytes, word)
+                .iter()
+                .filter_map(|o| written.binary_search(o).ok())
+                .collect()
+        };
+        let at: Vec<(u64, u32, usize)> = keep.iter().map(|&k| at_written[k]).collect();
+        let enclosing: Vec<Option<EnclosingSymbol>> = keep
+            .iter()
+            .map(|&k| enclosing.get(k).cloned().flatten())
+            .collect();
         let lines: Vec<u64> = at.iter().map(|a| a.0).collect();
-        let (definitions, enclosing, how) = self.symbols(&lines);
         // Each definition of the name sets aside the first line at or after its own first
         // line that holds the name (its name's line).
         let mut aside: Vec<u64> = definitions
@@ -398,19 +424,17 @@ impl FileCtx<'_> {
         }
         FileRefs {
             refs,
+            counted: 0,
             set_aside,
             how,
         }
     }
 
-    /// The lines of the definitions of the name, and the symbol around each of `lines`:
-    /// from the records, else a parse within the budget, else nothing.
-    fn symbols(&self, lines: &[u64]) -> (Vec<(u32, u32)>, Vec<Option<EnclosingSymbol>>, How) {
-        let abs = if self.path.is_absolute() {
-            self.path.to_path_buf()
-        } else {
-            std::env::current_dir().unwrap_or_default().join(self.path)
-        };
+    /// The lines of the definitions of the name, the symbol around each of `lines`, and
+    /// (from a record that keeps it) the count of the name's uses in code: from the records,
+    /// else a parse within the budget, else nothing.
+    fn symbols(&self, lines: &[u64]) -> Symbols {
+        let abs = absolute(self.path);
         let version = crate::symbols::held(None, self.bytes);
         if let Some(n) =
             crate::symbols::name_in_file(self.ws, &abs, version, self.word, lines, self.ids)
@@ -427,11 +451,11 @@ impl FileCtx<'_> {
                     })
                 })
                 .collect();
-            return (n.definitions, enclosing, How::Records);
+            return (n.definitions, enclosing, How::Records, n.uses);
         }
         let spent = Duration::from_nanos(self.parse_spent.load(Ordering::Relaxed));
         if spent >= PARSE_BUDGET {
-            return (Vec::new(), Vec::new(), How::Unparsed);
+            return (Vec::new(), Vec::new(), How::Unparsed, None);
         }
         let started = Instant::now();
         let stop = Stop::new(None, Some(started + (PARSE_BUDGET - spent)));
@@ -439,7 +463,7 @@ impl FileCtx<'_> {
         let took = started.elapsed().as_nanos() as u64;
         self.parse_spent.fetch_add(took, Ordering::Relaxed);
         let Ok(s) = parsed else {
-            return (Vec::new(), Vec::new(), How::Unparsed);
+            return (Vec::new(), Vec::new(), How::Unparsed, None);
         };
         let definitions = s
             .symbols
@@ -460,20 +484,22 @@ impl FileCtx<'_> {
                 })
             })
             .collect();
-        (definitions, enclosing, How::Parsed)
+        (definitions, enclosing, How::Parsed, None)
+    }
+}
+
+/// `path` made absolute (under the current directory).
+fn absolute(path: &Path) -> std::path::PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
     }
 }
 
 /// Whether `line` is a forward declaration of `word` (`struct NAME;`, `class NAME;`).
 fn forward_declares(line: &str, word: &str) -> bool {
-    let Some(body) = line.trim().strip_suffix(';') else {
-        return false;
-    };
-    let mut parts = body.split_whitespace();
-    matches!(
-        (parts.next(), parts.next(), parts.next()),
-        (Some("struct" | "union" | "enum" | "class"), Some(n), None) if n == word
-    )
+    crate::code::forward_declared(line.trim()) == Some(word)
 }
 
 /// For each offset (ascending) into `bytes`: its 1-based line, 1-based byte column, and the

@@ -66,7 +66,7 @@ fn start(refs: &[Reference], cursor: Option<&RefCursor>) -> usize {
 fn summary(r: &References) -> String {
     let mut s = format!(
         "{} uses of `{}` in {} files (matched by name, not by type; comments and strings left out; {} on definition lines set aside)",
-        r.refs.len(),
+        r.total(),
         r.word,
         r.files,
         r.set_aside
@@ -92,13 +92,56 @@ fn summary(r: &References) -> String {
     s
 }
 
+/// The text shown for the uses on `u`'s line after `prev` (the use shown before it): its
+/// file's name when the file changes, its symbol's line when the symbol does, then the line.
+fn chunk(u: &Reference, prev: Option<&Reference>) -> String {
+    let mut chunk = String::new();
+    let new_file = prev.is_none_or(|p| p.path != u.path);
+    if new_file {
+        let _ = writeln!(chunk, "\n{}", u.path);
+    }
+    let moved = prev.is_some_and(|p| {
+        p.enclosing.as_ref().map(|e| &e.name) != u.enclosing.as_ref().map(|e| &e.name)
+    });
+    if new_file || moved {
+        match &u.enclosing {
+            Some(e) => {
+                let _ = writeln!(
+                    chunk,
+                    "  in {} {} ({}-{}):",
+                    e.kind, e.name, e.start_line, e.end_line
+                );
+            }
+            None => chunk.push_str("  (top level):\n"),
+        }
+    }
+    let _ = writeln!(chunk, "    {}: {}", u.line, u.text);
+    chunk
+}
+
+/// The bytes and lines one file's uses take on a page (as [`render`] shows them).
+pub(super) fn file_size(refs: &[Reference]) -> (usize, usize) {
+    let (mut bytes, mut lines) = (0, 0);
+    let mut prev: Option<&Reference> = None;
+    for (k, u) in refs.iter().enumerate() {
+        if k > 0 && refs[k - 1].line == u.line {
+            continue;
+        }
+        let c = chunk(u, prev);
+        bytes += c.len();
+        lines += c.matches('\n').count();
+        prev = Some(u);
+    }
+    (bytes, lines)
+}
+
 /// The page of `r` from `cursor` that fits in `room` bytes (at least one line of uses is
 /// shown; the uses on one line are shown together).
 pub fn render(r: &References, cursor: Option<&RefCursor>, room: usize, w: &dyn Words) -> Rendered {
     let first = start(&r.refs, cursor);
     let mut text = summary(r);
     text.push('\n');
-    if r.refs.is_empty() {
+    if r.total() == 0 {
         text.push_str("No uses found.\n");
         return Rendered {
             text,
@@ -108,8 +151,7 @@ pub fn render(r: &References, cursor: Option<&RefCursor>, room: usize, w: &dyn W
     // Room kept for the closing line of a cut page.
     let closing = 160 + r.refs.last().map_or(0, |l| l.path.len());
     let mut shown = 0;
-    let mut file: Option<&str> = None;
-    let mut symbol: Option<Option<&str>> = None;
+    let mut prev: Option<&Reference> = None;
     let rest = &r.refs[first..];
     while shown < rest.len() {
         let u = &rest[shown];
@@ -118,43 +160,55 @@ pub fn render(r: &References, cursor: Option<&RefCursor>, room: usize, w: &dyn W
             .iter()
             .take_while(|v| v.path == u.path && v.line == u.line)
             .count();
-        let mut chunk = String::new();
-        if file != Some(u.path.as_str()) {
-            let _ = writeln!(chunk, "\n{}", u.path);
-            symbol = None;
-        }
-        let sym = u.enclosing.as_ref().map(|e| e.name.as_str());
-        if symbol != Some(sym) {
-            match &u.enclosing {
-                Some(e) => {
-                    let _ = writeln!(
-                        chunk,
-                        "  in {} {} ({}-{}):",
-                        e.kind, e.name, e.start_line, e.end_line
-                    );
-                }
-                None => chunk.push_str("  (top level):\n"),
-            }
-        }
-        let _ = writeln!(chunk, "    {}: {}", u.line, u.text);
+        let chunk = chunk(u, prev);
         if shown > 0 && text.len() + chunk.len() + closing > room {
             break;
         }
         text.push_str(&chunk);
-        file = Some(u.path.as_str());
-        symbol = Some(sym);
+        prev = Some(u);
         shown += same;
     }
     let next = first + shown;
-    let truncated = next < r.refs.len();
-    let next_cursor = truncated.then(|| RefCursor::of(&r.refs[next]).encode());
-    if let Some(c) = &next_cursor {
+    let next_cursor = next_cursor(r, next);
+    close(&mut text, r, (first, next), next_cursor.as_deref(), w);
+    Rendered {
+        text,
+        truncated: next_cursor.is_some(),
+        next_cursor,
+        first,
+        shown,
+    }
+}
+
+/// Where the page after the uses before `next` starts: the next use listed, or, when the
+/// uses after were only counted, the place just after the last one shown.
+fn next_cursor(r: &References, next: usize) -> Option<String> {
+    if let Some(u) = r.refs.get(next) {
+        return Some(RefCursor::of(u).encode());
+    }
+    let last = r.refs.last().filter(|_| r.counted > 0)?;
+    let after = RefCursor {
+        column: last.column.saturating_add(1),
+        ..RefCursor::of(last)
+    };
+    Some(after.encode())
+}
+
+/// The closing line of a page showing uses `first..next` (0-based).
+fn close(
+    text: &mut String,
+    r: &References,
+    (first, next): (usize, usize),
+    cursor: Option<&str>,
+    w: &dyn Words,
+) {
+    if let Some(c) = cursor {
         let _ = write!(
             text,
             "\n[uses {}-{} of {} shown; pass {} \"{c}\" for the next]\n",
             first + 1,
             next,
-            r.refs.len(),
+            r.total(),
             w.name(Term::Cursor)
         );
     } else if first > 0 {
@@ -163,14 +217,7 @@ pub fn render(r: &References, cursor: Option<&RefCursor>, room: usize, w: &dyn W
             "\n[uses {}-{} of {} shown: the last page]\n",
             first + 1,
             next,
-            r.refs.len()
+            r.total()
         );
-    }
-    Rendered {
-        text,
-        truncated,
-        next_cursor,
-        first,
-        shown,
     }
 }

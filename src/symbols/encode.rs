@@ -144,7 +144,7 @@ pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
     let key = |kind: &'static str, flags: u8| (kind.as_ptr() as usize, flags);
     let (shapes, shape_id) = shapes_of(files, &all_flags);
     let mut blob: Vec<u8> = Vec::new();
-    let mut table: Vec<[u32; 5]> = Vec::with_capacity(files.len());
+    let mut table: Vec<[u32; 6]> = Vec::with_capacity(files.len());
     // (name, file, symbol), in file and symbol order.
     let mut postings: Vec<(u32, u32, u32)> = Vec::with_capacity(all_flags.len());
     let mut flags_at = all_flags.iter();
@@ -195,6 +195,7 @@ pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
                 );
             }
         }
+        let uses_at = blob.len() as u32 - start;
         write_uses(&mut blob, &f.uses, &mut next_id);
         table.push([
             path,
@@ -202,6 +203,7 @@ pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
             start,
             blob.len() as u32 - start,
             f.symbols.len() as u32,
+            uses_at,
         ]);
     }
     // By name, each name's in file and symbol order (the triples are distinct).
@@ -210,17 +212,19 @@ pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
 }
 
 /// A file's uses after its symbols: their count, then each one's id as a delta from the
-/// one before (ids are ranks of the sorted strings, and the uses are sorted) with its class.
+/// one before (ids are ranks of the sorted strings, and the uses are sorted), its count,
+/// and its count set aside when there is one.
 fn write_uses(blob: &mut Vec<u8>, uses: &super::Uses, next_id: &mut dyn FnMut() -> u32) {
     varint(blob, uses.len() as u64);
     let mut last = 0u32;
-    for (_, n) in uses.iter() {
+    for (_, n, aside) in uses.iter_aside() {
         let id = next_id();
         debug_assert!(id >= last);
-        varint(
-            blob,
-            (u64::from(id - last) << 2) | u64::from(super::format::uses_class(n)),
-        );
+        varint(blob, (u64::from(id - last) << 1) | u64::from(aside > 0));
+        varint(blob, u64::from(n));
+        if aside > 0 {
+            varint(blob, u64::from(aside));
+        }
         last = id;
     }
 }
@@ -229,7 +233,7 @@ fn write_payload(
     files: &[FileRecord],
     list: &[&str],
     shapes: &[(&str, u8)],
-    table: &[[u32; 5]],
+    table: &[[u32; 6]],
     blob: &[u8],
     postings: &[(u32, u32, u32)],
 ) -> Vec<u8> {
@@ -308,8 +312,8 @@ fn front_coded(list: &[&str]) -> (Vec<u32>, Vec<u8>) {
 }
 
 /// The file table: one [`FILE_ENTRY`] per file.
-fn write_files(out: &mut Vec<u8>, files: &[FileRecord], table: &[[u32; 5]]) {
-    for (f, &[path, package, start, len, count]) in files.iter().zip(table) {
+fn write_files(out: &mut Vec<u8>, files: &[FileRecord], table: &[[u32; 6]]) {
+    for (f, &[path, package, start, len, count, uses_at]) in files.iter().zip(table) {
         let at = out.len();
         out.extend_from_slice(&path.to_le_bytes());
         let id = &f.ident;
@@ -321,8 +325,8 @@ fn write_files(out: &mut Vec<u8>, files: &[FileRecord], table: &[[u32; 5]]) {
             out.extend_from_slice(&ns.to_le_bytes());
         }
         out.extend_from_slice(&f.hash.to_le_bytes());
-        out.extend_from_slice(&[f.lang, f.status, 0, 0]);
-        for v in [package, start, len, count] {
+        out.extend_from_slice(&[f.lang, f.status, u8::from(f.uses.partial), 0]);
+        for v in [package, start, len, count, uses_at] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         debug_assert_eq!(out.len() - at, FILE_ENTRY);

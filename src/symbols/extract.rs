@@ -51,12 +51,18 @@ pub fn record(
         return rec;
     }
     // Preprocessor lines only (register headers by the thousand, some larger than a parse
-    // takes): their `#define`s read line by line, as the parse makes them.
+    // takes): their `#define`s read line by line, as the parse makes them; the uses of the
+    // small ones (a header of macros), not of the register tables.
     if matches!(lang, Lang::C | Lang::Cpp)
         && bytes.len() <= MAX_DIRECTIVE_BYTES
         && code::skim::directive_only(bytes)
     {
         rec.symbols = records_of(code::skim::macros(bytes));
+        if bytes.len() <= MAX_DIRECTIVE_USES {
+            rec.uses = uses_of(lang, bytes, &rec.symbols);
+        } else {
+            rec.uses.partial = true;
+        }
         return rec;
     }
     match FileStructure::build_with(lang, bytes, stop) {
@@ -78,7 +84,9 @@ pub fn record(
 /// names is not a million references worth keeping).
 const MAX_USES: usize = 8192;
 
-/// The names `bytes` uses and does not define among `symbols`, sorted, with their counts.
+/// The names `bytes` uses and does not define among `symbols`, sorted, with their counts
+/// (those on a C or C++ forward declaration's line apart: a reference search sets them
+/// aside).
 fn uses_of(lang: Lang, bytes: &[u8], symbols: &[SymbolRecord]) -> Uses {
     let defined: crate::fasthash::FastSet<&[u8]> =
         symbols.iter().map(|s| s.name.as_bytes()).collect();
@@ -87,13 +95,57 @@ fn uses_of(lang: Lang, bytes: &[u8], symbols: &[SymbolRecord]) -> Uses {
         .filter(|(name, _)| !defined.contains(name))
         .filter_map(|(name, n)| Some((std::str::from_utf8(name).ok()?, n)))
         .collect();
-    if uses.len() > MAX_USES {
+    let partial = uses.len() > MAX_USES;
+    if partial {
         uses.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
         uses.truncate(MAX_USES);
         uses.sort_unstable();
     }
-    uses.into_iter().collect()
+    let aside = declared_aside(lang, bytes);
+    let mut out = Uses::default();
+    for (name, n) in uses {
+        let a = aside.get(name).copied().unwrap_or(0).min(n);
+        out.push_aside(name, n - a, a);
+    }
+    out.partial = partial;
+    out
 }
+
+/// In C and C++: per forward-declared name, its uses (as the scan finds them) on the lines
+/// of its forward declarations.
+fn declared_aside(lang: Lang, bytes: &[u8]) -> crate::fasthash::FastMap<&str, u32> {
+    let mut out = crate::fasthash::FastMap::default();
+    if !matches!(lang, Lang::C | Lang::Cpp) {
+        return out;
+    }
+    let mut lines = code::forward_declarations(bytes);
+    lines.sort_unstable();
+    lines.dedup();
+    for (k, &(name, _)) in lines.iter().enumerate() {
+        if k > 0 && lines[k - 1].0 == name {
+            continue;
+        }
+        let starts: Vec<usize> = lines[k..]
+            .iter()
+            .take_while(|l| l.0 == name)
+            .map(|l| l.1)
+            .collect();
+        let n = code::idents::occurrences(lang, bytes, name.as_bytes())
+            .into_iter()
+            .filter(|&at| {
+                let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+                starts.binary_search(&start).is_ok()
+            })
+            .count();
+        if n > 0 {
+            out.insert(name, n as u32);
+        }
+    }
+    out
+}
+
+/// Files of preprocessor lines only are scanned for their uses up to this size.
+const MAX_DIRECTIVE_USES: usize = 64 << 10;
 
 /// Files of preprocessor lines only are read for their `#define`s up to this size.
 const MAX_DIRECTIVE_BYTES: usize = 64 << 20;

@@ -9,7 +9,7 @@ use crate::fasthash::FastMap;
 use crate::index::Ident;
 use crate::workspace::Workspace;
 
-use super::format::FileEntry;
+use super::format::{FileEntry, class_uses, uses_class};
 use super::read::BlockCache;
 
 /// One file's facts, its names as idents of [`Facts::names`].
@@ -249,9 +249,13 @@ impl<'r> Reader<'r> {
             .filter(|s| !s.declaration)
             .filter_map(|s| Some((ident(s.name)?, part.kind(s.kind), s.def, s.end)))
             .collect();
+        // Weighed by the class of the count (1, 2-3, 4-7, 8 or more), set-aside uses too.
         let uses = uses
             .into_iter()
-            .filter_map(|(id, class)| Some((ident(id)?, super::format::class_uses(class))))
+            .filter_map(|u| {
+                let n = u.uses + u.aside;
+                Some((ident(u.id)?, class_uses(uses_class(n))))
+            })
             .collect();
         Some(FileFacts {
             path: path.to_string(),

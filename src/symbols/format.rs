@@ -6,7 +6,7 @@
 //! Layout of the payload, little-endian:
 //!
 //! ```text
-//! header   "MGSYMB05", then u32 counts: strings, files, shapes; then u64 offsets of the
+//! header   "MGSYMB07", then u32 counts: strings, files, shapes; then u64 offsets of the
 //!          string blocks, string bytes, file table, symbol bytes, postings index, postings
 //! shapes   each shape (a kind and the flags of a symbol, most used first): the kind's name
 //!          (u8 length, bytes), the flags u8
@@ -18,15 +18,18 @@
 //!          rest
 //! files    FILE_ENTRY bytes each, sorted by path: path (string id u32), identity (dev,
 //!          ino, len u64; mtime, ctime as i64 seconds + u32 nanoseconds), content checksum
-//!          u64, language u8, status u8 (0: parsed; else why it is read as text), 2 spare,
+//!          u64, language u8, status u8 (0: parsed; else why it is read as text), u8 1 if
+//!          its uses below are not all its names (else 0), 1 spare,
 //!          package (string id u32, or u32::MAX), symbol bytes offset u32 and length u32,
-//!          symbol count u32
+//!          symbol count u32, offset of its uses in its symbol bytes u32 (a reference
+//!          search reads them alone)
 //! symbols  per file, per symbol in document order, varints: shape, name (zigzag delta from
 //!          the previous symbol's name id), [its index - its parent's], [qualified id],
 //!          [address id], start line (zigzag delta from the previous symbol's), and unless
 //!          the symbol is on one line: def line - start, end line - def (zigzag); then
 //!          the names its code uses and does not define: varint count, then per name (in
-//!          string order) varint (string id delta << 2 | uses class: 1, 2-3, 4-7, 8 or more)
+//!          string order) varint (string id delta << 1 | 1 if some uses were set aside),
+//!          varint uses, [varint uses set aside: on lines that only declare the name]
 //! postings per block of 256 strings, u32 offset of its postings (and the end); there, per
 //!          string of the block: varint count, then (file index, symbol index) varint pairs,
 //!          file indexes as deltas
@@ -38,11 +41,11 @@
 
 use crate::index::Ident;
 
-pub(super) const MAGIC: &[u8; 8] = b"MGSYMB05";
+pub(super) const MAGIC: &[u8; 8] = b"MGSYMB07";
 pub(super) const HEADER: usize = 8 + 3 * 4 + 6 * 8;
 /// Strings per front-coded block (and per block of postings).
 pub(super) const BLOCK: u32 = 256;
-pub(super) const FILE_ENTRY: usize = 4 + 8 * 3 + 12 * 2 + 8 + 4 + 4 + 4 * 3;
+pub(super) const FILE_ENTRY: usize = 4 + 8 * 3 + 12 * 2 + 8 + 4 + 4 + 4 * 4;
 pub(super) const NONE: u32 = u32::MAX;
 
 pub(super) const DECLARATION: u8 = 1;
@@ -299,10 +302,13 @@ pub(super) struct FileEntry {
     pub hash: u64,
     pub lang: u8,
     pub status: u8,
+    /// Its uses are not all the names it uses ([`super::Uses::partial`]).
+    pub uses_partial: bool,
     pub package: u32,
     pub symbols_at: u32,
     pub symbols_len: u32,
     pub count: u32,
+    pub uses_at: u32,
 }
 
 impl FileEntry {
@@ -313,8 +319,8 @@ impl FileEntry {
         let mtime = (c.u64()? as i64, c.u32()?);
         let ctime = (c.u64()? as i64, c.u32()?);
         let hash = c.u64()?;
-        let (lang, status) = (c.byte()?, c.byte()?);
-        c.at += 2;
+        let (lang, status, uses_partial) = (c.byte()?, c.byte()?, c.byte()? == 1);
+        c.at += 1;
         Some(FileEntry {
             path,
             ident: Ident {
@@ -327,10 +333,12 @@ impl FileEntry {
             hash,
             lang,
             status,
+            uses_partial,
             package: c.u32()?,
             symbols_at: c.u32()?,
             symbols_len: c.u32()?,
             count: c.u32()?,
+            uses_at: c.u32()?,
         })
     }
 }
@@ -407,22 +415,63 @@ pub(super) fn symbols(bytes: &[u8], count: u32, shapes: &[u8]) -> Option<(Vec<Ra
     Some((out, c.at))
 }
 
-/// The names a file's code uses (string id, uses class 0-3), from the bytes after its
-/// symbols; `None` if not well formed.
-pub(super) fn uses(bytes: &[u8]) -> Option<Vec<(u32, u8)>> {
+/// One name a file's code uses: its string id, its count of uses, and of those set aside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Use {
+    pub id: u32,
+    pub uses: u32,
+    pub aside: u32,
+}
+
+/// The names a file's code uses, from the bytes after its symbols; `None` if not well
+/// formed.
+pub(super) fn uses(bytes: &[u8]) -> Option<Vec<Use>> {
     let mut c = Cursor::new(bytes);
     let n = c.varint()?;
     let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
-    let mut id = 0u64;
+    let mut id = 0u32;
     for _ in 0..n {
-        let v = c.varint()?;
-        id = id.checked_add(v >> 2)?;
-        out.push((u32::try_from(id).ok()?, (v & 3) as u8));
+        let u = next_use(&mut c, id)?;
+        id = u.id;
+        out.push(u);
     }
     c.done().then_some(out)
 }
 
-/// A count of uses as its class (what the records keep of it): 1, 2-3, 4-7, 8 or more.
+/// The use of string `want` among a file's uses (`Some(None)`: not among them), read up to
+/// it; `None` if not well formed.
+pub(super) fn use_of(bytes: &[u8], want: u32) -> Option<Option<Use>> {
+    let mut c = Cursor::new(bytes);
+    let n = c.varint()?;
+    let mut id = 0u32;
+    for _ in 0..n {
+        let u = next_use(&mut c, id)?;
+        if u.id >= want {
+            return Some((u.id == want).then_some(u));
+        }
+        id = u.id;
+    }
+    Some(None)
+}
+
+/// The use after the one of string `id`.
+fn next_use(c: &mut Cursor<'_>, id: u32) -> Option<Use> {
+    let v = c.varint()?;
+    let id = u64::from(id).checked_add(v >> 1)?;
+    let uses = u32::try_from(c.varint()?).ok()?;
+    let aside = if v & 1 == 1 {
+        u32::try_from(c.varint()?).ok()?
+    } else {
+        0
+    };
+    Some(Use {
+        id: u32::try_from(id).ok()?,
+        uses,
+        aside,
+    })
+}
+
+/// A count of uses as its class (what the repo map weighs by): 1, 2-3, 4-7, 8 or more.
 pub(super) fn uses_class(n: u32) -> u8 {
     match n {
         0 | 1 => 0,

@@ -38,11 +38,11 @@ fn record(part: &Part, k: u32, strings: &mut BlockCache<'_>) -> Option<FileRecor
     let symbols = (0..syms.len())
         .map(|i| symbol(strings, &syms, i))
         .collect::<Option<Vec<SymbolRecord>>>()?;
-    let uses = part
-        .uses(&f)?
-        .into_iter()
-        .map(|(id, class)| Some((strings.get(id)?, super::format::class_uses(class))))
-        .collect::<Option<super::Uses>>()?;
+    let mut uses = super::Uses::default();
+    for u in part.uses(&f)? {
+        uses.push_aside(&strings.get(u.id)?, u.uses, u.aside);
+    }
+    uses.partial = f.uses_partial;
     Some(FileRecord {
         path: strings.get(f.path)?,
         ident: f.ident,

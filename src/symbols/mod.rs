@@ -34,8 +34,8 @@ pub use extract::{content_hash, record};
 pub use facts::{Facts, FileFacts, Version, Versions, facts, facts_of, versions};
 pub use recorder::{record_index, start, wait_recorded};
 pub use view::{
-    Definition, Enclosing, Held, Lookup, NameIds, NameInFile, definitions, definitions_in_file,
-    enclosing, held, name_in_file, unrecorded_count,
+    Definition, Enclosing, Held, Lookup, NameIds, NameInFile, RecordedUses, UseCounts, definitions,
+    definitions_in_file, enclosing, held, name_in_file, unrecorded_count,
 };
 
 use crate::index::Ident;
@@ -58,7 +58,8 @@ pub struct FileRecord {
     /// In document order (parents before their children).
     pub symbols: Vec<SymbolRecord>,
     /// The names its code uses and does not define (outside comments and strings), sorted,
-    /// each with its number of uses (kept as a class: 1, 2-3, 4-7, 8 or more).
+    /// each with its number of uses (a reference search counts them without reading the
+    /// file) and of those on a line that only declares it (C's `struct NAME;`: set aside).
     pub uses: Uses,
 }
 
@@ -67,14 +68,22 @@ pub struct FileRecord {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Uses {
     text: String,
-    /// Each name's end in `text`, and its count.
-    ends: Vec<(u32, u32)>,
+    /// Each name's end in `text`, its count of uses, and of those set aside.
+    ends: Vec<(u32, u32, u32)>,
+    /// Some names the file uses are not listed (too many names, or the file not scanned):
+    /// a name's absence says nothing.
+    pub partial: bool,
 }
 
 impl Uses {
     pub fn push(&mut self, name: &str, n: u32) {
+        self.push_aside(name, n, 0);
+    }
+
+    /// A name with `n` uses and `aside` more on lines that only declare it.
+    pub fn push_aside(&mut self, name: &str, n: u32, aside: u32) {
         self.text.push_str(name);
-        self.ends.push((self.text.len() as u32, n));
+        self.ends.push((self.text.len() as u32, n, aside));
     }
 
     pub fn len(&self) -> usize {
@@ -87,11 +96,16 @@ impl Uses {
 
     /// Each name and its count, in the order pushed.
     pub fn iter(&self) -> impl Iterator<Item = (&str, u32)> + '_ {
+        self.iter_aside().map(|(name, n, _)| (name, n))
+    }
+
+    /// Each name, its count, and its uses set aside, in the order pushed.
+    pub fn iter_aside(&self) -> impl Iterator<Item = (&str, u32, u32)> + '_ {
         let mut start = 0usize;
-        self.ends.iter().map(move |&(end, n)| {
+        self.ends.iter().map(move |&(end, n, aside)| {
             let name = &self.text[start..end as usize];
             start = end as usize;
-            (name, n)
+            (name, n, aside)
         })
     }
 }

@@ -209,12 +209,14 @@ impl Part {
         format::symbols(self.body(f)?, f.count, &self.layout.flags).map(|(s, _)| s)
     }
 
-    /// The names a file's code uses and does not define (string id, uses class), in string
-    /// order.
-    pub(super) fn uses(&self, f: &FileEntry) -> Option<Vec<(u32, u8)>> {
-        let body = self.body(f)?;
-        let (_, end) = format::symbols(body, f.count, &self.layout.flags)?;
-        format::uses(body.get(end..)?)
+    /// The names a file's code uses and does not define, in string order.
+    pub(super) fn uses(&self, f: &FileEntry) -> Option<Vec<format::Use>> {
+        format::uses(self.body(f)?.get(f.uses_at as usize..)?)
+    }
+
+    /// The use of string `id` in a file's uses (`Some(None)`: not among them).
+    pub(super) fn use_of(&self, f: &FileEntry, id: u32) -> Option<Option<format::Use>> {
+        format::use_of(self.body(f)?.get(f.uses_at as usize..)?, id)
     }
 
     /// The qualified name of symbol `k` of `syms`: its own, or its parent's and its name.

@@ -15,7 +15,7 @@ use super::format::FileEntry;
 use super::read::Part;
 
 /// A side file read, and its paths to their file index.
-pub(super) type PartPaths = (Part, HashMap<Box<str>, u32>);
+pub(super) type PartPaths = (Part, crate::fasthash::FastMap<Box<str>, u32>);
 
 /// The records of one root: its side files, oldest first (a path's record in a later one
 /// replaces the earlier ones), each with its paths mapped to their file index.
@@ -75,8 +75,9 @@ impl Records {
 
 /// Every path of a part, to its file index (the files are sorted by path, and so are the
 /// strings: each block of strings is decoded once).
-fn paths_of(p: &Part) -> HashMap<Box<str>, u32> {
-    let mut m = HashMap::with_capacity(p.files() as usize);
+fn paths_of(p: &Part) -> crate::fasthash::FastMap<Box<str>, u32> {
+    let mut m =
+        crate::fasthash::FastMap::with_capacity_and_hasher(p.files() as usize, Default::default());
     let mut block: Option<(u32, super::format::Block)> = None;
     for k in 0..p.files() {
         let Some(f) = p.file(k) else { continue };

@@ -59,7 +59,14 @@ fn files() -> Vec<FileRecord> {
                 sym("start", "start", None, (3, 3, 8)),
                 sym("z", "z", None, (1, 1, 1)),
             ],
-            uses: [("App", 1), ("malloc", 4)].into_iter().collect(),
+            uses: {
+                // `App` also forward-declared twice (`struct App;`): set aside.
+                let mut u = super::Uses::default();
+                u.push_aside("App", 1, 2);
+                u.push("malloc", 300);
+                u.partial = true;
+                u
+            },
         },
         FileRecord {
             path: "c/big.c".into(),
@@ -100,24 +107,25 @@ fn records_read_back_whole() {
             );
             assert_eq!(syms[i].parent, s.parent);
         }
-        // The uses come back as their classes: 1, 2-3, 4-7, 8 or more.
-        let uses: Vec<(String, u32)> = part
+        // The uses come back with their counts, and those set aside.
+        let uses: Vec<(String, u32, u32)> = part
             .uses(&f)
             .unwrap()
             .into_iter()
-            .map(|(id, class)| (part.string(id).unwrap(), super::format::class_uses(class)))
+            .map(|u| (part.string(u.id).unwrap(), u.uses, u.aside))
             .collect();
-        let classed: Vec<(String, u32)> = want
+        let want_uses: Vec<(String, u32, u32)> = want
             .uses
-            .iter()
-            .map(|(n, c)| {
-                (
-                    n.to_string(),
-                    super::format::class_uses(super::format::uses_class(c)),
-                )
-            })
+            .iter_aside()
+            .map(|(n, c, a)| (n.to_string(), c, a))
             .collect();
-        assert_eq!(uses, classed);
+        assert_eq!(uses, want_uses);
+        assert_eq!(f.uses_partial, want.uses.partial);
+        // One use is read alone, up to it.
+        for u in part.uses(&f).unwrap() {
+            assert_eq!(part.use_of(&f, u.id), Some(Some(u)));
+        }
+        assert_eq!(part.use_of(&f, u32::MAX), Some(None));
     }
     assert_eq!(part.find_file("b/lib.c"), Some(1));
     assert_eq!(part.find_file("b/lib.h"), None);

@@ -3,6 +3,7 @@
 //! the records (not recorded yet, or changed since).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::index::RootView;
 use crate::workspace::Workspace;
@@ -237,6 +238,9 @@ pub struct NameInFile {
     pub definitions: Vec<(u32, u32)>,
     /// The innermost symbol around each line asked about.
     pub enclosing: Vec<Option<Enclosing>>,
+    /// How many times its code uses the name, set-aside uses included, when the record
+    /// keeps it (not when the file defines the name, nor when its uses are not all kept).
+    pub uses: Option<u32>,
 }
 
 /// The string id of one name in each part of the records, looked up once per part for a
@@ -293,9 +297,14 @@ pub fn name_in_file(
         .iter()
         .map(|&l| innermost(&mut strings, &syms, l))
         .collect();
+    let uses = match id {
+        Some(id) if !f.uses_partial => part.use_of(&f, id)?.map(|u| u.uses + u.aside),
+        _ => None,
+    };
     (!part.side.is_damaged()).then_some(NameInFile {
         definitions,
         enclosing,
+        uses,
     })
 }
 
@@ -352,12 +361,115 @@ impl<F: FnOnce() -> u64> Held<F> {
     }
 }
 
+/// What the record of a file says of one name's uses (read without the file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordedUses {
+    /// Uses of the name in code.
+    pub uses: u32,
+    /// Uses on lines that only declare it (C's `struct NAME;`), which a search sets aside.
+    pub aside: u32,
+    pub lang: Option<crate::code::Lang>,
+}
+
+/// The uses of one name counted file by file from the records, for one search (the roots'
+/// records taken once, as they are when it starts).
+pub struct UseCounts {
+    name: String,
+    roots: Vec<(PathBuf, std::sync::Arc<Records>)>,
+    ids: NameIds,
+    /// Per part, the files that define the name (sorted).
+    defining: std::sync::Mutex<Vec<Defining>>,
+}
+
+/// A part of the records, and its files that define a name.
+type Defining = (Arc<super::state::PartPaths>, Arc<[u32]>);
+
+impl UseCounts {
+    pub fn new(ws: &Workspace, name: &str) -> UseCounts {
+        let roots = crate::index::indexed_roots(ws)
+            .into_iter()
+            .filter_map(|root| {
+                let recs = super::state::root_state(ws, &root)?.records();
+                Some((root, recs))
+            })
+            .collect();
+        UseCounts {
+            name: name.to_string(),
+            roots,
+            ids: NameIds::default(),
+            defining: Default::default(),
+        }
+    }
+
+    /// Whether file `k` of the part defines the name (its definitions read once a part).
+    fn defines(&self, part: &std::sync::Arc<super::state::PartPaths>, k: u32) -> Option<bool> {
+        let mut known = self.defining.lock().expect("defining");
+        let files = match known.iter().find(|(p, _)| std::sync::Arc::ptr_eq(p, part)) {
+            Some((_, files)) => Arc::clone(files),
+            None => {
+                let mut files: Vec<u32> =
+                    part.0.named(&self.name)?.into_iter().map(|d| d.0).collect();
+                files.sort_unstable();
+                files.dedup();
+                let files: Arc<[u32]> = files.into();
+                known.push((std::sync::Arc::clone(part), Arc::clone(&files)));
+                files
+            }
+        };
+        Some(files.binary_search(&k).is_ok())
+    }
+
+    /// The uses of the name in the file at `abs` as its record counts them, when the record
+    /// is of the version whose identity is `id` (as the index's selection vouched for it)
+    /// and can tell: parsed, its uses all kept, and the name not defined there (a search
+    /// reads such a file to set its definitions' lines aside). `None`: read the file.
+    pub fn of(&self, abs: &Path, id: &crate::index::Ident) -> Option<RecordedUses> {
+        let (root, recs) = self.roots.iter().find(|(r, _)| abs.starts_with(r))?;
+        let rel = abs.strip_prefix(root).ok()?.to_str()?;
+        let rel: std::borrow::Cow<'_, str> = if std::path::MAIN_SEPARATOR == '/' {
+            rel.into()
+        } else {
+            rel.replace(std::path::MAIN_SEPARATOR, "/").into()
+        };
+        let (i, k) = recs.newest(&rel)?;
+        let held = &recs.parts[i];
+        let part = &held.0;
+        let f = part.file(k)?;
+        if f.status != 0 || f.ident != *id || f.uses_partial {
+            return None;
+        }
+        let mut found = RecordedUses {
+            uses: 0,
+            aside: 0,
+            lang: super::extract::lang_of_byte(f.lang),
+        };
+        if let Some(id) = self.ids.get(held, &self.name)? {
+            match part.use_of(&f, id)? {
+                Some(u) => (found.uses, found.aside) = (u.uses, u.aside),
+                // Not used: perhaps defined there.
+                None if self.defines(held, k)? => return None,
+                None => {}
+            }
+        }
+        (!part.side.is_damaged()).then_some(found)
+    }
+}
+
 /// The newest record of the file at `abs` and its part, when it records the version `held`
 /// and was parsed.
 fn file_record(
     ws: &Workspace,
     abs: &Path,
     held: Held<impl FnOnce() -> u64>,
+) -> Option<(std::sync::Arc<super::state::PartPaths>, FileEntry)> {
+    let (part, f) = newest_record(ws, abs)?;
+    (f.status == 0 && held.is(&f)).then_some((part, f))
+}
+
+/// The newest record of the file at `abs`, and its part.
+fn newest_record(
+    ws: &Workspace,
+    abs: &Path,
 ) -> Option<(std::sync::Arc<super::state::PartPaths>, FileEntry)> {
     let root = crate::index::indexed_roots(ws)
         .into_iter()
@@ -372,7 +484,7 @@ fn file_record(
     let (i, k) = recs.newest(&rel)?;
     let part = std::sync::Arc::clone(&recs.parts[i]);
     let f = part.0.file(k)?;
-    (f.status == 0 && held.is(&f)).then_some((part, f))
+    Some((part, f))
 }
 
 /// The innermost symbol whose lines hold `line`, as a structure finds it: the first top-level

@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use crate::common::{BIN, Fixture};
+use crate::common::{BIN, Fixture, date_back, wait_recorded};
 
 const LIB_RS: &str = "\
 /// Doubles a value: double_it is documented here.
@@ -302,4 +302,82 @@ async fn the_repo_map_ranks_the_used_definition_first_within_the_budget() {
         .await;
     assert!(!e.short.is_empty());
     srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_first_page_counts_the_files_after_it_as_the_whole_search_does() {
+    let fx = fixture();
+    // C files: a forward declaration (set aside), a comment and two uses each.
+    for k in 0..150 {
+        fx.write(
+            &format!("c/f{k:03}.c"),
+            format!(
+                "struct double_it;\n/* double_it, twice */\nint g{k}(void)\n{{\n\treturn double_it(1) + double_it(2);\n}}\n"
+            ),
+        );
+    }
+    // A header of macros only, using the name.
+    fx.write(
+        "c/macros.h",
+        "#define TWICE(x) double_it(double_it(x))\n#define ONCE(x) double_it(x)\n",
+    );
+    for e in walk(&fx.root) {
+        date_back(&e);
+    }
+    let (srv, _log) = fx.serve_indexed().await;
+    wait_recorded(&srv, "double_it").await;
+    let whole = srv
+        .ok(
+            "find_references",
+            json!({"name": "double_it", "max_output_bytes": 100_000}),
+        )
+        .await;
+    let head = whole.text.lines().nth(2).unwrap().to_string();
+    assert!(
+        head.starts_with("366 uses of `double_it` in 183 files")
+            && head.contains("151 on definition lines set aside"),
+        "{head}"
+    );
+    assert!(
+        whole.structured.get("next_cursor").is_none(),
+        "{}",
+        whole.text
+    );
+    // Small first pages count the files after them; the pages after, followed by their
+    // cursors, are the whole answer.
+    for room in [700, 1500, 4000] {
+        let mut paged = Vec::new();
+        let mut cursor: Option<String> = None;
+        for k in 0..1000 {
+            let mut args = json!({"name": "double_it", "max_output_bytes": room});
+            if let Some(c) = &cursor {
+                args["cursor"] = json!(c);
+            }
+            let p = srv.ok("find_references", args).await;
+            if k == 0 {
+                assert_eq!(p.text.lines().nth(2).unwrap(), head, "{}", p.text);
+                assert!(p.text.contains("of 366 shown; pass cursor"), "{}", p.text);
+            }
+            paged.extend(uses(&p.text));
+            match p.structured.get("next_cursor").and_then(|c| c.as_str()) {
+                Some(c) => cursor = Some(c.to_string()),
+                None => break,
+            }
+        }
+        assert_eq!(paged, uses(&whole.text), "pages of {room} bytes");
+    }
+    srv.shutdown().await;
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }
