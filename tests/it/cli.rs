@@ -2,7 +2,7 @@
 
 use std::process::{Command, Output};
 
-use crate::common::{BIN, Fixture};
+use crate::common::{BIN, Fixture, walk_files};
 
 const LOG: &str = "\
 # Log
@@ -383,17 +383,4 @@ fn index_records_the_symbols_once() {
         stdout(&o).lines().next(),
         Some("src/a.c:1-4: function helper (c) — int helper(void)")
     );
-}
-
-fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk_files(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }

@@ -90,6 +90,20 @@ impl Fixture {
     }
 }
 
+/// Every file under `dir`, at any depth.
+pub fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// Dates the file at `path` back an hour: files written within two seconds of an index
 /// build are not trusted by it (tests about the trusted case date their fixtures back).
 pub fn date_back(path: &Path) {

@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use crate::common::{BIN, Fixture, date_back, wait_recorded};
+use crate::common::{BIN, Fixture, date_back, wait_recorded, walk_files};
 
 const LIB_RS: &str = "\
 /// Doubles a value: double_it is documented here.
@@ -321,7 +321,7 @@ async fn a_first_page_counts_the_files_after_it_as_the_whole_search_does() {
         "c/macros.h",
         "#define TWICE(x) double_it(double_it(x))\n#define ONCE(x) double_it(x)\n",
     );
-    for e in walk(&fx.root) {
+    for e in walk_files(&fx.root) {
         date_back(&e);
     }
     let (srv, _log) = fx.serve_indexed().await;
@@ -367,17 +367,4 @@ async fn a_first_page_counts_the_files_after_it_as_the_whole_search_does() {
         assert_eq!(paged, uses(&whole.text), "pages of {room} bytes");
     }
     srv.shutdown().await;
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
