@@ -54,8 +54,6 @@ pub use visit::{Flow, Sink, Visited, VisitedFile, visit_in_order, visit_picked};
 /// A file the index picked, before it is read: the identity the index's selection vouched
 /// for (the file on disk now).
 pub struct PickedFile<'a> {
-    /// Which of the query's paths it was found under (0-based).
-    pub given: usize,
     /// As the walk reached it (absolute under an absolute root).
     pub path: &'a Path,
     pub id: &'a crate::index::Ident,

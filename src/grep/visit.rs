@@ -22,7 +22,6 @@ use std::sync::{Arc, Condvar, Mutex};
 use super::collect::Display;
 use super::produce::{Job, Name, Over, Plan, Producer, Queue, Tally, Target, Window, resolve};
 use super::{GrepError, GrepQuery, Progress};
-
 use crate::error::Error;
 use crate::source::{self, Opener, SourceOptions};
 use crate::workspace::Workspace;
@@ -171,7 +170,6 @@ pub fn visit_picked<T: Send>(
         }
         if let (Some(picked), Some(k)) = (picked, e.known()) {
             let file = super::PickedFile {
-                given: e.given(),
                 path: e.path(),
                 id: &k.id,
             };

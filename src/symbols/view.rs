@@ -425,13 +425,7 @@ impl UseCounts {
     /// reads such a file to set its definitions' lines aside). `None`: read the file.
     pub fn of(&self, abs: &Path, id: &crate::index::Ident) -> Option<RecordedUses> {
         let (root, recs) = self.roots.iter().find(|(r, _)| abs.starts_with(r))?;
-        let rel = abs.strip_prefix(root).ok()?.to_str()?;
-        let rel: std::borrow::Cow<'_, str> = if std::path::MAIN_SEPARATOR == '/' {
-            rel.into()
-        } else {
-            rel.replace(std::path::MAIN_SEPARATOR, "/").into()
-        };
-        let (i, k) = recs.newest(&rel)?;
+        let (i, k) = recs.newest(&rel_of(root, abs)?)?;
         let held = &recs.parts[i];
         let part = &held.0;
         let f = part.file(k)?;
@@ -462,29 +456,25 @@ fn file_record(
     abs: &Path,
     held: Held<impl FnOnce() -> u64>,
 ) -> Option<(std::sync::Arc<super::state::PartPaths>, FileEntry)> {
-    let (part, f) = newest_record(ws, abs)?;
-    (f.status == 0 && held.is(&f)).then_some((part, f))
-}
-
-/// The newest record of the file at `abs`, and its part.
-fn newest_record(
-    ws: &Workspace,
-    abs: &Path,
-) -> Option<(std::sync::Arc<super::state::PartPaths>, FileEntry)> {
     let root = crate::index::indexed_roots(ws)
         .into_iter()
         .find(|r| abs.starts_with(r))?;
     let state = super::state::root_state(ws, &root)?;
     let recs = state.records();
-    let rel = abs
-        .strip_prefix(&root)
-        .ok()?
-        .to_str()?
-        .replace(std::path::MAIN_SEPARATOR, "/");
-    let (i, k) = recs.newest(&rel)?;
+    let (i, k) = recs.newest(&rel_of(&root, abs)?)?;
     let part = std::sync::Arc::clone(&recs.parts[i]);
     let f = part.0.file(k)?;
-    Some((part, f))
+    (f.status == 0 && held.is(&f)).then_some((part, f))
+}
+
+/// The path of `abs` under `root` as the records write it (`/`-separated).
+fn rel_of<'p>(root: &Path, abs: &'p Path) -> Option<std::borrow::Cow<'p, str>> {
+    let rel = abs.strip_prefix(root).ok()?.to_str()?;
+    Some(if std::path::MAIN_SEPARATOR == '/' {
+        rel.into()
+    } else {
+        rel.replace(std::path::MAIN_SEPARATOR, "/").into()
+    })
 }
 
 /// The innermost symbol whose lines hold `line`, as a structure finds it: the first top-level
