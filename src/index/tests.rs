@@ -495,7 +495,27 @@ fn context_cursors_globs_and_caps_are_those_of_the_scan() {
     }
 }
 
-fn edit(root: &Path, r: &mut Rng, names: &mut Vec<String>) {
+/// What an indexed answer (`a`) and the scan's (`b`) disagree on, in a few short lines: the
+/// whole answers would push the message out of a log's tail.
+fn mismatch<T: std::fmt::Debug + PartialEq>(a: &[T], b: &[T], what: &str) -> String {
+    let only = |x: &[T], y: &[T]| -> Vec<String> {
+        x.iter()
+            .filter(|m| !y.contains(m))
+            .take(4)
+            .map(|m| format!("{m:?}"))
+            .collect()
+    };
+    format!(
+        "{what}: the index gave {} matches, the scan {}; only the index's: {:?}; only the scan's: {:?}",
+        a.len(),
+        b.len(),
+        only(a, b),
+        only(b, a)
+    )
+}
+
+/// Makes one random edit under `root` and says what it did.
+fn edit(root: &Path, r: &mut Rng, names: &mut Vec<String>) -> String {
     let dirs = ["", "src", "src/pm", "new", "ignored"];
     match r.below(6) {
         0 | 1 => {
@@ -504,10 +524,12 @@ fn edit(root: &Path, r: &mut Rng, names: &mut Vec<String>) {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(&p, text(r)).unwrap();
             names.push(n.trim_start_matches('/').to_string());
+            format!("wrote new {n}")
         }
         2 if !names.is_empty() => {
             let n = names[r.below(names.len())].clone();
-            let _ = std::fs::write(root.join(&n), text(r));
+            let done = std::fs::write(root.join(&n), text(r));
+            format!("rewrote {n}: {done:?}")
         }
         3 if !names.is_empty() => {
             let i = r.below(names.len());
@@ -515,22 +537,30 @@ fn edit(root: &Path, r: &mut Rng, names: &mut Vec<String>) {
             let to = to.trim_start_matches('/').to_string();
             let dest = root.join(&to);
             std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
-            if std::fs::rename(root.join(&names[i]), &dest).is_ok() {
+            let done = std::fs::rename(root.join(&names[i]), &dest);
+            let what = format!("renamed {} to {to}: {done:?}", names[i]);
+            if done.is_ok() {
                 names[i] = to;
             }
+            what
         }
         4 if !names.is_empty() => {
             let i = r.below(names.len());
-            let _ = std::fs::remove_file(root.join(names.swap_remove(i)));
+            let n = names.swap_remove(i);
+            let done = std::fs::remove_file(root.join(&n));
+            format!("removed {n}: {done:?}")
         }
         _ => {
             // Appends keep size-only checks honest: same name, new bytes.
-            if let Some(n) = names.first() {
-                use std::io::Write;
-                if let Ok(mut f) = std::fs::OpenOptions::new().append(true).open(root.join(n)) {
-                    let _ = f.write_all(b"PM_RESUME appended\n");
-                }
-            }
+            let Some(n) = names.first() else {
+                return "nothing".into();
+            };
+            use std::io::Write;
+            let done = std::fs::OpenOptions::new()
+                .append(true)
+                .open(root.join(n))
+                .and_then(|mut f| f.write_all(b"PM_RESUME appended\n"));
+            format!("appended to {n}: {done:?}")
         }
     }
 }
@@ -549,14 +579,19 @@ fn freshness(cycles: usize, seed: u64) {
         "résumé",
     ];
     for cycle in 0..cycles {
-        edit(&root, &mut r, &mut names);
+        let edited = edit(&root, &mut r, &mut names);
         let scan = Workspace::new(Roots::new([&root]).unwrap());
         let p = pats[cycle % pats.len()];
-        assert_eq!(
+        let (a, b) = (
             run(&ix, p, cycle % 3 == 0, false, None),
             run(&scan, p, cycle % 3 == 0, false, None),
-            "cycle {cycle}, pattern {p}"
         );
+        if a != b {
+            panic!(
+                "{}",
+                mismatch(&a, &b, &format!("cycle {cycle} ({edited}), pattern {p}"))
+            );
+        }
         if cycle % 50 == 25 {
             // Let a background rebuild take the dirty files in now and then.
             std::thread::sleep(Duration::from_millis(400));

@@ -18,7 +18,9 @@ fn edit_more(root: &Path, r: &mut Rng, names: &mut Vec<String>) {
             let _ = std::fs::remove_dir_all(&d);
             names.retain(|n| !root.join(n).starts_with(&d));
         }
-        _ => edit(root, r, names),
+        _ => {
+            edit(root, r, names);
+        }
     }
 }
 
