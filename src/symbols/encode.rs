@@ -211,22 +211,39 @@ pub(super) fn encode(files: &[FileRecord]) -> Vec<u8> {
     write_payload(files, &list, &shapes, &table, &blob, &postings)
 }
 
-/// A file's uses after its symbols: their count, then each one's id as a delta from the
-/// one before (ids are ranks of the sorted strings, and the uses are sorted), its count,
-/// and its count set aside when there is one.
+/// A file's uses after its symbols: their count; past [`super::format::USES_SKIP`] uses, a skip
+/// table (every that many uses, the id of the use before and where the use starts, both as
+/// deltas) so that one name's use is found without reading them all; then each use: its id
+/// as a delta from the one before (ids are ranks of the sorted strings, and the uses are
+/// sorted), its count, and its count set aside when there is one.
 fn write_uses(blob: &mut Vec<u8>, uses: &super::Uses, next_id: &mut dyn FnMut() -> u32) {
     varint(blob, uses.len() as u64);
+    let mut body = Vec::new();
+    let mut skips = Vec::new();
     let mut last = 0u32;
-    for (_, n, aside) in uses.iter_aside() {
+    for (k, (_, n, aside)) in uses.iter_aside().enumerate() {
+        if k > 0 && k % super::format::USES_SKIP == 0 {
+            skips.push((last, body.len()));
+        }
         let id = next_id();
         debug_assert!(id >= last);
-        varint(blob, (u64::from(id - last) << 1) | u64::from(aside > 0));
-        varint(blob, u64::from(n));
+        varint(
+            &mut body,
+            (u64::from(id - last) << 1) | u64::from(aside > 0),
+        );
+        varint(&mut body, u64::from(n));
         if aside > 0 {
-            varint(blob, u64::from(aside));
+            varint(&mut body, u64::from(aside));
         }
         last = id;
     }
+    let (mut id, mut at) = (0u32, 0usize);
+    for (before, start) in skips {
+        varint(blob, u64::from(before - id));
+        varint(blob, (start - at) as u64);
+        (id, at) = (before, start);
+    }
+    blob.extend_from_slice(&body);
 }
 
 fn write_payload(

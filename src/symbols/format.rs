@@ -6,7 +6,7 @@
 //! Layout of the payload, little-endian:
 //!
 //! ```text
-//! header   "MGSYMB07", then u32 counts: strings, files, shapes; then u64 offsets of the
+//! header   "MGSYMB08", then u32 counts: strings, files, shapes; then u64 offsets of the
 //!          string blocks, string bytes, file table, symbol bytes, postings index, postings
 //! shapes   each shape (a kind and the flags of a symbol, most used first): the kind's name
 //!          (u8 length, bytes), the flags u8
@@ -27,9 +27,12 @@
 //!          the previous symbol's name id), [its index - its parent's], [qualified id],
 //!          [address id], start line (zigzag delta from the previous symbol's), and unless
 //!          the symbol is on one line: def line - start, end line - def (zigzag); then
-//!          the names its code uses and does not define: varint count, then per name (in
-//!          string order) varint (string id delta << 1 | 1 if some uses were set aside),
-//!          varint uses, [varint uses set aside: on lines that only declare the name]
+//!          the names its code uses and does not define: varint count; past USES_SKIP
+//!          names, a skip table: for every USES_SKIP-th name, varint deltas of the id of
+//!          the name before it and of where its entry starts (from the first entry); then
+//!          per name (in string order) varint (string id delta << 1 | 1 if some uses were
+//!          set aside), varint uses, [varint uses set aside: on lines that only declare
+//!          the name]
 //! postings per block of 256 strings, u32 offset of its postings (and the end); there, per
 //!          string of the block: varint count, then (file index, symbol index) varint pairs,
 //!          file indexes as deltas
@@ -41,12 +44,14 @@
 
 use crate::index::Ident;
 
-pub(super) const MAGIC: &[u8; 8] = b"MGSYMB07";
+pub(super) const MAGIC: &[u8; 8] = b"MGSYMB08";
 pub(super) const HEADER: usize = 8 + 3 * 4 + 6 * 8;
 /// Strings per front-coded block (and per block of postings).
 pub(super) const BLOCK: u32 = 256;
 pub(super) const FILE_ENTRY: usize = 4 + 8 * 3 + 12 * 2 + 8 + 4 + 4 + 4 * 4;
 pub(super) const NONE: u32 = u32::MAX;
+/// A file's uses are found through a skip table of every this many (see the layout).
+pub(super) const USES_SKIP: usize = 32;
 
 pub(super) const DECLARATION: u8 = 1;
 pub(super) const HAS_PARENT: u8 = 2;
@@ -428,6 +433,10 @@ pub(super) struct Use {
 pub(super) fn uses(bytes: &[u8]) -> Option<Vec<Use>> {
     let mut c = Cursor::new(bytes);
     let n = c.varint()?;
+    for _ in 0..skips(n) {
+        c.varint()?;
+        c.varint()?;
+    }
     let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
     let mut id = 0u32;
     for _ in 0..n {
@@ -438,13 +447,31 @@ pub(super) fn uses(bytes: &[u8]) -> Option<Vec<Use>> {
     c.done().then_some(out)
 }
 
-/// The use of string `want` among a file's uses (`Some(None)`: not among them), read up to
-/// it; `None` if not well formed.
+/// How many entries the skip table of `n` uses has.
+fn skips(n: u64) -> u64 {
+    n.saturating_sub(1) / USES_SKIP as u64
+}
+
+/// The use of string `want` among a file's uses (`Some(None)`: not among them), read from
+/// the last skip before it; `None` if not well formed.
 pub(super) fn use_of(bytes: &[u8], want: u32) -> Option<Option<Use>> {
     let mut c = Cursor::new(bytes);
     let n = c.varint()?;
-    let mut id = 0u32;
-    for _ in 0..n {
+    // The last skip whose use before is before `want`: the uses from it on.
+    let (mut from, mut id, mut offset) = (0u64, 0u32, 0usize);
+    let (mut skip_id, mut skip_at) = (0u64, 0u64);
+    let table = skips(n);
+    for k in 1..=table {
+        skip_id = skip_id.checked_add(c.varint()?)?;
+        skip_at = skip_at.checked_add(c.varint()?)?;
+        if skip_id < u64::from(want) {
+            from = k * USES_SKIP as u64;
+            id = u32::try_from(skip_id).ok()?;
+            offset = usize::try_from(skip_at).ok()?;
+        }
+    }
+    let mut c = Cursor::new(bytes.get(c.at.checked_add(offset)?..)?);
+    for _ in from..n {
         let u = next_use(&mut c, id)?;
         if u.id >= want {
             return Some((u.id == want).then_some(u));

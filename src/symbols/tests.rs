@@ -81,6 +81,52 @@ fn files() -> Vec<FileRecord> {
     ]
 }
 
+/// A file using many names: its uses are found through the skip table, every one of them
+/// and none of the names it does not use, at the table's edges too.
+#[test]
+fn one_use_among_many_is_found_through_the_skip_table() {
+    let name = |k: usize| format!("n{k:04}");
+    let record = |path: &str, keep: &dyn Fn(usize) -> bool| FileRecord {
+        path: path.into(),
+        ident: Ident::default(),
+        hash: 1,
+        lang: 6,
+        status: 0,
+        package: String::new(),
+        symbols: Vec::new(),
+        uses: {
+            let mut u = super::Uses::default();
+            for k in (0..700).filter(|&k| keep(k)) {
+                u.push_aside(&name(k), k as u32 % 9 + 1, k as u32 % 3);
+            }
+            u
+        },
+    };
+    // Every name in the strings, and one file that uses only some of them.
+    let files = vec![
+        record("all.c", &|_| true),
+        record("some.c", &|k| k % 3 != 1 && !(64..=100).contains(&k)),
+        record("few.c", &|k| k % 100 == 7),
+    ];
+    let payload = super::encode::encode(&files);
+    let part = Part::open(std::sync::Arc::new(SideFile::in_memory(&payload))).expect("read");
+    for (i, want) in files.iter().enumerate() {
+        let f = part.file(i as u32).unwrap();
+        let all = part.uses(&f).unwrap();
+        assert_eq!(all.len(), want.uses.len());
+        for k in 0..700 {
+            let id = part.find_string(&name(k)).unwrap().unwrap();
+            let found = all.iter().find(|u| u.id == id).cloned();
+            assert_eq!(part.use_of(&f, id), Some(found), "{} {k}", want.path);
+        }
+        assert_eq!(part.use_of(&f, u32::MAX), Some(None));
+        assert_eq!(
+            part.use_of(&f, 0),
+            Some(all.first().filter(|u| u.id == 0).cloned())
+        );
+    }
+}
+
 #[test]
 fn records_read_back_whole() {
     let payload = super::encode::encode(&files());
