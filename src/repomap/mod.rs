@@ -133,21 +133,23 @@ fn order(files: &[FileFacts], scores: &[Vec<f64>], file_rank: &[f64]) -> Vec<Ran
     }
     // Millions on a whole tree: sorted on every core.
     rayon::slice::ParallelSliceMut::par_sort_unstable(&mut scored[..]);
-    let mut out: Vec<RankedDef> = scored
-        .into_iter()
-        .map(|(s, _, fd)| RankedDef {
-            file: (fd >> 32) as u32,
-            def: fd as u32,
-            score: f64::from_bits(!s),
-        })
-        .collect();
+    // Millions more in the tail on a whole tree: the list made once, at its full length,
+    // and a file's tail sorted only when its definitions are not in line order already.
+    let mut out: Vec<RankedDef> = Vec::with_capacity(files.iter().map(|f| f.defs.len()).sum());
+    out.extend(scored.into_iter().map(|(s, _, fd)| RankedDef {
+        file: (fd >> 32) as u32,
+        def: fd as u32,
+        score: f64::from_bits(!s),
+    }));
+    let mut tail: Vec<u32> = Vec::new();
     for &f in &by_rank {
-        let defs = &files[f as usize].defs;
-        let mut tail: Vec<u32> = (0..defs.len() as u32)
-            .filter(|&d| scores[f as usize][d as usize] <= 0.0)
-            .collect();
-        tail.sort_by_key(|&d| defs[d as usize].line);
-        out.extend(tail.into_iter().map(|def| RankedDef {
+        let (defs, score) = (&files[f as usize].defs, &scores[f as usize]);
+        tail.clear();
+        tail.extend((0..defs.len() as u32).filter(|&d| score[d as usize] <= 0.0));
+        if !tail.is_sorted_by_key(|&d| defs[d as usize].line) {
+            tail.sort_by_key(|&d| defs[d as usize].line);
+        }
+        out.extend(tail.iter().map(|&def| RankedDef {
             file: f,
             def,
             score: 0.0,
