@@ -82,8 +82,13 @@ pub(super) fn defs_named(names: &[Arc<str>], defs: Vec<(u32, &'static str, u32, 
 impl Graph {
     /// The ranking for the files or names of `focus`.
     pub(super) fn rank(&self, focus: &[String]) -> super::Ranking {
+        self.rank_from(focus, None)
+    }
+
+    /// [`Graph::rank`], its walk started from the file ranks of an earlier ranking.
+    pub(super) fn rank_from(&self, focus: &[String], start: Option<&[f64]>) -> super::Ranking {
         let focus = focus_of(&self.files, focus);
-        self.tables.rank(&self.files, &focus)
+        self.tables.rank_from(&self.files, &focus, start)
     }
 }
 

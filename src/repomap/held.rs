@@ -149,16 +149,26 @@ impl HeldMaps {
 }
 
 impl Held {
-    /// The ranking for `focus`, made again only when the focus or the facts changed.
+    /// The ranking for `focus`, made again only when the focus or the facts changed: after
+    /// a change of the facts, its walk starts from the last ranking's ranks for that focus
+    /// (the whole Linux tree's after 31 files changed: 29 steps from the start, fewer from
+    /// there).
     fn ranking(&mut self, focus: &[String]) -> Arc<Ranking> {
         let generation = self.graph.generation;
-        if let Some((f, g, r)) = &self.ranked
-            && f.as_slice() == focus
+        let last = self
+            .ranked
+            .as_ref()
+            .filter(|(f, _, _)| f.as_slice() == focus);
+        if let Some((_, g, r)) = last
             && *g == generation
         {
             return Arc::clone(r);
         }
-        let r = Arc::new(self.graph.rank(focus));
+        let start = last.map(|(_, _, r)| Arc::clone(r));
+        let r = Arc::new(
+            self.graph
+                .rank_from(focus, start.as_ref().map(|r| r.file_rank.as_slice())),
+        );
         self.ranked = Some((focus.to_vec(), generation, Arc::clone(&r)));
         r
     }

@@ -392,6 +392,43 @@ fn replacing_a_files_rows_ranks_as_fresh_tables_do() {
     assert_eq!(a.defs, b.defs);
 }
 
+#[test]
+fn a_walk_from_the_last_ranks_reaches_the_same_ranking_in_fewer_steps() {
+    let mut files = random_tree(300, 5);
+    let mut t = Tables::new(&files);
+    let focus = no_focus();
+    let before = t.rank(&files, &focus);
+    let other = random_tree(301, 77);
+    for k in [3, 50, 120, 299] {
+        files[k] = other[k].clone();
+        t.replace(k, &files[k]);
+    }
+    files.push(other[300].clone());
+    t.replace(300, &files[300]);
+    t.remove(7);
+    files[7] = FileFacts::default();
+    let cold = t.rank(&files, &focus);
+    let warm = t.rank_from(&files, &focus, Some(&before.file_rank));
+    assert!(
+        warm.iterations < cold.iterations,
+        "{} steps from the last ranks, {} from the start",
+        warm.iterations,
+        cold.iterations
+    );
+    let apart: f64 = warm
+        .file_rank
+        .iter()
+        .zip(&cold.file_rank)
+        .map(|(a, b)| (a - b).abs())
+        .sum();
+    assert!(apart < 1e-5, "{apart}");
+    assert_eq!(warm.file_rank[7], 0.0, "a removed file has no rank");
+    let best = |r: &Ranking| -> Vec<(u32, u32)> {
+        r.defs.iter().take(40).map(|d| (d.file, d.def)).collect()
+    };
+    assert_eq!(best(&warm), best(&cold));
+}
+
 fn sig(files: &[FileFacts]) -> impl FnMut(usize, usize) -> Option<String> + '_ {
     move |f, d| {
         let def = &files[f].defs[d];
@@ -755,7 +792,7 @@ fn time_synthetic(files: usize, defs: usize, uses: usize) {
     let t = Instant::now();
     let walk = super::pagerank::Walk::new(&tables, &no_focus());
     let arrays = t.elapsed();
-    let walked = walk.run();
+    let walked = walk.run(None);
     let steps = t.elapsed() - arrays;
     let scores = walk.scores(&tables, &walked.rank);
     let scored = t.elapsed() - arrays - steps;
