@@ -44,7 +44,7 @@ while read -r name _; do
 done < scripts/wine/skip.txt
 # A test that fails is run once more by itself, and the suite passes only if it passes then,
 # saying loudly that it failed once. Under wine on a loaded 2-core machine a test failed now
-# and then that no run here could make fail again (the freshness test, once in 40 runs); the
+# and then that no run here could make fail again (the freshness test, once; in none of 21 runs here); the
 # native suites (.ci/run, both builds) and the Windows job on GitHub run every test once,
 # with no second chance.
 log="$prefix/suite.log"
