@@ -470,11 +470,7 @@ fn file_record(
 /// The path of `abs` under `root` as the records write it (`/`-separated).
 fn rel_of<'p>(root: &Path, abs: &'p Path) -> Option<std::borrow::Cow<'p, str>> {
     let rel = abs.strip_prefix(root).ok()?.to_str()?;
-    Some(if std::path::MAIN_SEPARATOR == '/' {
-        rel.into()
-    } else {
-        rel.replace(std::path::MAIN_SEPARATOR, "/").into()
-    })
+    Some(crate::platform::slashed(rel.into()))
 }
 
 /// The innermost symbol whose lines hold `line`, as a structure finds it: the first top-level
