@@ -5,7 +5,7 @@
 //! Layout of a segment file, little-endian:
 //!
 //! ```text
-//! magic "MGTRIDX5"
+//! magic "MGTRIDX6"
 //! blocks        each: its posting lists, then its table (trigram u32, offset u32, count
 //!               u32)…; a list holds document ids (a file is one document, or one per
 //!               piece): the ids with next masks, the others, then the masks (see
@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use super::checksum::{self, Hasher, PageSums, checksum};
 use super::{Block, FileEntry, Ident, Piece};
 
-pub(super) const MAGIC: &[u8; 8] = b"MGTRIDX5";
+pub(super) const MAGIC: &[u8; 8] = b"MGTRIDX6";
 const END_MAGIC: &[u8; 8] = b"MGTRIEND";
 const TAIL: usize = 8 + 8 + 8 + 8;
 /// Bytes of one trigram table entry.

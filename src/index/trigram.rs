@@ -165,14 +165,18 @@ pub fn put_varint(out: &mut Vec<u8>, mut v: u32) {
 /// [`ListBuilder::write`]) with the documents that have masks apart from the others:
 ///
 /// ```text
-/// n        varint: how many documents have masks (0: the list has none)
-/// masked   their ids, ascending (the first as is, then deltas), varints
+/// head     varint: how many documents have masks (0: the list has none) << 2, | 2 if
+///          their ids are a bitmap, | 1 if the others' are
+/// masked   their ids, ascending
 /// plain    the other ids, likewise
-/// masks    n bytes, one per masked id, in order
+/// masks    one byte per masked id, in order
 /// ```
 ///
 /// so that a query that needs no mask decodes two plain lists, and one that does reads the
-/// masks beside the ids, with no per-document lookup.
+/// masks beside the ids, with no per-document lookup. Each part of ids is stored the
+/// smaller way: as varints (the first as is, then deltas), or as a bitmap (varint first id,
+/// varint length in bytes, then bit `k % 8` of byte `k / 8` set for id `first + k`). A
+/// trigram in most of a block's documents takes a bit per document instead of a byte.
 #[derive(Debug, Default)]
 pub struct ListBuilder {
     bytes: Vec<u8>,
@@ -211,43 +215,57 @@ impl ListBuilder {
     /// pushed with a mask; without `keep_masks` (or with no masked document), one plain
     /// list of every id.
     pub fn write(&self, out: &mut Vec<u8>, keep_masks: bool, masked: impl Fn(u32) -> bool) {
-        if self.masked == 0 {
-            put_varint(out, 0);
-            out.extend_from_slice(&self.bytes);
-            return;
-        }
-        let (mut ids, mut i) = (Vec::with_capacity(self.count as usize), 0);
-        let mut masks = Vec::with_capacity(self.masked as usize);
+        let (mut with, mut plain, mut i) = (Vec::new(), Vec::new(), 0);
         // The first id is its own delta from 0.
         let mut id = 0u32;
         for _ in 0..self.count {
             id += read_varint(&self.bytes, &mut i).expect("a list as pushed");
-            let m = masked(id).then(|| {
+            if self.masked > 0 && masked(id) {
+                with.push((id, self.bytes[i]));
                 i += 1;
-                self.bytes[i - 1]
-            });
-            ids.push((id, m));
-            masks.extend(m);
-        }
-        if !keep_masks {
-            put_varint(out, 0);
-            let mut last = None;
-            for &(id, _) in &ids {
-                put_delta(out, &mut last, id);
-            }
-            return;
-        }
-        put_varint(out, masks.len() as u32);
-        for part in [true, false] {
-            let mut last = None;
-            for &(id, m) in &ids {
-                if m.is_some() == part {
-                    put_delta(out, &mut last, id);
-                }
+            } else {
+                plain.push(id);
             }
         }
-        out.extend_from_slice(&masks);
+        encode_list(out, &with, &plain, keep_masks);
     }
+}
+
+/// The bytes ascending `ids` take as varint deltas, and as a bitmap.
+fn part_sizes(ids: &[u32]) -> (usize, usize) {
+    let len = |v: u32| (32 - v.leading_zeros()).max(1).div_ceil(7) as usize;
+    let (Some(&first), Some(&last)) = (ids.first(), ids.last()) else {
+        return (0, usize::MAX);
+    };
+    let deltas = len(first) + ids.windows(2).map(|w| len(w[1] - w[0])).sum::<usize>();
+    let bytes = (last - first) / 8 + 1;
+    (deltas, len(first) + len(bytes) + bytes as usize)
+}
+
+/// Appends ascending `ids` as a bitmap when that is smaller (true), as varint deltas
+/// otherwise (see [`ListBuilder`]).
+fn put_part(out: &mut Vec<u8>, ids: &[u32], bitmap: bool) {
+    if !bitmap {
+        let mut last = None;
+        ids.iter().for_each(|&id| put_delta(out, &mut last, id));
+        return;
+    }
+    let first = ids[0];
+    let bytes = (ids[ids.len() - 1] - first) / 8 + 1;
+    put_varint(out, first);
+    put_varint(out, bytes);
+    let at = out.len();
+    out.resize(at + bytes as usize, 0);
+    for &id in ids {
+        let d = (id - first) as usize;
+        out[at + d / 8] |= 1 << (d % 8);
+    }
+}
+
+/// Whether ascending `ids` are stored as a bitmap.
+fn as_bitmap(ids: &[u32]) -> bool {
+    let (deltas, bitmap) = part_sizes(ids);
+    bitmap < deltas
 }
 
 /// Appends a list to `out` as [`ListBuilder::write`] stores it, from its documents with next
@@ -255,31 +273,52 @@ impl ListBuilder {
 /// former); with `keep_masks` false (or no masked document), one plain list of all of them.
 pub fn encode_list(out: &mut Vec<u8>, masked: &[(u32, u8)], plain: &[u32], keep_masks: bool) {
     if !keep_masks || masked.is_empty() {
-        put_varint(out, 0);
-        let mut last = None;
+        let mut all = Vec::with_capacity(masked.len() + plain.len());
         let (mut i, mut j) = (0, 0);
         while i < masked.len() || j < plain.len() {
-            let id = if j == plain.len() || (i < masked.len() && masked[i].0 < plain[j]) {
+            if j == plain.len() || (i < masked.len() && masked[i].0 < plain[j]) {
+                all.push(masked[i].0);
                 i += 1;
-                masked[i - 1].0
             } else {
+                all.push(plain[j]);
                 j += 1;
-                plain[j - 1]
-            };
-            put_delta(out, &mut last, id);
+            }
         }
+        let bitmap = as_bitmap(&all);
+        put_varint64(out, u64::from(bitmap));
+        put_part(out, &all, bitmap);
         return;
     }
-    put_varint(out, masked.len() as u32);
-    let mut last = None;
-    for &(id, _) in masked {
-        put_delta(out, &mut last, id);
-    }
-    let mut last = None;
-    for &id in plain {
-        put_delta(out, &mut last, id);
-    }
+    let ids: Vec<u32> = masked.iter().map(|m| m.0).collect();
+    let (a, b) = (as_bitmap(&ids), as_bitmap(plain));
+    put_varint64(out, (ids.len() as u64) << 2 | u64::from(a) << 1 | u64::from(b));
+    put_part(out, &ids, a);
+    put_part(out, plain, b);
     out.extend(masked.iter().map(|m| m.1));
+}
+
+/// Appends `v` as a LEB128 varint.
+fn put_varint64(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads a LEB128 varint of up to 64 bits from `bytes` at `*i` (`None` past the end or
+/// past ten bytes).
+fn read_varint64(bytes: &[u8], i: &mut usize) -> Option<u64> {
+    let mut v: u64 = 0;
+    for shift in (0..64).step_by(7) {
+        let &b = bytes.get(*i)?;
+        *i += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
 }
 
 /// Reads a LEB128 varint from `bytes` at `*i` (`None` past the end).
@@ -294,6 +333,46 @@ fn read_varint(bytes: &[u8], i: &mut usize) -> Option<u32> {
             return Some(v);
         }
         shift += 7;
+    }
+}
+
+/// Decodes a part of `n` ascending ids stored as [`put_part`] stores them from `bytes` at
+/// `*i` into `out`.
+fn decode_part(bytes: &[u8], i: &mut usize, n: usize, bitmap: bool, out: &mut Vec<u32>) {
+    if bitmap {
+        decode_bitmap(bytes, i, n, out);
+    } else {
+        decode_ids(bytes, i, n, out);
+    }
+}
+
+/// Decodes up to `n` ids stored as a bitmap (see [`ListBuilder`]) from `bytes` at `*i`
+/// into `out`; a bitmap cut short gives the ids of its bytes that are there.
+fn decode_bitmap(bytes: &[u8], i: &mut usize, n: usize, out: &mut Vec<u32>) {
+    out.clear();
+    if n == 0 {
+        return;
+    }
+    let (Some(first), Some(len)) = (read_varint(bytes, i), read_varint(bytes, i)) else {
+        *i = bytes.len();
+        return;
+    };
+    let end = i.saturating_add(len as usize).min(bytes.len());
+    let bits = bytes.get(*i..end).unwrap_or(&[]);
+    *i = end;
+    out.reserve(n.min(bits.len() * 8));
+    for (k, chunk) in bits.chunks(8).enumerate() {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        let mut w = u64::from_le_bytes(word);
+        while w != 0 {
+            let bit = k * 64 + w.trailing_zeros() as usize;
+            out.push(first.wrapping_add(bit as u32));
+            if out.len() == n {
+                return;
+            }
+            w &= w - 1;
+        }
     }
 }
 
@@ -347,11 +426,12 @@ impl Postings {
     pub fn decode_len(bytes: &[u8], count: usize) -> (Postings, usize) {
         let mut p = Postings::default();
         let mut i = 0;
-        // Each id takes a byte at least: a larger count is not that of this list.
-        let count = count.min(bytes.len());
-        let n = (read_varint(bytes, &mut i).unwrap_or(0) as usize).min(count);
-        decode_ids(bytes, &mut i, n, &mut p.masked);
-        decode_ids(bytes, &mut i, count - n, &mut p.plain);
+        // Each id takes a bit at least: a larger count is not that of this list.
+        let count = count.min(bytes.len().saturating_mul(8));
+        let head = read_varint64(bytes, &mut i).unwrap_or(0);
+        let n = usize::try_from(head >> 2).unwrap_or(usize::MAX).min(count);
+        decode_part(bytes, &mut i, n, head & 2 != 0, &mut p.masked);
+        decode_part(bytes, &mut i, count - n, head & 1 != 0, &mut p.plain);
         let masks = bytes.get(i..).unwrap_or(&[]);
         p.masks = masks[..masks.len().min(p.masked.len())].to_vec();
         p.masked.truncate(p.masks.len());
@@ -586,6 +666,49 @@ mod tests {
                 assert_eq!(got[..], ids[..got.len()], "{n} cut at {cut}");
             }
         }
+    }
+
+    #[test]
+    fn a_part_in_most_documents_is_a_bitmap_and_decodes_alike() {
+        // Every other document with a mask, two of three without: both parts dense.
+        let masked: Vec<(u32, u8)> = (1000..3000).step_by(2).map(|id| (id, id as u8)).collect();
+        let plain: Vec<u32> = (1001..3000).step_by(2).filter(|id| id % 3 != 0).collect();
+        let mut bytes = Vec::new();
+        encode_list(&mut bytes, &masked, &plain, true);
+        assert_eq!(bytes[0] & 3, 3, "both parts are bitmaps");
+        let n = masked.len() + plain.len();
+        // 2,000 ids and 1,000 masks: a bit per id, a byte per mask.
+        assert!(bytes.len() < 1000 + 2 * 260, "{}", bytes.len());
+        let (back, used) = Postings::decode_len(&bytes, n);
+        assert_eq!(used, bytes.len());
+        let ids: Vec<u32> = masked.iter().map(|m| m.0).collect();
+        assert_eq!(back.masked, ids);
+        assert_eq!(back.masks, masked.iter().map(|m| m.1).collect::<Vec<_>>());
+        assert_eq!(back.plain, plain);
+        // Without masks: one bitmap of all of them.
+        let mut one = Vec::new();
+        encode_list(&mut one, &masked, &plain, false);
+        assert_eq!(one[0], 1);
+        let all = union(&ids, &plain);
+        assert_eq!(Postings::decode(&one, n).plain, all);
+        // Cut anywhere: a prefix of the ids, never a wrong one; masks stay beside theirs.
+        for cut in 0..bytes.len() {
+            let got = Postings::decode(&bytes[..cut], n);
+            assert_eq!(got.masked[..], ids[..got.masked.len()], "cut at {cut}");
+            assert_eq!(got.masked.len(), got.masks.len());
+            assert_eq!(got.plain[..], plain[..got.plain.len()], "cut at {cut}");
+        }
+        for cut in 0..one.len() {
+            let got = Postings::decode(&one[..cut], n).plain;
+            assert_eq!(got[..], all[..got.len()], "cut at {cut}");
+        }
+        // A sparse part stays deltas beside a dense one.
+        let sparse = [5, 90_000, 4_000_000_000];
+        let mut mixed = Vec::new();
+        encode_list(&mut mixed, &masked, &sparse, true);
+        assert_eq!(mixed[0] & 3, 2);
+        let back = Postings::decode(&mixed, masked.len() + 3);
+        assert_eq!((back.masked, back.plain), (ids, sparse.to_vec()));
     }
 
     #[test]
