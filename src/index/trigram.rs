@@ -291,7 +291,10 @@ pub fn encode_list(out: &mut Vec<u8>, masked: &[(u32, u8)], plain: &[u32], keep_
     }
     let ids: Vec<u32> = masked.iter().map(|m| m.0).collect();
     let (a, b) = (as_bitmap(&ids), as_bitmap(plain));
-    put_varint64(out, (ids.len() as u64) << 2 | u64::from(a) << 1 | u64::from(b));
+    put_varint64(
+        out,
+        (ids.len() as u64) << 2 | u64::from(a) << 1 | u64::from(b),
+    );
     put_part(out, &ids, a);
     put_part(out, plain, b);
     out.extend(masked.iter().map(|m| m.1));

@@ -76,14 +76,73 @@ pub struct RankedDef {
     pub score: f64,
 }
 
-/// Every definition, best first, and each file's PageRank.
+/// Every definition, best first, and each file's PageRank. The definitions that some other
+/// file uses are kept in order; the rest (most of a whole tree's: 5.1 million of Linux's 6
+/// million) follow file by file in the files' order, made as they are read
+/// ([`Ranking::iter`]): a map reads a few hundred.
 #[derive(Clone, Debug, Default)]
 pub struct Ranking {
-    pub defs: Vec<RankedDef>,
+    /// The definitions of positive score, best first.
+    scored: Vec<RankedDef>,
+    /// The files best first (rank, then path): the unscored definitions follow in this order.
+    by_rank: Vec<u32>,
+    /// Each definition's score, by file.
+    scores: Scores,
     /// By file index; sums to 1 when there are files.
     pub file_rank: Vec<f64>,
     /// The PageRank steps taken (at most 50).
     pub iterations: u32,
+}
+
+/// Each definition's score, by file then in the facts' order, in one array.
+#[derive(Clone, Debug, Default)]
+struct Scores {
+    values: Vec<f64>,
+    /// Per file, where its scores start (then the end).
+    start: Vec<usize>,
+}
+
+impl Scores {
+    fn of(&self, f: usize) -> &[f64] {
+        &self.values[self.start[f]..self.start[f + 1]]
+    }
+}
+
+impl Ranking {
+    /// How many definitions are ranked.
+    pub fn len(&self) -> usize {
+        self.scores.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every definition of `files` (those ranked), best first: by score, then their file's
+    /// rank, path, then line (and the definition's index). Those of score 0 are the long
+    /// tail: listed file by file, in that order, each file's in line order.
+    pub fn iter<'a>(&'a self, files: &'a [FileFacts]) -> impl Iterator<Item = RankedDef> + 'a {
+        let tail = self.by_rank.iter().flat_map(move |&f| {
+            let (score, defs) = (self.scores.of(f as usize), &files[f as usize].defs);
+            let mut tail: Vec<u32> = (0..score.len() as u32)
+                .filter(|&d| score[d as usize] <= 0.0)
+                .collect();
+            if !tail.is_sorted_by_key(|&d| defs[d as usize].line) {
+                tail.sort_by_key(|&d| defs[d as usize].line);
+            }
+            tail.into_iter().map(move |def| RankedDef {
+                file: f,
+                def,
+                score: 0.0,
+            })
+        });
+        self.scored.iter().copied().chain(tail)
+    }
+
+    /// [`Ranking::iter`], collected.
+    pub fn defs(&self, files: &[FileFacts]) -> Vec<RankedDef> {
+        self.iter(files).collect()
+    }
 }
 
 /// Ranks every definition of `files` (see the module docs).
@@ -106,18 +165,21 @@ impl Tables {
         let walk = pagerank::Walk::new(self, focus);
         let walked = walk.run(start);
         let scores = walk.scores(self, &walked.rank);
+        let (scored, by_rank) = order(files, &scores, &walked.rank);
         Ranking {
-            defs: order(files, &scores, &walked.rank),
+            scored,
+            by_rank,
+            scores,
             file_rank: walked.rank,
             iterations: walked.iterations,
         }
     }
 }
 
-/// The definitions best first: by score, then their file's rank, path, then line (and the
-/// definition's index). Those of score 0 are the long tail: listed file by file, in that
-/// order, without a sort.
-fn order(files: &[FileFacts], scores: &[Vec<f64>], file_rank: &[f64]) -> Vec<RankedDef> {
+/// The definitions of positive score best first: by score, then their file's rank, path,
+/// then line (and the definition's index); and the files in that order (see
+/// [`Ranking::iter`]).
+fn order(files: &[FileFacts], scores: &Scores, file_rank: &[f64]) -> (Vec<RankedDef>, Vec<u32>) {
     let mut by_rank: Vec<u32> = (0..files.len() as u32).collect();
     by_rank.sort_unstable_by(|&a, &b| {
         let (a, b) = (a as usize, b as usize);
@@ -131,36 +193,22 @@ fn order(files: &[FileFacts], scores: &[Vec<f64>], file_rank: &[f64]) -> Vec<Ran
     }
     // Scores are finite and never negative: their bits order as they do.
     let mut scored: Vec<(u64, u64, u64)> = Vec::new();
-    for (f, s) in scores.iter().enumerate() {
-        for (d, &score) in s.iter().enumerate().filter(|x| *x.1 > 0.0) {
+    for f in 0..files.len() {
+        for (d, &score) in scores.of(f).iter().enumerate().filter(|x| *x.1 > 0.0) {
             let line = files[f].defs[d].line;
             let at = u64::from(place[f]) << 32 | u64::from(line);
             scored.push((!score.to_bits(), at, (f as u64) << 32 | d as u64));
         }
     }
-    // Millions on a whole tree: sorted on every core.
+    // Hundreds of thousands on a whole tree: sorted on every core.
     rayon::slice::ParallelSliceMut::par_sort_unstable(&mut scored[..]);
-    // Millions more in the tail on a whole tree: the list made once, at its full length,
-    // and a file's tail sorted only when its definitions are not in line order already.
-    let mut out: Vec<RankedDef> = Vec::with_capacity(files.iter().map(|f| f.defs.len()).sum());
-    out.extend(scored.into_iter().map(|(s, _, fd)| RankedDef {
-        file: (fd >> 32) as u32,
-        def: fd as u32,
-        score: f64::from_bits(!s),
-    }));
-    let mut tail: Vec<u32> = Vec::new();
-    for &f in &by_rank {
-        let (defs, score) = (&files[f as usize].defs, &scores[f as usize]);
-        tail.clear();
-        tail.extend((0..defs.len() as u32).filter(|&d| score[d as usize] <= 0.0));
-        if !tail.is_sorted_by_key(|&d| defs[d as usize].line) {
-            tail.sort_by_key(|&d| defs[d as usize].line);
-        }
-        out.extend(tail.iter().map(|&def| RankedDef {
-            file: f,
-            def,
-            score: 0.0,
-        }));
-    }
-    out
+    let scored = scored
+        .into_iter()
+        .map(|(s, _, fd)| RankedDef {
+            file: (fd >> 32) as u32,
+            def: fd as u32,
+            score: f64::from_bits(!s),
+        })
+        .collect();
+    (scored, by_rank)
 }

@@ -17,8 +17,8 @@
 //! (definers of the name other than src)`. A step costs the number of uses plus the number of
 //! definitions, whatever the number of edges (tens of millions on the Linux tree).
 
-use super::Focus;
 use super::tables::Tables;
+use super::{Focus, Scores};
 
 const DAMPING: f64 = 0.85;
 const TOLERANCE: f64 = 1e-6;
@@ -291,26 +291,26 @@ impl Walk {
 
     /// Each definition's score, by file then in the facts' order: what the users of its name
     /// send its file through that name, at the final ranks.
-    pub(super) fn scores(&self, t: &Tables, rank: &[f64]) -> Vec<Vec<f64>> {
+    pub(super) fn scores(&self, t: &Tables, rank: &[f64]) -> Scores {
         let mut x = vec![0.0; rank.len()];
         let mut inflow = vec![0.0; self.mul.len()];
         self.spread(rank, &mut x, &mut inflow);
-        (0..t.files())
-            .map(|f| {
-                let own = &self.self_uses[self.self_start[f]..self.self_start[f + 1]];
-                t.defs(f)
-                    .iter()
-                    .map(|&id| {
-                        let slot = self.slot_of[id as usize];
-                        if slot == u32::MAX {
-                            return 0.0;
-                        }
-                        let mine: f64 = own.iter().filter(|o| o.0 == slot).map(|o| o.1).sum();
-                        (inflow[slot as usize] - mine * x[f]).max(0.0)
-                    })
-                    .collect()
-            })
-            .collect()
+        let mut start = Vec::with_capacity(t.files() + 1);
+        start.push(0);
+        let mut values = Vec::with_capacity((0..t.files()).map(|f| t.defs(f).len()).sum());
+        for (f, &xf) in x.iter().enumerate().take(t.files()) {
+            let own = &self.self_uses[self.self_start[f]..self.self_start[f + 1]];
+            values.extend(t.defs(f).iter().map(|&id| {
+                let slot = self.slot_of[id as usize];
+                if slot == u32::MAX {
+                    return 0.0;
+                }
+                let mine: f64 = own.iter().filter(|o| o.0 == slot).map(|o| o.1).sum();
+                (inflow[slot as usize] - mine * xf).max(0.0)
+            }));
+            start.push(values.len());
+        }
+        Scores { values, start }
     }
 }
 

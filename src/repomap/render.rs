@@ -41,7 +41,7 @@ pub fn render(
     budget: MapBudget,
     signature: &mut dyn FnMut(usize, usize) -> Option<String>,
 ) -> RepoMap {
-    let defs_total = ranking.defs.len();
+    let defs_total = ranking.len();
     let files_total = files.iter().filter(|f| !f.defs.is_empty()).count();
     let note = Note::choose(defs_total, files_total, budget);
     let mut fill = Fill {
@@ -112,7 +112,7 @@ impl Fill<'_> {
         from: usize,
         signature: &mut dyn FnMut(usize, usize) -> Option<String>,
     ) -> usize {
-        for (i, r) in ranking.defs.iter().enumerate().skip(from) {
+        for (i, r) in ranking.iter(self.files).enumerate().skip(from) {
             let (f, d) = (r.file as usize, r.def as usize);
             let def = &self.files[f].defs[d];
             let header = self.group[f] == u32::MAX;
@@ -150,7 +150,7 @@ impl Fill<'_> {
                 header,
             });
         }
-        ranking.defs.len()
+        ranking.len()
     }
 
     /// Whether `rest` more definitions could fit without the room kept for the cut line (a

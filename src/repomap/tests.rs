@@ -26,8 +26,7 @@ fn file(path: &str, defs: &[(&str, u32)], uses: &[(&str, u32)]) -> FileFacts {
 
 /// The ranked definitions as `path:name`, best first.
 fn names(files: &[FileFacts], r: &Ranking) -> Vec<String> {
-    r.defs
-        .iter()
+    r.iter(files)
         .map(|d| {
             let f = &files[d.file as usize];
             format!("{}:{}", f.path, f.defs[d.def as usize].name)
@@ -43,7 +42,7 @@ fn place(files: &[FileFacts], r: &Ranking, what: &str) -> usize {
 }
 
 fn score(files: &[FileFacts], r: &Ranking, what: &str) -> f64 {
-    r.defs[place(files, r, what)].score
+    r.defs(files)[place(files, r, what)].score
 }
 
 fn no_focus() -> Focus {
@@ -103,7 +102,7 @@ fn a_utility_many_files_use_ranks_first() {
     assert!(
         place(&files, &r, "lib/list.c:list_add") > place(&files, &r, "server/server.go:NewServer")
     );
-    assert_eq!(r.defs.len(), 10);
+    assert_eq!((r.len(), r.defs(&files).len()), (10, 10));
 }
 
 /// Two clusters alike but for their names: `a/` and `b/`.
@@ -357,7 +356,7 @@ fn the_implicit_graph_ranks_as_the_edge_list_does() {
         for (f, (a, b)) in r.file_rank.iter().zip(&want_rank).enumerate() {
             assert!((a - b).abs() < 1e-12, "seed {seed} file {f}: {a} vs {b}");
         }
-        for d in &r.defs {
+        for d in r.iter(&files) {
             let want = want_scores[d.file as usize][d.def as usize];
             assert!(
                 (d.score - want).abs() < 1e-12,
@@ -365,7 +364,7 @@ fn the_implicit_graph_ranks_as_the_edge_list_does() {
                 d.score
             );
         }
-        for w in r.defs.windows(2) {
+        for w in r.defs(&files).windows(2) {
             assert!(w[0].score >= w[1].score);
         }
     }
@@ -389,7 +388,7 @@ fn replacing_a_files_rows_ranks_as_fresh_tables_do() {
     let a = t.rank(&files, &focus);
     let b = rank(&files, &focus);
     assert_eq!(a.file_rank, b.file_rank);
-    assert_eq!(a.defs, b.defs);
+    assert_eq!(a.defs(&files), b.defs(&files));
 }
 
 #[test]
@@ -424,7 +423,7 @@ fn a_walk_from_the_last_ranks_reaches_the_same_ranking_in_fewer_steps() {
     assert!(apart < 1e-5, "{apart}");
     assert_eq!(warm.file_rank[7], 0.0, "a removed file has no rank");
     let best = |r: &Ranking| -> Vec<(u32, u32)> {
-        r.defs.iter().take(40).map(|d| (d.file, d.def)).collect()
+        r.iter(&files).take(40).map(|d| (d.file, d.def)).collect()
     };
     assert_eq!(best(&warm), best(&cold));
 }
@@ -696,7 +695,7 @@ fn the_ranking_is_the_same_on_one_thread_and_on_many() {
     assert_eq!(one.iterations, many.iterations);
     let bits = |r: &Ranking| r.file_rank.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&one), bits(&many));
-    assert_eq!(one.defs, many.defs);
+    assert_eq!(one.defs(&files), many.defs(&files));
 }
 
 #[test]
@@ -716,7 +715,7 @@ fn a_removed_file_leaves_the_ranking_of_tables_made_without_it() {
             .collect();
         let b = rank(&without, &no_focus());
         assert_eq!(names(&kept, &a), names(&without, &b), "without file {gone}");
-        for (x, y) in a.defs.iter().zip(&b.defs) {
+        for (x, y) in a.iter(&kept).zip(b.iter(&without)) {
             assert!(
                 (x.score - y.score).abs() <= 1e-12,
                 "{} {}",
@@ -796,10 +795,12 @@ fn time_synthetic(files: usize, defs: usize, uses: usize) {
     let steps = t.elapsed() - arrays;
     let scores = walk.scores(&tables, &walked.rank);
     let scored = t.elapsed() - arrays - steps;
-    let defs = super::order(&facts, &scores, &walked.rank);
+    let (scored_defs, by_rank) = super::order(&facts, &scores, &walked.rank);
     let ordered = t.elapsed() - arrays - steps - scored;
     let r = Ranking {
-        defs,
+        scored: scored_defs,
+        by_rank,
+        scores,
         file_rank: walked.rank,
         iterations: walked.iterations,
     };
@@ -815,14 +816,15 @@ fn time_synthetic(files: usize, defs: usize, uses: usize) {
     println!(
         "{files} files, {total_uses} uses, {} definitions: tables {built:.2?}; rank {:.2?} = arrays \
          {arrays:.2?} + {} steps {steps:.2?} + scores {scored:.2?} + order {ordered:.2?}; map {} bytes",
-        r.defs.len(),
+        r.len(),
         t.elapsed(),
         r.iterations,
         map.text.len()
     );
     assert!(map.cut && map.text.len() <= 8000);
-    assert!(r.defs[0].score >= r.defs[r.defs.len() / 2].score);
-    assert_eq!(r.defs, tables.rank(&facts, &no_focus()).defs);
+    let defs = r.defs(&facts);
+    assert!(defs[0].score >= defs[defs.len() / 2].score);
+    assert_eq!(defs, tables.rank(&facts, &no_focus()).defs(&facts));
 }
 
 #[test]
