@@ -70,21 +70,19 @@ pub fn facts(ws: &Workspace, root: &Path, under: &str) -> Option<(Facts, usize)>
     let view = crate::index::root_view(ws, root, true)?;
     let state = super::state::root_state(ws, root)?;
     let recs = state.records();
-    let inside = inside(under);
-    let newest = newest_inside(&recs, &inside);
+    let newest = newest_inside(&recs, &inside(under));
     let mut reader = Reader::new(&recs, newest.len());
     let mut out = Vec::new();
     let mut missing = 0;
-    for (path, (i, k)) in newest {
-        match standing(&view, root, &recs, path, i, k) {
+    let unrecorded = each_standing(&view, &recs, under, newest, |path, i, standing| {
+        match standing {
             Standing::Current(f) => out.extend(reader.read(i, &f, path)),
             Standing::Stale => missing += 1,
             // Deleted: not there any more, so not missing from the map.
             Standing::Gone | Standing::Skipped => {}
         }
-    }
-    missing += unrecorded_inside(&view, &recs, &inside);
-    Some((reader.into_facts(out), missing))
+    });
+    Some((reader.into_facts(out), missing + unrecorded))
 }
 
 /// The version a file's facts come from: its record's file identity and content checksum.
@@ -108,20 +106,73 @@ pub fn versions(ws: &Workspace, root: &Path, under: &str) -> Option<Versions> {
     let view = crate::index::root_view(ws, root, true)?;
     let state = super::state::root_state(ws, root)?;
     let recs = state.records();
-    let inside = inside(under);
+    let newest = newest_inside(&recs, &inside(under));
     let mut v = Versions::default();
-    for (path, (i, k)) in newest_inside(&recs, &inside) {
-        match standing(&view, root, &recs, path, i, k) {
+    let unrecorded = each_standing(
+        &view,
+        &recs,
+        under,
+        newest,
+        |path, _, standing| match standing {
             Standing::Current(f) => v.current.push((path.to_string(), (f.ident, f.hash))),
             Standing::Stale => {
                 v.stale.push(path.to_string());
                 v.missing += 1;
             }
             Standing::Gone | Standing::Skipped => {}
-        }
-    }
-    v.missing += unrecorded_inside(&view, &recs, &inside);
+        },
+    );
+    v.missing += unrecorded;
     Some(v)
+}
+
+/// Each recorded file of `newest` (those under `under`, by path) with its part and where it
+/// stands, in path order; then how many files the index holds under `under` that no record
+/// covers (see [`beside`]).
+fn each_standing<'r>(
+    view: &crate::index::RootView,
+    recs: &'r super::state::Records,
+    under: &str,
+    newest: std::collections::BTreeMap<&'r str, (usize, u32)>,
+    mut each: impl FnMut(&'r str, usize, Standing),
+) -> usize {
+    let ix = &view.index;
+    let exact = ix.find(under.as_bytes()).filter(|_| !under.is_empty());
+    let files = exact.into_iter().chain(ix.under(under.as_bytes()));
+    let files = files.map(|id| (id, &*ix.file(id).path));
+    beside(files, newest, |path, (i, k), live| {
+        each(path, i, standing_of(view, recs, path, i, k, live));
+    })
+}
+
+/// The index's files (id and path, in path order) beside the recorded paths (in path order,
+/// each with `T`): `each` is given every recorded path with its file's id if the index has
+/// it, in one pass (no search a file); returns how many of the index's files no record
+/// names (those the records could name: a path that is not UTF-8 is not counted).
+fn beside<'r, 'i, T>(
+    files: impl Iterator<Item = (usize, &'i [u8])>,
+    recorded: impl IntoIterator<Item = (&'r str, T)>,
+    mut each: impl FnMut(&'r str, T, Option<usize>),
+) -> usize {
+    let mut files = files.peekable();
+    let named = |p: &[u8]| usize::from(std::str::from_utf8(p).is_ok());
+    let mut unrecorded = 0;
+    for (path, t) in recorded {
+        let mut live = None;
+        while let Some(&(id, p)) = files.peek() {
+            match p.cmp(path.as_bytes()) {
+                std::cmp::Ordering::Less => unrecorded += named(p),
+                std::cmp::Ordering::Equal => live = Some(id),
+                std::cmp::Ordering::Greater => break,
+            }
+            files.next();
+            if live.is_some() {
+                break;
+            }
+        }
+        each(path, t, live);
+    }
+    unrecorded + files.map(|(_, p)| named(p)).sum::<usize>()
 }
 
 /// The facts of those of `paths` whose record holds now (by path), their names interned
@@ -139,7 +190,7 @@ pub fn facts_of(ws: &Workspace, root: &Path, paths: &[String]) -> Option<Facts> 
         let Some((i, k)) = recs.newest(path) else {
             continue;
         };
-        if let Standing::Current(f) = standing(&view, root, &recs, path, i, k) {
+        if let Standing::Current(f) = standing(&view, &recs, path, i, k) {
             out.extend(reader.read(i, &f, path));
         }
     }
@@ -167,20 +218,32 @@ enum Standing {
 
 fn standing(
     view: &crate::index::RootView,
-    root: &Path,
     recs: &super::state::Records,
     path: &str,
     i: usize,
     k: u32,
 ) -> Standing {
+    standing_of(view, recs, path, i, k, view.index.find(path.as_bytes()))
+}
+
+/// [`standing`], the file's place in the index (`live`) found already.
+fn standing_of(
+    view: &crate::index::RootView,
+    recs: &super::state::Records,
+    path: &str,
+    i: usize,
+    k: u32,
+    live: Option<usize>,
+) -> Standing {
     let Some(f) = recs.parts[i].0.file(k) else {
         return Standing::Skipped;
     };
-    let Some(live) = view.index.find(path.as_bytes()) else {
+    let Some(live) = live else {
         return Standing::Gone;
     };
     if view.index.file(live).id != f.ident
-        || view.is_dirty(&crate::platform::join_slashed(root, path))
+        || (!view.dirty.is_empty()
+            && view.is_dirty(&crate::platform::join_slashed(&view.root, path)))
     {
         return Standing::Stale;
     }
@@ -188,19 +251,6 @@ fn standing(
         return Standing::Skipped;
     }
     Standing::Current(f)
-}
-
-/// Files the index holds under the path that no record covers.
-fn unrecorded_inside(
-    view: &crate::index::RootView,
-    recs: &super::state::Records,
-    inside: &dyn Fn(&str) -> bool,
-) -> usize {
-    view.index
-        .files()
-        .filter_map(|f| std::str::from_utf8(&f.path).ok())
-        .filter(|p| inside(p) && recs.newest(p).is_none())
-        .count()
 }
 
 /// Reads files' facts from the records, each part's strings decoded and interned once.
@@ -286,4 +336,58 @@ fn newest_inside<'r>(
         }
     }
     newest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::beside;
+
+    #[test]
+    fn recorded_paths_meet_their_files_in_one_pass() {
+        // Sibling prefixes (`fs/nfs` beside `fs/nfs.c`, `fs/nfsd`), a file no record names,
+        // a record whose file is gone, a path that is not UTF-8, and files past the last
+        // record.
+        let index: Vec<&[u8]> = vec![
+            b"fs/nfs",
+            b"fs/nfs.c",
+            b"fs/nfs/a.c",
+            b"fs/nfs/b\xff.c",
+            b"fs/nfs/c.c",
+            b"fs/nfsd/x.c",
+            b"fs/zz.c",
+        ];
+        let recorded = [
+            ("fs/nfs", 10),
+            ("fs/nfs.c", 11),
+            ("fs/nfs/b.c", 12),
+            ("fs/nfs/c.c", 13),
+            ("fs/nfsd/x.c", 14),
+        ];
+        let mut met = Vec::new();
+        let files = index.iter().enumerate().map(|(i, p)| (i, *p));
+        let unrecorded = beside(files, recorded, |path, t, live| met.push((path, t, live)));
+        assert_eq!(
+            met,
+            [
+                ("fs/nfs", 10, Some(0)),
+                ("fs/nfs.c", 11, Some(1)),
+                ("fs/nfs/b.c", 12, None),
+                ("fs/nfs/c.c", 13, Some(4)),
+                ("fs/nfsd/x.c", 14, Some(5)),
+            ]
+        );
+        // `fs/nfs/a.c` and `fs/zz.c`; not the path that is not UTF-8.
+        assert_eq!(unrecorded, 2);
+        // No record: every file the records could name; no file: every record gone.
+        let files = index.iter().enumerate().map(|(i, p)| (i, *p));
+        assert_eq!(beside(files, Vec::<(&str, u8)>::new(), |_, _, _| {}), 6);
+        let mut gone = 0;
+        let none = std::iter::empty();
+        assert_eq!(
+            beside(none, recorded, |_, _, live| gone +=
+                usize::from(live.is_none())),
+            0
+        );
+        assert_eq!(gone, recorded.len());
+    }
 }
