@@ -355,7 +355,11 @@ struct Row {
 }
 
 fn ident_rows(t: &Tables, focus: &Focus) -> Vec<Row> {
+    use rayon::prelude::*;
+    // Millions on a whole tree, most of the cost the fresh memory's first touch: on every
+    // core (the rows are the same in any order of making).
     let mut rows: Vec<Row> = (0..t.idents() as u32)
+        .into_par_iter()
         .map(|id| {
             let defs = t.def_count(id);
             let common = if defs > COMMON_DEFINERS { 0.1 } else { 1.0 };
