@@ -21,20 +21,13 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcp_client import Client  # noqa: E402
+from bench_cold_grep import start  # noqa: E402
 
 PATTERNS = [
     "kmalloc_array", "PM_RESUME", "copy_to_user", r"spin_unlock_irqrestore\(&\w+->lock",
     "TODO:|XXX:", "static int", "return -EINVAL", "EXPORT_SYMBOL_GPL", "struct device \\*dev",
     "#include <linux/module.h>",
 ]
-
-
-def start(build, index_dir, tree):
-    c = Client([build, "serve", "--index-dir", index_dir, tree])
-    c.request("tools/list", {})
-    c.wait_log(["ready"], 300)
-    return c
 
 
 def grep(c, pattern):
