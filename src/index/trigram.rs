@@ -1,5 +1,6 @@
 //! Trigrams and posting lists: the distinct 3-byte sequences of a text, and the compact
-//! lists of file ids (ascending, delta + varint encoded) that say which files hold each one.
+//! lists of file ids (ascending; delta + varint encoded, or a bitmap where that is smaller)
+//! that say which files hold each one.
 //!
 //! Trigrams that hold a newline are never indexed: a match is found within one line, so no
 //! match ever contains one, and the query planner never asks for them.
