@@ -72,13 +72,13 @@ impl Hinter {
         self.left_out.load(Ordering::Relaxed)
     }
 
-    /// The hints of the hits `lines` (sorted `(line, start, end)`) of the file `name` whose
-    /// bytes are `bytes` (the file is opened again only to parse it when the index holds no
-    /// symbols of these bytes).
+    /// The hints of the hits `lines` (sorted `(line, start, end)`) in `bytes`, read from the
+    /// file `at` (its path and the bytes' identity; `None`: not a file, and no symbols): the
+    /// symbols from the index's records of these bytes, else from a parse of the bytes in hand.
     pub fn file(
         &self,
         ws: &Workspace,
-        name: &str,
+        at: Option<(&Path, FileId)>,
         bytes: &[u8],
         lines: &[(u64, usize, usize)],
     ) -> Vec<Hint> {
@@ -92,12 +92,12 @@ impl Hinter {
             .collect();
         let numbers: Vec<u64> = lines.iter().map(|l| l.0).collect();
         let stop = Stop::new(None, Some(self.until));
-        let Ok(path) = ws.resolve(name) else {
+        let Some((path, id)) = at else {
             return hints;
         };
         let file = InHand {
-            path: &path,
-            id: None,
+            path,
+            id: Some(id),
             bytes,
         };
         if !fill(ws, file, &numbers, &mut hints, self.default_sections, &stop) {
@@ -418,5 +418,25 @@ mod tests {
             .collect();
         assert_eq!(symbols, [Some("start"), Some("stop")]);
         assert!(report.matches.iter().all(|m| !m.symbol_left_out));
+    }
+
+    #[test]
+    fn the_command_lines_hints_come_from_the_bytes_in_hand() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.rs");
+        let text = b"fn start() {\n    run();\n}\n";
+        std::fs::write(&path, text).unwrap();
+        let id = crate::source::FileId::from_metadata(&std::fs::metadata(&path).unwrap());
+        let ws = Workspace::new(Roots::new([dir.path()]).unwrap());
+        let hinter = Hinter::new(&ws, &GrepQuery::new("run")).unwrap();
+        // The file is gone after the search read it: its hints are made from what was read,
+        // never by opening it again.
+        std::fs::remove_file(&path).unwrap();
+        let hints = hinter.file(&ws, Some((&path, id)), text, &[(2, 13, 23)]);
+        let symbol = hints[0].symbol.as_ref().map(|s| s.name.as_str());
+        assert_eq!(symbol, Some("start"));
+        // Not a file (standard input): no symbol, and nothing opened.
+        let hints = hinter.file(&ws, None, text, &[(2, 13, 23)]);
+        assert!(hints[0].symbol.is_none());
     }
 }

@@ -99,6 +99,21 @@ impl ParamError {
         }
     }
 
+    /// The error of a regex parameter (`param`) that can only match text holding a line
+    /// break, where it is matched line by line: it would never match. `fix` says how to
+    /// match one line of it for that parameter.
+    pub fn needs_line_break(param: &str, pattern: &str, provided: String, fix: &str) -> ParamError {
+        ParamError::new(
+            "Pattern needs a line break",
+            provided,
+            format!(
+                "'{}' can only match text that contains a newline, but {param} is matched line by line: it would never match.",
+                clip(pattern).escape_debug()
+            ),
+            fix,
+        )
+    }
+
     /// The error of a regex parameter (`param`, as the front-end names it) that does not
     /// compile: one wording for every tool that takes a regex. `fix` says how to write one
     /// for that parameter (the syntax error's fix); too large an automaton always gets the

@@ -197,9 +197,39 @@ pub fn cut_after_newline(bytes: &[u8], want: usize) -> usize {
     memchr::memchr(b'\n', &bytes[want..]).map_or(bytes.len(), |i| want + i + 1)
 }
 
+/// Where to cut `bytes[start..]` (`start` begins a line) into pieces of about `size` bytes
+/// searched in parallel: `start`, the offset just after the first `\n` at or past each
+/// piece's size, and the length. Consecutive pairs bound whole lines.
+pub fn piece_bounds(bytes: &[u8], start: usize, size: usize) -> Vec<usize> {
+    let mut bounds = vec![start];
+    let mut at = start;
+    while at < bytes.len() {
+        at = cut_after_newline(bytes, (at + size.max(1)).min(bytes.len()));
+        bounds.push(at);
+    }
+    if bounds.len() == 1 {
+        bounds.push(bytes.len());
+    }
+    bounds
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pieces_are_whole_lines_of_about_the_size_asked() {
+        let text = b"aaaa\nbb\ncccccc\nd\n";
+        assert_eq!(piece_bounds(text, 0, 3), vec![0, 5, 15, 17]);
+        assert_eq!(piece_bounds(text, 5, 100), vec![5, 17]);
+        assert_eq!(piece_bounds(b"no newline", 0, 4), vec![0, 10]);
+        assert_eq!(piece_bounds(b"", 0, 4), vec![0, 0]);
+        // Every piece ends after a newline or at the end.
+        let bounds = piece_bounds(text, 0, 1);
+        for w in bounds.windows(2) {
+            assert!(w[1] == text.len() || text[w[1] - 1] == b'\n');
+        }
+    }
 
     fn naive_lines(bytes: &[u8]) -> Vec<Range<usize>> {
         let mut out = Vec::new();

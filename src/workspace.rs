@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use regex_automata::meta::Regex;
 
 use crate::cache::{FileCache, LruCache};
-use crate::error::{Error, Result};
+use crate::error::{Error, ParamError, Result};
 use crate::lines::LineIndex;
 use crate::roots::Roots;
 use crate::source::{FileId, Source, SourceOptions};
@@ -93,6 +93,21 @@ impl Default for WorkspaceBuilder {
             words: &NEUTRAL,
         }
     }
+}
+
+/// A regex parameter of a tool, for [`Workspace::regex_param`].
+pub struct RegexParam<'a> {
+    /// The parameter's name as the front-end spells it.
+    pub name: &'a str,
+    /// The pattern as given (echoed in errors).
+    pub pattern: &'a str,
+    /// The regex compiled from it (escaped or bounded as the tool asks; else the pattern).
+    pub source: &'a str,
+    pub case_insensitive: bool,
+    /// How to mend a pattern that does not compile, for this parameter.
+    pub fix: &'a str,
+    /// How to match one line instead, for this parameter.
+    pub line_fix: &'a str,
 }
 
 impl WorkspaceBuilder {
@@ -507,6 +522,29 @@ impl Workspace {
             .lock()
             .expect("regex cache lock")
             .insert(key, (), Arc::clone(&re), cost);
+        Ok(re)
+    }
+
+    /// A tool's regex parameter compiled as a line regex, checked and worded once for every
+    /// tool that takes one: a pattern that does not compile or is too large
+    /// ([`ParamError::regex`]), or that can only match across a line break
+    /// ([`ParamError::needs_line_break`]). `provided` makes the `You provided:` line.
+    pub fn regex_param(
+        &self,
+        p: &RegexParam<'_>,
+        provided: &dyn Fn() -> String,
+    ) -> std::result::Result<Arc<Regex>, ParamError> {
+        let re = self
+            .regex(p.source, p.case_insensitive)
+            .map_err(|e| ParamError::regex(p.name, p.pattern, &e, provided(), p.fix))?;
+        if !crate::matcher::can_match_within_a_line(p.source, p.case_insensitive) {
+            return Err(ParamError::needs_line_break(
+                p.name,
+                p.pattern,
+                provided(),
+                p.line_fix,
+            ));
+        }
         Ok(re)
     }
 

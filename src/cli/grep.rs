@@ -4,16 +4,18 @@
 //! matching and printing are [`super::printer`]'s.
 
 use std::io::{IsTerminal, Read, Write};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::ValueEnum;
 
 use super::output::{Collect, Output};
-use super::printer::{FileOut, Matcher, Printer, Stats};
+use super::printer::{FileOut, Printer, Stats};
 use crate::annotate::Hinter;
-use crate::grep::{self, Flow, GrepError, GrepQuery, Progress, VisitedFile};
+use crate::grep::{self, Bound, Flow, GrepError, GrepQuery, Progress, Selector, VisitedFile};
 use crate::roots::Roots;
+use crate::source::FileId;
 use crate::workspace::Workspace;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -254,21 +256,14 @@ fn query(args: &GrepArgs, pattern: &str, paths: &[String], ci: bool) -> GrepQuer
 
 /// The single regex the patterns make: escaped (-F), bounded (-w, -x), joined by `|`.
 fn combined(args: &GrepArgs, patterns: &[String]) -> String {
-    let one = |p: &String| {
-        let p = if args.fixed_strings {
-            regex_syntax::escape(p)
-        } else {
-            p.clone()
-        };
-        if args.line_regexp {
-            format!("^(?:{p})$")
-        } else if args.word_regexp {
-            format!(r"\b{{start-half}}(?:{p})\b{{end-half}}")
-        } else {
-            format!("(?:{p})")
-        }
+    let bound = if args.line_regexp {
+        Bound::Line
+    } else if args.word_regexp {
+        Bound::Word
+    } else {
+        Bound::Anywhere
     };
-    patterns.iter().map(one).collect::<Vec<_>>().join("|")
+    grep::patterns_regex(patterns, args.fixed_strings, bound)
 }
 
 pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
@@ -295,7 +290,7 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
     if args.files {
         return super::output::list_files(&ws, &q, args.sortr.is_some());
     }
-    let matcher = match Matcher::new(&ws, &q, &regex, ci, args.multiline, args.crlf) {
+    let matcher = match Selector::new(&ws, &q, &regex, ci, args.multiline, args.crlf) {
         Ok(m) => m,
         Err(e) => return Ok(super::errors::error_exit(&e)),
     };
@@ -332,7 +327,7 @@ pub fn run(args: GrepArgs) -> anyhow::Result<ExitCode> {
 /// How to print, from the flags and whether the output is a terminal.
 fn printer<'a>(
     args: &GrepArgs,
-    matcher: &'a Matcher,
+    matcher: &'a Selector,
     single: bool,
     hints: Option<(&'a Workspace, &'a Hinter)>,
 ) -> Printer<'a> {
@@ -402,36 +397,20 @@ impl Search<'_> {
             visited.files += 1;
             // Standard input prints at its `-` among the paths given.
             let order = self.stdin_at.unwrap_or(0);
-            output.hold_stdin(self.render(&progress, order, &|| "<stdin>".to_string(), &bytes));
+            let stdin: (&dyn Fn() -> String, &[u8]) = (&|| "<stdin>".to_string(), &bytes);
+            output.hold_stdin(self.render(&progress, order, stdin, None));
         }
         // Files print in the order of the paths given (standard input at its `-`).
         let order = |given: usize| match self.stdin_at {
             Some(at) if given >= at => given + 1,
             _ => given,
         };
-        let render =
-            |f: VisitedFile<'_>| self.render(&progress, order(f.given), &|| f.name(), f.bytes);
+        let render = |f: VisitedFile<'_>| {
+            let at = f.id.map(|id| (f.path(), id));
+            self.render(&progress, order(f.given), (&|| f.name(), f.bytes), at)
+        };
         if self.walk {
-            let by = self.args.sort.or(self.args.sortr);
-            let needs_all = self.args.sortr.is_some()
-                || matches!(
-                    by,
-                    Some(SortBy::Modified | SortBy::Accessed | SortBy::Created)
-                );
-            let v = if needs_all {
-                let mut all = Collect::default();
-                let v = grep::visit_in_order(self.ws, self.q, &progress, false, &render, &mut all);
-                sort(&mut all.0, by, self.args.sortr.is_some());
-                for f in all.0 {
-                    if output.push(f) == Flow::Stop {
-                        break;
-                    }
-                }
-                v
-            } else {
-                grep::visit_in_order(self.ws, self.q, &progress, false, &render, &mut output)
-            };
-            match v {
+            match self.walk(&progress, &render, &mut output) {
                 Ok(v) => visited.add(v),
                 Err(e) => return Ok(Err(e)),
             }
@@ -469,14 +448,48 @@ impl Search<'_> {
         Ok(Ok((total, visited)))
     }
 
+    /// The paths' files rendered and pushed to `output`: in the walk's order as they come,
+    /// or all at the end for an order by file time.
+    fn walk<W: Write>(
+        &self,
+        progress: &Progress,
+        render: &(dyn Fn(VisitedFile<'_>) -> FileOut + Sync),
+        output: &mut Output<'_, W>,
+    ) -> Result<grep::Visited, GrepError> {
+        let by = self.args.sort.or(self.args.sortr);
+        let needs_all = self.args.sortr.is_some()
+            || matches!(
+                by,
+                Some(SortBy::Modified | SortBy::Accessed | SortBy::Created)
+            );
+        // Hints need the bytes' identity: their symbols are kept per file version.
+        let reading = if self.printer.hints.is_some() {
+            grep::Reading::Identified
+        } else {
+            grep::Reading::Bytes
+        };
+        if !needs_all {
+            return grep::visit_in_order(self.ws, self.q, progress, reading, render, output);
+        }
+        let mut all = Collect::default();
+        let v = grep::visit_in_order(self.ws, self.q, progress, reading, render, &mut all);
+        sort(&mut all.0, by, self.args.sortr.is_some());
+        for f in all.0 {
+            if output.push(f) == Flow::Stop {
+                break;
+            }
+        }
+        v
+    }
+
     /// Renders one file (decompressed with -z), at `order` among the paths given; `name` makes
     /// its display name when the output needs it. With -q, the first match ends the search.
     fn render(
         &self,
         progress: &Progress,
         order: usize,
-        name: &dyn Fn() -> String,
-        bytes: &[u8],
+        (name, bytes): (&dyn Fn() -> String, &[u8]),
+        at: Option<(&Path, FileId)>,
     ) -> FileOut {
         let decompressed;
         let known;
@@ -495,7 +508,9 @@ impl Search<'_> {
         } else {
             (name, bytes)
         };
-        let out = self.printer.file(order, name, bytes);
+        // Decompressed bytes are not the file's: no identity for the hints.
+        let at = at.filter(|_| !self.args.search_zip);
+        let out = self.printer.file(order, (name, bytes), at);
         if self.args.quiet && out.stats.matched_lines > 0 {
             progress.cancel();
         }

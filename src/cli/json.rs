@@ -6,10 +6,9 @@
 use std::io::Write;
 use std::time::Instant;
 
-use regex_automata::Input;
-
-use super::printer::{FileOut, Printer, Sel, Stats, leading_context};
+use super::printer::{FileOut, Printer, Stats};
 use crate::annotate::Hint;
+use crate::grep::Sel;
 
 impl Printer<'_> {
     /// ripgrep's JSON events for one file: begin, match and context, end.
@@ -27,7 +26,9 @@ impl Printer<'_> {
         let mut extra = Stats::default();
         for (k, sel) in sels.iter().enumerate() {
             // Leading context, after what is printed.
-            for (n, s, e) in leading_context(bytes, sel, printed + 1, self.before) {
+            for (n, s, e) in
+                crate::grep::lines_before(bytes, sel.start, sel.line, printed + 1, self.before)
+            {
                 ev.line("context", n, s, e, &[], None);
             }
             ev.line(
@@ -77,10 +78,7 @@ impl Printer<'_> {
         while left > 0 && printed + 1 < stop && pos < bytes.len() {
             let e = crate::lines::line_end(bytes, pos);
             let subs: Vec<(usize, usize)> = if stopped {
-                (self.matcher.re)
-                    .find_iter(Input::new(&bytes[pos..e]))
-                    .map(|m| (m.start(), m.end()))
-                    .collect()
+                self.matcher.matches_in(&bytes[pos..e])
             } else {
                 Vec::new()
             };

@@ -14,7 +14,6 @@ mod output;
 mod printer;
 mod read;
 mod refs;
-mod select;
 mod zip;
 
 use std::path::PathBuf;

@@ -212,11 +212,17 @@ pub fn list_files(ws: &Workspace, q: &GrepQuery, reverse: bool) -> anyhow::Resul
         any: false,
         failed: None,
     };
-    let visited =
-        match grep::visit_in_order(ws, q, &Progress::default(), true, &|f| f.name(), &mut names) {
-            Ok(v) => v,
-            Err(e) => return Ok(super::errors::error_exit(&e)),
-        };
+    let visited = match grep::visit_in_order(
+        ws,
+        q,
+        &Progress::default(),
+        grep::Reading::Names,
+        &|f| f.name(),
+        &mut names,
+    ) {
+        Ok(v) => v,
+        Err(e) => return Ok(super::errors::error_exit(&e)),
+    };
     if let Some(all) = names.keep.take() {
         for n in all.iter().rev() {
             writeln!(names.out, "{}", crate::quote::name(n))?;

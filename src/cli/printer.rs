@@ -7,10 +7,11 @@
 use std::io::Write;
 use std::time::Instant;
 
-use regex_automata::Input;
+use std::path::Path;
 
-pub(super) use super::select::{Matcher, Sel};
 use crate::annotate::{Hint, Hinter};
+use crate::grep::{Sel, Selector};
+use crate::source::FileId;
 use crate::workspace::Workspace;
 
 /// Counts, per file and in total.
@@ -39,7 +40,7 @@ pub struct FileOut {
 
 /// How to print.
 pub struct Printer<'a> {
-    pub matcher: &'a Matcher,
+    pub matcher: &'a Selector,
     pub invert: bool,
     pub only_matching: bool,
     pub count: bool,
@@ -81,7 +82,14 @@ impl Printer<'_> {
 
     /// Renders one file; `name` makes its display name, asked only when something is printed
     /// (most files of a search print nothing).
-    pub fn file(&self, order: usize, name: &dyn Fn() -> String, bytes: &[u8]) -> FileOut {
+    /// `at`: where the bytes were read and their identity (for the hints; `None` for
+    /// standard input and decompressed bytes).
+    pub fn file(
+        &self,
+        order: usize,
+        (name, bytes): (&dyn Fn() -> String, &[u8]),
+        at: Option<(&Path, FileId)>,
+    ) -> FileOut {
         // Only JSON's `end` event tells a file's time (a clock read per file is not free).
         let started = self.json.then(Instant::now);
         let sels = self.matcher.select(bytes, self.invert, self.max_count);
@@ -90,7 +98,7 @@ impl Printer<'_> {
         } else {
             name()
         };
-        let hints = self.hints_of(&name, bytes, &sels);
+        let hints = self.hints_of(at, bytes, &sels);
         let mut f = FileOut {
             order,
             name,
@@ -127,13 +135,13 @@ impl Printer<'_> {
     }
 
     /// `--hints`: the hints of the selected lines (empty without `--hints`).
-    fn hints_of(&self, name: &str, bytes: &[u8], sels: &[Sel]) -> Vec<Hint> {
+    fn hints_of(&self, at: Option<(&Path, FileId)>, bytes: &[u8], sels: &[Sel]) -> Vec<Hint> {
         let Some((ws, hinter)) = self.hints else {
             return Vec::new();
         };
         let lines: Vec<(u64, usize, usize)> =
             sels.iter().map(|s| (s.line, s.start, s.end)).collect();
-        hinter.file(ws, name, bytes, &lines)
+        hinter.file(ws, at, bytes, &lines)
     }
 
     fn counts(&self, f: &mut FileOut) {
@@ -193,7 +201,7 @@ impl Printer<'_> {
             }
             // This one's leading context, after what is already printed.
             let floor = last.map_or(1, |(n, _)| n + 1);
-            let starts = leading_context(bytes, sel, floor, self.before);
+            let starts = crate::grep::lines_before(bytes, sel.start, sel.line, floor, self.before);
             let first = starts.first().map_or(sel.line, |t| t.0);
             if self.context()
                 && let Some((ln, _)) = last
@@ -218,12 +226,8 @@ impl Printer<'_> {
             while after_left > 0 && pos < bytes.len() {
                 let e = crate::lines::line_end(bytes, pos);
                 let text = &bytes[pos..e];
-                let re = &*self.matcher.re;
-                if !self.invert && re.is_match(Input::new(text)) {
-                    let subs: Vec<_> = re
-                        .find_iter(Input::new(text))
-                        .map(|m| (m.start(), m.end()))
-                        .collect();
+                let subs = self.matcher.matches_in(text);
+                if !self.invert && !subs.is_empty() {
                     self.line(&mut f.out, &name, n + 1, text, &subs, b':');
                 } else {
                     self.line(&mut f.out, &name, n + 1, text, &[], b'-');
@@ -329,26 +333,6 @@ impl Printer<'_> {
         }
         out.extend_from_slice(&text[at..]);
     }
-}
-
-/// The lines before `sel` to show as its context, top down: up to `max` of them, none above
-/// line `floor` (what is already printed); each `(number, start, end)`.
-pub(super) fn leading_context(
-    bytes: &[u8],
-    sel: &Sel,
-    floor: u64,
-    max: usize,
-) -> Vec<(u64, usize, usize)> {
-    let mut starts = Vec::new();
-    let (mut s, mut n) = (sel.start, sel.line);
-    while n > floor && starts.len() < max && s > 0 {
-        let ps = memchr::memrchr(b'\n', &bytes[..s - 1]).map_or(0, |i| i + 1);
-        starts.push((n - 1, ps, s - 1));
-        s = ps;
-        n -= 1;
-    }
-    starts.reverse();
-    starts
 }
 
 /// A compact line after a hit: its section (first and last line, the boundary after it),

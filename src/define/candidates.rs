@@ -105,7 +105,7 @@ pub(super) fn find(
         ws,
         &q,
         &visit,
-        false,
+        grep::Reading::Bytes,
         &work,
         &mut Collect { found: &mut found },
     )?;

@@ -425,15 +425,7 @@ pub(super) fn search_chunks(
 ) -> Vec<Hit> {
     let pieces = (rayon::current_num_threads() * 8).max(2);
     let target = (bytes.len() - start) / pieces + 1;
-    let mut bounds = vec![start];
-    while let Some(&last) = bounds.last() {
-        if last >= bytes.len() {
-            break;
-        }
-        let want = (last + target).min(bytes.len());
-        let cut = crate::lines::cut_after_newline(bytes, want);
-        bounds.push(cut);
-    }
+    let bounds = crate::lines::piece_bounds(bytes, start, target);
     let results: Vec<Vec<Hit>> = bounds
         .par_windows(2)
         .map(|w| {
@@ -475,21 +467,13 @@ pub(super) fn context(
     before: usize,
     after: usize,
 ) -> (Vec<ContextLine>, Vec<ContextLine>) {
-    let mut b = Vec::new();
-    let mut s = start;
-    for k in 1..=before {
-        if s == 0 {
-            break;
-        }
-        let prev_end = s - 1;
-        let prev_start = memchr::memrchr(b'\n', &bytes[..prev_end]).map_or(0, |i| i + 1);
-        b.push(ContextLine {
-            line: line - k as u64,
-            text: line_text(&bytes[prev_start..prev_end]).0,
-        });
-        s = prev_start;
-    }
-    b.reverse();
+    let b = super::lines_before(bytes, start, line, 1, before)
+        .into_iter()
+        .map(|(n, s, e)| ContextLine {
+            line: n,
+            text: line_text(&bytes[s..e]).0,
+        })
+        .collect();
     let mut a = Vec::new();
     let mut e = end;
     for k in 1..=after {

@@ -147,7 +147,14 @@ fn walked(ws: &Workspace, q: &GrepQuery, progress: &Progress) -> Result<FileList
         }
     }
     let mut names = Names(Vec::new());
-    let visited = visit_in_order(ws, q, progress, true, &|f| f.name(), &mut names)?;
+    let visited = visit_in_order(
+        ws,
+        q,
+        progress,
+        super::Reading::Names,
+        &|f| f.name(),
+        &mut names,
+    )?;
     Ok(FileList {
         files: names.0,
         hidden: None,

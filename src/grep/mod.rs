@@ -27,6 +27,7 @@ mod files;
 mod hints;
 mod produce;
 mod query;
+mod select;
 mod visit;
 mod walk;
 mod walk_ordered;
@@ -48,8 +49,9 @@ pub use collect::MAX_NAMED;
 pub(crate) use collect::join as join_shown;
 pub use files::{FileList, Hidden, find_files, path_order};
 pub use hints::{DEFAULT_SECTION_PATTERNS, SectionHint, SectionPatterns};
-pub use query::{Cursor, GrepQuery, OutputMode};
-pub use visit::{Flow, Sink, Visited, VisitedFile, visit_in_order, visit_picked};
+pub use query::{Bound, Cursor, GrepQuery, OutputMode, patterns_regex};
+pub use select::{Sel, Selector, lines_before};
+pub use visit::{Flow, Reading, Sink, Visited, VisitedFile, visit_in_order, visit_picked};
 
 /// A file the index picked, before it is read: the identity the index's selection vouched
 /// for (the file on disk now).
@@ -289,12 +291,21 @@ pub fn compile_check(
 fn compile(ws: &Workspace, q: &GrepQuery) -> Result<Compiled, GrepError> {
     let w = ws.words();
     let pattern = q.regex_source(w).map_err(GrepError::Param)?;
+    let fix = format!(
+        "Fix the regex (Rust regex syntax: escape literal ( [ {{ . * + ? with a backslash), or pass {} to search for the text literally.",
+        w.set(Term::FixedStrings)
+    );
+    let param = crate::workspace::RegexParam {
+        name: w.name(Term::Pattern),
+        pattern: &q.pattern,
+        source: &pattern,
+        case_insensitive: q.case_insensitive,
+        fix: &fix,
+        line_fix: "Search for one line of it (^ and $ match at line starts and ends), then read the lines around the match.",
+    };
     let re = ws
-        .regex(&pattern, q.case_insensitive)
-        .map_err(|e| GrepError::Param(q.regex_error(w, Term::Pattern, &q.pattern, &e)))?;
-    if !crate::matcher::can_match_within_a_line(&pattern, q.case_insensitive) {
-        return Err(GrepError::Param(q.multiline_error(w)));
-    }
+        .regex_param(&param, &|| q.provided(w))
+        .map_err(GrepError::Param)?;
     let hints = section_patterns(ws, q)?;
     let sliced = crate::matcher::Sliced::for_pattern(&pattern, q.case_insensitive, &re);
     Ok(Compiled { re, sliced, hints })
@@ -317,7 +328,7 @@ pub fn section_patterns(ws: &Workspace, q: &GrepQuery) -> Result<SectionPatterns
         }
     }
     SectionPatterns::compile(ws, &list)
-        .map_err(|(p, e)| GrepError::Param(q.regex_error(w, Term::SectionPatterns, &p, &e)))
+        .map_err(|(p, e)| GrepError::Param(q.section_error(w, &p, &e)))
 }
 
 /// A matching line: its number and the byte range of its text.

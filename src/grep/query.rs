@@ -163,15 +163,16 @@ impl GrepQuery {
                 ),
             ));
         }
-        let mut p = if self.fixed_strings {
-            regex_syntax_escape(&self.pattern)
+        let bound = if self.word {
+            Bound::Word
         } else {
-            self.pattern.clone()
+            Bound::Anywhere
         };
-        if self.word {
-            p = format!(r"\b{{start-half}}(?:{p})\b{{end-half}}");
-        }
-        Ok(p)
+        Ok(patterns_regex(
+            std::slice::from_ref(&self.pattern),
+            self.fixed_strings,
+            bound,
+        ))
     }
 
     /// Echoes the query's main fields, for the `You provided:` line.
@@ -197,35 +198,19 @@ impl GrepQuery {
         ParamError::new(short, self.provided(w), problem, fix)
     }
 
-    pub(super) fn regex_error(
+    /// A section pattern that does not compile.
+    pub(super) fn section_error(
         &self,
         w: &dyn Words,
-        what: Term,
         pattern: &str,
         e: &regex_automata::meta::BuildError,
     ) -> ParamError {
         ParamError::regex(
-            w.name(what),
+            w.name(Term::SectionPatterns),
             pattern,
             e,
             self.provided(w),
-            &format!(
-                "Fix the regex (Rust regex syntax: escape literal ( [ {{ . * + ? with a backslash), or pass {} to search for the text literally.",
-                w.set(Term::FixedStrings)
-            ),
-        )
-    }
-
-    /// The pattern can only match across a line break: a search line by line never finds it.
-    pub(super) fn multiline_error(&self, w: &dyn Words) -> ParamError {
-        self.error(
-            w,
-            "Pattern needs a line break",
-            format!(
-                "'{}' can only match text that contains a newline, but the search matches within single lines: it would never match.",
-                self.pattern.escape_debug()
-            ),
-            "Search for one line of it (^ and $ match at line starts and ends), then read the lines around the match.",
+            "Fix the regex (Rust regex syntax; escape literal brackets as \\[ ), e.g. \"^## \" or \"^\\\\[LOG-\".",
         )
     }
 
@@ -273,35 +258,35 @@ impl GrepQuery {
     }
 }
 
-/// Escapes regex meta characters (the same set regex-syntax escapes).
-fn regex_syntax_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() * 2);
-    for c in text.chars() {
-        if matches!(
-            c,
-            '\\' | '.'
-                | '+'
-                | '*'
-                | '?'
-                | '('
-                | ')'
-                | '|'
-                | '['
-                | ']'
-                | '{'
-                | '}'
-                | '^'
-                | '$'
-                | '#'
-                | '&'
-                | '-'
-                | '~'
-        ) {
-            out.push('\\');
+/// How a pattern's matches are bounded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// Anywhere in a line.
+    Anywhere,
+    /// A whole word (`-w`, `word`).
+    Word,
+    /// A whole line (`-x`).
+    Line,
+}
+
+/// The one regex some patterns make: each escaped when `fixed` (a literal), bounded as
+/// `bound` says, and joined by `|` (each in its own group, so that flags such as `(?i)`
+/// stay in their pattern). The command line and `grep_content` build their regex here.
+pub fn patterns_regex(patterns: &[String], fixed: bool, bound: Bound) -> String {
+    let one = |p: &String| {
+        let p = if fixed {
+            regex_syntax::escape(p)
+        } else {
+            p.clone()
+        };
+        match bound {
+            Bound::Anywhere if patterns.len() == 1 => p,
+            Bound::Anywhere => format!("(?:{p})"),
+            Bound::Word => format!(r"\b{{start-half}}(?:{p})\b{{end-half}}"),
+            Bound::Line => format!("^(?:{p})$"),
         }
-        out.push(c);
-    }
-    out
+    };
+    patterns.iter().map(one).collect::<Vec<_>>().join("|")
 }
 
 #[cfg(test)]
@@ -317,6 +302,21 @@ mod tests {
         assert_eq!(Cursor::decode(&c.encode()), Some(c));
         assert_eq!(Cursor::decode("x:y"), None);
         assert_eq!(Cursor::decode("0:y"), None);
+    }
+
+    #[test]
+    fn patterns_make_one_regex_each_bounded_in_its_group() {
+        let p = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(patterns_regex(&p(&["a.b"]), false, Bound::Anywhere), "a.b");
+        assert_eq!(patterns_regex(&p(&["a.b"]), true, Bound::Anywhere), "a\\.b");
+        assert_eq!(
+            patterns_regex(&p(&["(?i)x", "y"]), false, Bound::Anywhere),
+            "(?:(?i)x)|(?:y)"
+        );
+        assert_eq!(patterns_regex(&p(&["x"]), false, Bound::Line), "^(?:x)$");
+        let word = patterns_regex(&p(&["x"]), false, Bound::Word);
+        let re = crate::matcher::build_line_regex(&word, false).unwrap();
+        assert!(re.is_match("a x b") && !re.is_match("axb"));
     }
 
     #[test]

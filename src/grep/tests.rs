@@ -454,7 +454,7 @@ fn files_read_and_files_mapped_are_searched_alike() {
         &ws,
         &q,
         &Progress::default(),
-        false,
+        Reading::Bytes,
         &|f| (f.name(), f.bytes.to_vec()),
         &mut seen,
     )
@@ -606,7 +606,15 @@ fn visit_names(ws: &Workspace, threads: usize) -> (Vec<String>, Visited) {
         }
         name
     };
-    let v = visit_in_order(ws, &q, &Progress::default(), false, &work, &mut seen).unwrap();
+    let v = visit_in_order(
+        ws,
+        &q,
+        &Progress::default(),
+        Reading::Bytes,
+        &work,
+        &mut seen,
+    )
+    .unwrap();
     (seen.0, v)
 }
 
@@ -667,7 +675,7 @@ fn a_sink_that_stops_stops_the_walk() {
         &ws,
         &q,
         &progress,
-        false,
+        Reading::Bytes,
         &|f| {
             worked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             f.name()

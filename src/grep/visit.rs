@@ -23,7 +23,7 @@ use super::collect::Display;
 use super::produce::{Job, Name, Over, Plan, Producer, Queue, Tally, Target, Window, resolve};
 use super::{GrepError, GrepQuery, Progress};
 use crate::error::Error;
-use crate::source::{self, Opener, SourceOptions};
+use crate::source::{self, FileId, Opener, SourceOptions};
 use crate::workspace::Workspace;
 
 pub(super) use super::produce::Origin;
@@ -58,6 +58,8 @@ impl Visited {
 pub struct VisitedFile<'a> {
     /// Which of the query's paths it was found under (0-based).
     pub given: usize,
+    /// The identity of the bytes as read (`None` when names only were asked).
+    pub id: Option<FileId>,
     pub bytes: &'a [u8],
     entry: Entry<'a>,
 }
@@ -129,20 +131,31 @@ pub trait Sink<T> {
     }
 }
 
+/// What a visit reads of each file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Names only: the files are not read (nor tested for binary content), and the bytes
+    /// are empty.
+    Names,
+    /// The bytes (a small file's identity is not asked for: one system call fewer).
+    Bytes,
+    /// The bytes and their identity (for what is kept per file version: symbols, parses).
+    Identified,
+}
+
 /// Processes every text file the query's paths name or contain with `work` (on several
 /// threads) and hands the results to `sink` in path order: the query's paths in turn, each
-/// directory in the order of its sorted walk. With `names_only` the files are not read (nor
-/// tested for binary content) and `work` gets empty bytes. Path errors come back before any
-/// file is visited.
+/// directory in the order of its sorted walk, each file read as `reading` says. Path errors
+/// come back before any file is visited.
 pub fn visit_in_order<T: Send>(
     ws: &Workspace,
     q: &GrepQuery,
     progress: &Progress,
-    names_only: bool,
+    reading: Reading,
     work: &(dyn Fn(VisitedFile<'_>) -> T + Sync),
     sink: &mut dyn Sink<T>,
 ) -> Result<Visited, GrepError> {
-    visit_picked(ws, q, progress, names_only, None, work, sink)
+    visit_picked(ws, q, progress, reading, None, work, sink)
 }
 
 /// [`visit_in_order`], where `picked` may answer for a file the index picked before it is
@@ -151,13 +164,13 @@ pub fn visit_picked<T: Send>(
     ws: &Workspace,
     q: &GrepQuery,
     progress: &Progress,
-    names_only: bool,
+    reading: Reading,
     picked: Option<&super::Picked<'_, T>>,
     work: &(dyn Fn(VisitedFile<'_>) -> T + Sync),
     sink: &mut dyn Sink<T>,
 ) -> Result<Visited, GrepError> {
     let plan = Plan {
-        use_index: !names_only && q.use_index,
+        use_index: reading != Reading::Names && q.use_index,
         keep_lists: false,
         regular_only: false,
     };
@@ -181,12 +194,13 @@ pub fn visit_picked<T: Send>(
         one(
             q,
             e.path(),
-            names_only,
+            reading,
             counts,
             (buf, opener, &mapped),
-            |bytes| {
+            |id, bytes| {
                 work(VisitedFile {
                     given: e.given(),
+                    id,
                     bytes,
                     entry: e,
                 })
@@ -515,14 +529,14 @@ impl<S, T> Worker<'_, S, T> {
 fn one<T>(
     q: &GrepQuery,
     path: &Path,
-    names_only: bool,
+    reading: Reading,
     counts: &mut Counts,
     (buf, opener, mapped): (&mut Vec<u8>, &mut Opener, &super::file::Mapped),
-    work: impl FnOnce(&[u8]) -> T,
+    work: impl FnOnce(Option<FileId>, &[u8]) -> T,
 ) -> Option<T> {
-    if names_only {
+    if reading == Reading::Names {
         counts.files += 1;
-        return Some(work(&[][..]));
+        return Some(work(None, &[][..]));
     }
     // Files are opened by canonical path (no link in it); a walk that follows links reaches
     // them through links, so it opens what the link leads to.
@@ -541,12 +555,13 @@ fn one<T>(
     } else {
         path
     };
-    let opts = SourceOptions::for_search(super::file::WALK_MMAP_MIN, false);
+    let opts =
+        SourceOptions::for_search(super::file::WALK_MMAP_MIN, reading == Reading::Identified);
     let started = std::time::Instant::now();
-    let hay = match source::load_in(opener, open, &opts, buf) {
-        Ok((_, hay)) => {
+    let (id, hay) = match source::load_in(opener, open, &opts, buf) {
+        Ok((id, hay)) => {
             super::produce::loaded(hay.len(), started.elapsed());
-            hay
+            (id, hay)
         }
         Err(e) => {
             counts.error(e);
@@ -558,7 +573,7 @@ fn one<T>(
         return None;
     }
     let _held = hay.is_mapped().then(|| mapped.hold(hay.len()));
-    let done = source::guard_mapped(hay.is_mapped(), path, || work(&hay));
+    let done = source::guard_mapped(hay.is_mapped(), path, || work(id, &hay));
     counts.files += 1;
     counts.read += 1;
     match done {

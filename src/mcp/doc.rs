@@ -455,15 +455,15 @@ fn content_regex(
             "Pass a regex such as \"TODO|FIXME\", or leave content_pattern out.",
         ));
     }
-    ws.regex(re, false).map_err(|e| {
-        ParamError::regex(
-            "content_pattern",
-            re,
-            &e,
-            provided.into(),
-            "Fix the regex (Rust syntax; escape special characters like \\[ or \\().",
-        )
-    })
+    let param = crate::workspace::RegexParam {
+        name: "content_pattern",
+        pattern: re,
+        source: re,
+        case_insensitive: false,
+        fix: "Fix the regex (Rust syntax; escape special characters like \\[ or \\().",
+        line_fix: "Match one line of the text (^ and $ match at line starts and ends).",
+    };
+    ws.regex_param(&param, &|| provided.into())
 }
 
 fn replace(ws: &Workspace, p: DocReplaceParams) -> Result<Answer, ParamError> {

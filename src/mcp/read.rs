@@ -73,10 +73,15 @@ pub struct ReadTextFileParams {
     pub path: String,
     /// Starting line number (1-indexed). If omitted, read from line 1
     #[schemars(range(min = 1))]
+    #[serde(alias = "start_line")]
     pub line: Option<i64>,
     /// Maximum number of lines to return. If omitted, return all remaining lines
     #[schemars(range(min = 1))]
     pub limit: Option<i64>,
+    /// The last line to return, as the other tools' line ranges end (`start_line` is
+    /// accepted for `line`): instead of `limit`. Accepted, not listed in the schema.
+    #[schemars(skip)]
+    pub end_line: Option<i64>,
 }
 
 /// `_meta` of a `read_text_file` result: where this page lies in the file.
@@ -215,7 +220,12 @@ fn read_batch(ws: &Workspace, params: &ReadFilesParams, limit: usize) -> Answer 
 
 /// The read_text_file contract's checks of `read_text_file`'s parameters: the path, first line and line limit.
 fn page_params(p: ReadTextFileParams) -> Result<(String, u64, Option<u64>), ErrorData> {
-    let ReadTextFileParams { path, line, limit } = p;
+    let ReadTextFileParams {
+        path,
+        line,
+        limit,
+        end_line,
+    } = p;
     let clipped = clip(&path);
     let shown = quote::name(&clipped);
     let spelled = crate::roots::spelled_path(&path)
@@ -233,7 +243,24 @@ fn page_params(p: ReadTextFileParams) -> Result<(String, u64, Option<u64>), Erro
     {
         return Err(rpc_error(-32600, format!("Limit must be >= 1: {l}")));
     }
-    Ok((path, line.unwrap_or(1) as u64, limit.map(|l| l as u64)))
+    let first = line.unwrap_or(1);
+    let limit = match (limit, end_line) {
+        (Some(_), Some(_)) => {
+            return Err(rpc_error(
+                -32600,
+                "Give limit or end_line, not both".to_string(),
+            ));
+        }
+        (None, Some(e)) if e < first => {
+            return Err(rpc_error(
+                -32600,
+                format!("end_line must be >= the first line ({first}): {e}"),
+            ));
+        }
+        (None, Some(e)) => Some(e - first + 1),
+        (l, None) => l,
+    };
+    Ok((path, first as u64, limit.map(|l| l as u64)))
 }
 
 /// A page as the read_text_file contract's result: the text view is the content and a summary line, the

@@ -109,17 +109,17 @@ pub fn read(ws: &Workspace, req: &ReadRequest, budget: usize) -> Result<Excerpt,
     // whatever the file.
     let regex = match &mode {
         ReadMode::ToNext { pattern, .. } => {
-            let re = ws.regex(pattern, false).map_err(|e| {
-                ReadError::Param(params::invalid_regex(req, pattern, &e, ws.words()))
-            })?;
-            if !crate::matcher::can_match_within_a_line(pattern, false) {
-                return Err(ReadError::Param(params::multiline_pattern(
-                    req,
-                    pattern,
-                    ws.words(),
-                )));
-            }
-            Some(re)
+            let w = ws.words();
+            let param = crate::workspace::RegexParam {
+                name: w.name(crate::words::Term::ToNextPattern),
+                pattern,
+                source: pattern,
+                case_insensitive: false,
+                fix: "Fix the regex (Rust regex syntax; escape literal brackets as \\[ ), e.g. \"^\\\\[LOG-\" or \"^## \".",
+                line_fix: "Match the boundary line alone: ^ for its start, $ for its end, e.g. \"^## \" or \"^$\" for a blank line.",
+            };
+            let re = ws.regex_param(&param, &|| req.provided(w));
+            Some(re.map_err(ReadError::Param)?)
         }
         _ => None,
     };

@@ -245,36 +245,6 @@ pub(super) fn start_past_end(
     }
 }
 
-/// `read_to_next_pattern` is not a valid regex.
-pub(super) fn invalid_regex(
-    req: &ReadRequest,
-    pattern: &str,
-    e: &regex_automata::meta::BuildError,
-    w: &dyn Words,
-) -> ParamError {
-    ParamError::regex(
-        w.name(Term::ToNextPattern),
-        pattern,
-        e,
-        req.provided(w),
-        "Fix the regex (Rust regex syntax; escape literal brackets as \\[ ), e.g. \"^\\\\[LOG-\" or \"^## \".",
-    )
-}
-
-/// `read_to_next_pattern` can only match across a line break, which no line holds.
-pub(super) fn multiline_pattern(req: &ReadRequest, pattern: &str, w: &dyn Words) -> ParamError {
-    ParamError {
-        short: "Pattern needs a line break".into(),
-        provided: req.provided(w),
-        problem: format!(
-            "'{}' can only match text that contains a newline, but the boundary is found line by line: it would never match.",
-            pattern.escape_debug()
-        ),
-        fix: "Match the boundary line alone: ^ for its start, $ for its end, e.g. \"^## \" or \"^$\" for a blank line.".into(),
-        tip: None,
-    }
-}
-
 /// A whole-file read of a large JSON/YAML file without `large_file_passthrough`.
 pub(super) fn large_structured(req: &ReadRequest, len: u64, w: &dyn Words) -> ParamError {
     ParamError {

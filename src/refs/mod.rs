@@ -312,7 +312,8 @@ fn search(
         filled: (0, 0),
         counting: &counting,
     };
-    let visited = grep::visit_picked(ws, &search, &visit, false, Some(&picked), &work, &mut sink)
+    let read = grep::Reading::Bytes;
+    let visited = grep::visit_picked(ws, &search, &visit, read, Some(&picked), &work, &mut sink)
         .map_err(|e| with_provided(e, q, w))?;
     out.searched = visited.files;
     out.errors = visited.errors;

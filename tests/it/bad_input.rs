@@ -2084,6 +2084,19 @@ async fn a_pattern_that_needs_a_newline_is_refused_with_the_reason() {
         )
         .await;
     assert_eq!(e.short, "Pattern needs a line break");
+    // doc_find's content pattern is matched line by line too: the same check, the same words.
+    let e = srv
+        .layout_err(
+            "doc_find",
+            json!({"path": "a.md", "content_pattern": r"x\ny"}),
+        )
+        .await;
+    assert_eq!(e.short, "Pattern needs a line break");
+    assert!(
+        e.problem
+            .contains("content_pattern is matched line by line"),
+        "{e:?}"
+    );
     // A newline that is optional, or one alternative among others, is fine.
     srv.ok("grep_content", json!({"pattern": r"needle\n?"}))
         .await;

@@ -340,3 +340,38 @@ async fn a_line_longer_than_the_budget_is_not_lost_silently() {
     );
     srv.shutdown().await;
 }
+
+#[tokio::test]
+async fn start_line_and_end_line_name_a_range_as_the_other_tools_do() {
+    let fx = Fixture::new();
+    fx.write("numbers.txt", numbered("", 100));
+    let srv = fx.serve().await;
+    let (content, meta) = page(
+        srv.read_text_file(
+            json!({"path": fx.abs("numbers.txt"), "start_line": 10, "end_line": 14}),
+        )
+        .await,
+    );
+    assert_eq!(content, "10\n11\n12\n13\n14\n");
+    assert_meta(&meta, 100, 5, true, Some(15));
+    // end_line alone counts from line 1.
+    let (content, _) = page(
+        srv.read_text_file(json!({"path": fx.abs("numbers.txt"), "end_line": 2}))
+            .await,
+    );
+    assert_eq!(content, "1\n2\n");
+    for (args, said) in [
+        (
+            json!({"path": fx.abs("numbers.txt"), "line": 5, "end_line": 4}),
+            "end_line must be >= the first line (5): 4",
+        ),
+        (
+            json!({"path": fx.abs("numbers.txt"), "limit": 2, "end_line": 4}),
+            "Give limit or end_line, not both",
+        ),
+    ] {
+        let (code, message) = srv.rpc_err("read_text_file", args).await;
+        assert_eq!((code, message.as_str()), (-32600, said));
+    }
+    srv.shutdown().await;
+}

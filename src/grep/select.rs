@@ -1,7 +1,9 @@
-//! The command line's selection of lines: the compiled patterns and, for one file, the lines
-//! to print with their matches. A pattern within a line goes through the engine's own line
-//! search ([`crate::matcher::MatchingLines`], as `grep_content` does); only what the engine
-//! has no use for is here: inverted selection (-v) and matches over several lines (-U).
+//! One file's selected lines for a printer (the command line's standard, JSON and count
+//! output): the compiled patterns and, for one file's bytes, the lines to print with their
+//! matches. A pattern within a line goes through the engine's own line search
+//! ([`crate::matcher::MatchingLines`], as `grep_content` does); a large file is searched in
+//! pieces on all cores; inverted selection (-v) and matches over several lines (-U) are here
+//! too. Printers take the selected lines and the bytes, and hold no matcher of their own.
 
 use std::sync::Arc;
 
@@ -10,12 +12,12 @@ use regex_automata::Input;
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::util::pool::Pool;
 
-use crate::grep::{GrepError, GrepQuery};
+use super::{GrepError, GrepQuery};
 use crate::workspace::Workspace;
 
 /// The compiled patterns: a line regex, or with `-U` a regex that may match `\n`.
-pub struct Matcher {
-    pub(super) re: Arc<Regex>,
+pub struct Selector {
+    re: Arc<Regex>,
     multiline: bool,
     /// Search caches kept between files (a regex's cache is costly to make, and each worker
     /// thread needs its own while it searches): a pool whose fast path is a thread's own.
@@ -25,7 +27,7 @@ pub struct Matcher {
 /// How the pool makes a search cache.
 type MakeCache = Box<dyn Fn() -> Cache + Send + Sync>;
 
-impl Matcher {
+impl Selector {
     /// Compiles the query's pattern; errors (a bad regex, a pattern that needs a line break
     /// without `-U`) come worded by the engine in the command line's words.
     pub fn new(
@@ -35,17 +37,17 @@ impl Matcher {
         ci: bool,
         multiline: bool,
         crlf: bool,
-    ) -> Result<Matcher, GrepError> {
+    ) -> Result<Selector, GrepError> {
         if !multiline {
-            let re = crate::grep::compile_check(ws, q)?;
+            let re = super::compile_check(ws, q)?;
             if crlf {
-                return Ok(Matcher::of(re, multiline));
+                return Ok(Selector::of(re, multiline));
             }
             // Without --crlf, `\n` alone ends a line, as in ripgrep (the engine's own line
             // regex, which compiled above, treats `\r\n` as one terminator).
             return match crate::matcher::build_lf_line_regex(pattern, ci) {
-                Ok(re) => Ok(Matcher::of(Arc::new(re), multiline)),
-                Err(_) => Ok(Matcher::of(re, multiline)),
+                Ok(re) => Ok(Selector::of(Arc::new(re), multiline)),
+                Err(_) => Ok(Selector::of(re, multiline)),
             };
         }
         let re = Regex::builder()
@@ -57,15 +59,15 @@ impl Matcher {
             )
             .build(pattern);
         match re {
-            Ok(re) => Ok(Matcher::of(Arc::new(re), multiline)),
+            Ok(re) => Ok(Selector::of(Arc::new(re), multiline)),
             // The engine words a syntax error; its line-break complaint does not apply here.
-            Err(_) => crate::grep::compile_check(ws, q).map(|re| Matcher::of(re, multiline)),
+            Err(_) => super::compile_check(ws, q).map(|re| Selector::of(re, multiline)),
         }
     }
 
-    fn of(re: Arc<Regex>, multiline: bool) -> Matcher {
+    fn of(re: Arc<Regex>, multiline: bool) -> Selector {
         let made = re.clone();
-        Matcher {
+        Selector {
             re,
             multiline,
             caches: Pool::new(Box::new(move || made.create_cache())),
@@ -73,7 +75,7 @@ impl Matcher {
     }
 
     /// The matches in one line's text (empty ones only where they are not at its end).
-    pub(super) fn subs(&self, line: &[u8]) -> Vec<(usize, usize)> {
+    pub fn subs(&self, line: &[u8]) -> Vec<(usize, usize)> {
         self.re
             .find_iter(Input::new(line))
             .filter(|m| !m.is_empty() || line.is_empty() || m.start() < line.len())
@@ -81,9 +83,18 @@ impl Matcher {
             .collect()
     }
 
+    /// Every match in `text` (empty ones too): a printer's trailing context line past the
+    /// last selected one shows its matches as ripgrep does.
+    pub fn matches_in(&self, text: &[u8]) -> Vec<(usize, usize)> {
+        self.re
+            .find_iter(Input::new(text))
+            .map(|m| (m.start(), m.end()))
+            .collect()
+    }
+
     /// The selected lines of `bytes`, up to `max` of them: the lines that match (or with
     /// `invert` those that do not).
-    pub(super) fn select(&self, bytes: &[u8], invert: bool, max: Option<u64>) -> Vec<Sel> {
+    pub fn select(&self, bytes: &[u8], invert: bool, max: Option<u64>) -> Vec<Sel> {
         let limit = max.unwrap_or(u64::MAX);
         if limit == 0 {
             return Vec::new();
@@ -95,7 +106,7 @@ impl Matcher {
         // searches one; a pattern that may span lines (-U) or a search that stops early (-m)
         // reads it in one pass.
         if bytes.len() >= CHUNKED && !self.multiline && max.is_none() {
-            let bounds = chunk_bounds(bytes, CHUNK);
+            let bounds = crate::lines::piece_bounds(bytes, 0, CHUNK);
             let parts: Vec<(Vec<Sel>, u64)> = bounds
                 .par_windows(2)
                 .map(|w| {
@@ -202,11 +213,11 @@ impl Matcher {
 }
 
 /// A selected line: its number, byte range (without `\n`), and its matches in it.
-pub(super) struct Sel {
-    pub(super) line: u64,
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) subs: Vec<(usize, usize)>,
+pub struct Sel {
+    pub line: u64,
+    pub start: usize,
+    pub end: usize,
+    pub subs: Vec<(usize, usize)>,
 }
 
 /// The part of the match `[ms, me)` inside the line `[ls, le)`, relative to the line.
@@ -224,27 +235,31 @@ const CHUNKED: usize = 16 << 20;
 /// The size of one chunk (cut at the next `\n`).
 const CHUNK: usize = 8 << 20;
 
-/// `0`, the offsets just after the first `\n` at or past each multiple of `size`, and the
-/// length: consecutive pairs bound whole lines.
-fn chunk_bounds(bytes: &[u8], size: usize) -> Vec<usize> {
-    let mut bounds = vec![0];
-    let mut at = size;
-    while at < bytes.len() {
-        match memchr::memchr(b'\n', &bytes[at..]) {
-            Some(i) if at + i + 1 < bytes.len() => {
-                bounds.push(at + i + 1);
-                at += i + 1 + size;
-            }
-            _ => break,
-        }
+/// The lines before the line `line` that starts at `start`, top down: up to `max` of them,
+/// none above line `floor` (what a printer already showed); each `(number, start, end)`, the
+/// end before its `\n`. The context before a hit, for every printer and `grep_content`.
+pub fn lines_before(
+    bytes: &[u8],
+    start: usize,
+    line: u64,
+    floor: u64,
+    max: usize,
+) -> Vec<(u64, usize, usize)> {
+    let mut out = Vec::new();
+    let (mut s, mut n) = (start, line);
+    while n > floor && out.len() < max && s > 0 {
+        let ps = memchr::memrchr(b'\n', &bytes[..s - 1]).map_or(0, |i| i + 1);
+        out.push((n - 1, ps, s - 1));
+        s = ps;
+        n -= 1;
     }
-    bounds.push(bytes.len());
-    bounds
+    out.reverse();
+    out
 }
 
 /// `(start, end)` of every line (without its `\n`); a final line without `\n` counts, an
 /// empty text after the last `\n` does not.
-pub(super) fn line_ranges(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+fn line_ranges(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut pos = 0;
     std::iter::from_fn(move || {
         if pos >= bytes.len() {
