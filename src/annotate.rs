@@ -95,6 +95,20 @@ impl Hinter {
         let Some((path, id)) = at else {
             return hints;
         };
+        // The index's records are kept by canonical path: a walk from a relative path (the
+        // command line's `.`) names files relatively.
+        let resolved;
+        let path = if path.is_absolute() {
+            path
+        } else {
+            match path.to_str().map(|p| ws.resolve(p)) {
+                Some(Ok(p)) => {
+                    resolved = p;
+                    &resolved
+                }
+                _ => return hints,
+            }
+        };
         let file = InHand {
             path,
             id: Some(id),
