@@ -92,7 +92,8 @@ impl Hinter {
             .collect();
         let numbers: Vec<u64> = lines.iter().map(|l| l.0).collect();
         let stop = Stop::new(None, Some(self.until));
-        let Some((path, id)) = at else {
+        // Not a file, or no hit in it (most files of a search): nothing to look up or parse.
+        let Some((path, id)) = at.filter(|_| !lines.is_empty()) else {
             return hints;
         };
         // The index's records are kept by canonical path: a walk from a relative path (the
@@ -452,5 +453,7 @@ mod tests {
         // Not a file (standard input): no symbol, and nothing opened.
         let hints = hinter.file(&ws, None, text, &[(2, 13, 23)]);
         assert!(hints[0].symbol.is_none());
+        // No hit: nothing to look up.
+        assert!(hinter.file(&ws, Some((&path, id)), text, &[]).is_empty());
     }
 }

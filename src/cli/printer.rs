@@ -136,7 +136,7 @@ impl Printer<'_> {
 
     /// `--hints`: the hints of the selected lines (empty without `--hints`).
     fn hints_of(&self, at: Option<(&Path, FileId)>, bytes: &[u8], sels: &[Sel]) -> Vec<Hint> {
-        let Some((ws, hinter)) = self.hints else {
+        let Some((ws, hinter)) = self.hints.filter(|_| !sels.is_empty()) else {
             return Vec::new();
         };
         let lines: Vec<(u64, usize, usize)> =
