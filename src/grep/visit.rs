@@ -58,7 +58,8 @@ impl Visited {
 pub struct VisitedFile<'a> {
     /// Which of the query's paths it was found under (0-based).
     pub given: usize,
-    /// The identity of the bytes as read (`None` when names only were asked).
+    /// The identity of the bytes as read (`None` for names only, and for a small file read
+    /// as [`Reading::Bytes`]).
     pub id: Option<FileId>,
     pub bytes: &'a [u8],
     entry: Entry<'a>,
