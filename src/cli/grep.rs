@@ -14,6 +14,7 @@ use super::output::{Collect, Output};
 use super::printer::{FileOut, Printer, Stats};
 use crate::annotate::Hinter;
 use crate::grep::{self, Bound, Flow, GrepError, GrepQuery, Progress, Selector, VisitedFile};
+use crate::index::Span;
 use crate::roots::Roots;
 use crate::source::FileId;
 use crate::workspace::Workspace;
@@ -406,7 +407,7 @@ impl Search<'_> {
             _ => given,
         };
         let render = |f: VisitedFile<'_>| {
-            let at = f.id.map(|id| (f.path(), id));
+            let at = f.id.map(|id| (f.path(), id, f.spans));
             self.render(&progress, order(f.given), (&|| f.name(), f.bytes), at)
         };
         if self.walk {
@@ -489,7 +490,7 @@ impl Search<'_> {
         progress: &Progress,
         order: usize,
         (name, bytes): (&dyn Fn() -> String, &[u8]),
-        at: Option<(&Path, FileId)>,
+        at: Option<(&Path, FileId, Option<&[Span]>)>,
     ) -> FileOut {
         let decompressed;
         let known;
@@ -508,7 +509,7 @@ impl Search<'_> {
         } else {
             (name, bytes)
         };
-        // Decompressed bytes are not the file's: no identity for the hints.
+        // Decompressed bytes are not the file's: no identity for the hints, no spans.
         let at = at.filter(|_| !self.args.search_zip);
         let out = self.printer.file(order, (name, bytes), at);
         if self.args.quiet && out.stats.matched_lines > 0 {

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use crate::annotate::{Hint, Hinter};
 use crate::grep::{Sel, Selector};
+use crate::index::Span;
 use crate::source::FileId;
 use crate::workspace::Workspace;
 
@@ -82,23 +83,27 @@ impl Printer<'_> {
 
     /// Renders one file; `name` makes its display name, asked only when something is printed
     /// (most files of a search print nothing).
-    /// `at`: where the bytes were read and their identity (for the hints; `None` for
-    /// standard input and decompressed bytes).
+    /// `at`: where the bytes were read, their identity (for the hints) and the only parts of
+    /// them that can hold a match as the index knows them; `None` for standard input and
+    /// decompressed bytes.
     pub fn file(
         &self,
         order: usize,
         (name, bytes): (&dyn Fn() -> String, &[u8]),
-        at: Option<(&Path, FileId)>,
+        at: Option<(&Path, FileId, Option<&[Span]>)>,
     ) -> FileOut {
         // Only JSON's `end` event tells a file's time (a clock read per file is not free).
         let started = self.json.then(Instant::now);
-        let sels = self.matcher.select(bytes, self.invert, self.max_count);
+        let spans = at.and_then(|a| a.2);
+        let sels = self
+            .matcher
+            .select(bytes, self.invert, self.max_count, spans);
         let name = if sels.is_empty() && !self.counting() && !self.json {
             String::new()
         } else {
             name()
         };
-        let hints = self.hints_of(at, bytes, &sels);
+        let hints = self.hints_of(at.map(|a| (a.0, a.1)), bytes, &sels);
         let mut f = FileOut {
             order,
             name,

@@ -283,7 +283,7 @@ impl Ctx<'_> {
 }
 
 /// The index's spans of a file hold for the version it recorded, not for another.
-fn spans_for<'k>(known: Option<&'k Known>, id: &FileId) -> Option<&'k [Span]> {
+pub(super) fn spans_for<'k>(known: Option<&'k Known>, id: &FileId) -> Option<&'k [Span]> {
     known
         .filter(|k| k.id == Ident::from_id(id))
         .and_then(|k| k.spans.as_deref())

@@ -13,6 +13,7 @@ use regex_automata::meta::{Cache, Regex};
 use regex_automata::util::pool::Pool;
 
 use super::{GrepError, GrepQuery};
+use crate::index::Span;
 use crate::workspace::Workspace;
 
 /// The compiled patterns: a line regex, or with `-U` a regex that may match `\n`.
@@ -93,14 +94,24 @@ impl Selector {
     }
 
     /// The selected lines of `bytes`, up to `max` of them: the lines that match (or with
-    /// `invert` those that do not).
-    pub fn select(&self, bytes: &[u8], invert: bool, max: Option<u64>) -> Vec<Sel> {
+    /// `invert` those that do not). `spans`: the only parts of the bytes that can hold a
+    /// match, as the index knows them (a search of lines, not inverted).
+    pub fn select(
+        &self,
+        bytes: &[u8],
+        invert: bool,
+        max: Option<u64>,
+        spans: Option<&[Span]>,
+    ) -> Vec<Sel> {
         let limit = max.unwrap_or(u64::MAX);
         if limit == 0 {
             return Vec::new();
         }
         if invert {
             return self.inverted(bytes, limit);
+        }
+        if let Some(spans) = spans.filter(|_| !self.multiline) {
+            return self.in_spans(bytes, spans, limit);
         }
         // A large file is searched in chunks (cut after a `\n`) on all cores, as the engine
         // searches one; a pattern that may span lines (-U) or a search that stops early (-m)
@@ -110,7 +121,7 @@ impl Selector {
             let parts: Vec<(Vec<Sel>, u64)> = bounds
                 .par_windows(2)
                 .map(|w| {
-                    let sels = self.lines(bytes, w[0], w[1], u64::MAX);
+                    let sels = self.lines(bytes, (w[0], w[1]), 1, u64::MAX);
                     let lines = memchr::memchr_iter(b'\n', &bytes[w[0]..w[1]]).count() as u64;
                     (sels, lines)
                 })
@@ -129,7 +140,7 @@ impl Selector {
         if self.multiline {
             return self.spanning(bytes, limit);
         }
-        self.lines(bytes, 0, bytes.len(), limit)
+        self.lines(bytes, (0, bytes.len()), 1, limit)
     }
 
     /// The lines that do not match, up to `limit`.
@@ -151,11 +162,27 @@ impl Selector {
         out
     }
 
+    /// The matching lines in the index's `spans` of `bytes` (the parts that can hold a
+    /// match, as the server's search reads them: each starts a line, whose number it
+    /// knows), up to `limit`.
+    fn in_spans(&self, bytes: &[u8], spans: &[Span], limit: u64) -> Vec<Sel> {
+        let mut out = Vec::new();
+        for s in spans {
+            let (start, end) = (s.start as usize, (s.end as usize).min(bytes.len()));
+            if out.len() as u64 >= limit || start >= end {
+                break;
+            }
+            let left = limit - out.len() as u64;
+            out.extend(self.lines(bytes, (start, end), s.line, left));
+        }
+        out
+    }
+
     /// The matching lines of `bytes[from..to]` (`from` starts a line, `to` ends one or the
-    /// text), up to `limit`; line numbers count from 1 at `from`.
-    fn lines(&self, bytes: &[u8], from: usize, to: usize, limit: u64) -> Vec<Sel> {
+    /// text), up to `limit`; line numbers count from `first` at `from`.
+    fn lines(&self, bytes: &[u8], (from, to): (usize, usize), first: u64, limit: u64) -> Vec<Sel> {
         let mut cache = self.caches.get();
-        crate::matcher::MatchingLines::new(&self.re, &mut cache, &bytes[..to], from, 1)
+        crate::matcher::MatchingLines::new(&self.re, &mut cache, &bytes[..to], from, first)
             .take(usize::try_from(limit).unwrap_or(usize::MAX))
             .map(|(line, m)| Sel {
                 line,

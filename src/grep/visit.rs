@@ -62,6 +62,9 @@ pub struct VisitedFile<'a> {
     /// as [`Reading::Bytes`]).
     pub id: Option<FileId>,
     pub bytes: &'a [u8],
+    /// The only parts of the bytes that can hold a match, as the index knows this version
+    /// (`None`: all of them).
+    pub spans: Option<&'a [crate::index::Span]>,
     entry: Entry<'a>,
 }
 
@@ -203,6 +206,7 @@ pub fn visit_picked<T: Send>(
                     given: e.given(),
                     id,
                     bytes,
+                    spans: id.and_then(|id| super::file::spans_for(e.known(), &id)),
                     entry: e,
                 })
             },

@@ -327,6 +327,49 @@ fn grep_uses_a_persisted_index_and_says_so() {
     assert!(!o.status.success());
 }
 
+#[test]
+fn grep_reads_only_the_parts_of_a_large_file_the_index_names_and_numbers_them_right() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("tree");
+    let cache = d.path().join("cache");
+    std::fs::create_dir_all(&root).unwrap();
+    // 600 KiB of lines, the word on two of them: the index names parts of such a file.
+    let mut text = String::new();
+    for n in 1..=3000 {
+        match n {
+            1500 | 2999 => text.push_str(&format!("line {n} holds PM_SUSPEND_FREEZE here\n")),
+            _ => text.push_str(&format!("line {n} {}\n", "filler text ".repeat(16))),
+        }
+    }
+    std::fs::write(root.join("big.txt"), &text).unwrap();
+    crate::common::date_back(&root.join("big.txt"));
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .current_dir(&root)
+            .env("XDG_CACHE_HOME", &cache)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["index"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["grep", "-n", "PM_SUSPEND_FREEZE"]);
+    assert!(
+        stderr(&o).contains("used the trigram index"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        stdout(&o),
+        "big.txt:1500:line 1500 holds PM_SUSPEND_FREEZE here\nbig.txt:2999:line 2999 holds PM_SUSPEND_FREEZE here\n"
+    );
+    let o = run(&["grep", "-c", "PM_SUSPEND_FREEZE"]);
+    assert_eq!(stdout(&o), "big.txt:2\n");
+    // An inverted search must see every line.
+    let o = run(&["grep", "-c", "-v", "PM_SUSPEND_FREEZE"]);
+    assert_eq!(stdout(&o), "big.txt:2998\n");
+}
+
 /// `mapgrep index` records every file's symbols beside the trigram index (what a server's
 /// lookups and grep hints read), once: a second run records nothing new; `--no-symbols`
 /// builds the trigram index alone.
